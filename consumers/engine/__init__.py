@@ -1,0 +1,6 @@
+"""Engines think; the pass decides. Both engines take a `Snapshot` and return an `ActionPlan`
+(plus the motives they saw); everything after that is shared and engine-agnostic."""
+
+from consumers.engine.base import Engine, EngineError, EngineResult
+
+__all__ = ["Engine", "EngineError", "EngineResult"]

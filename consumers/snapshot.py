@@ -1,0 +1,52 @@
+"""The immutable input of one dream pass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from schemas import ConversationTurn, DreamJob, MemoryRecord
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a pass reads: never edited, so every phase can be re-run and compared.
+
+    `memories` is the active generation plus the pending memory-adds (turned into records with
+    origin `memory_add`), in a stable order; `transcript` is chronological.
+    """
+
+    job: DreamJob
+    generation: int
+    """The active generation the pass starts from (0 when the scope has none yet)."""
+    memories: tuple[MemoryRecord, ...]
+    transcript: tuple[ConversationTurn, ...]
+    pending_add_ids: frozenset[str] = field(default_factory=frozenset)
+    """Memory ids in `memories` that arrived as memory-adds since the last pass."""
+    taken_at: datetime | None = None
+
+    @property
+    def scope(self) -> str:
+        return self.job.scope
+
+    def memory(self, memory_id: str) -> MemoryRecord | None:
+        return self._by_id.get(memory_id)
+
+    @property
+    def _by_id(self) -> dict[str, MemoryRecord]:
+        cached = self.__dict__.get("_by_id_cache")
+        if cached is None:
+            cached = {m.memory_id: m for m in self.memories}
+            object.__setattr__(self, "_by_id_cache", cached)
+        return cached
+
+    def message(self, message_id: str) -> ConversationTurn | None:
+        cached = self.__dict__.get("_msg_cache")
+        if cached is None:
+            cached = {t.message_id: t for t in self.transcript}
+            object.__setattr__(self, "_msg_cache", cached)
+        return cached.get(message_id)
+
+    @property
+    def active_memories(self) -> tuple[MemoryRecord, ...]:
+        return tuple(m for m in self.memories if m.is_active)

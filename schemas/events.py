@@ -1,0 +1,59 @@
+"""Inbound events from agent runtimes: conversation turns, memory-adds and control commands.
+
+Every inbound model is frozen, rejects unknown fields and carries `schema_version`; a version this
+code does not know is rejected, so a producer ahead of us is dead-lettered rather than misread.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from schemas.scope import ScopeStr
+
+MessageId = str
+
+
+class Contract(BaseModel):
+    """Base of every cross-process message: immutable and strict about its fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+
+
+class ConversationTurn(Contract):
+    """One message of a conversation; the transcripts are the ground truth of dreaming."""
+
+    schema_version: Literal[1] = 1
+    scope: ScopeStr
+    session_id: str = Field(min_length=1, max_length=256)
+    message_id: MessageId = Field(min_length=1, max_length=256)
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str = Field(max_length=200_000)
+    ts: AwareDatetime
+
+
+class MemoryAdd(Contract):
+    """A memory the live agent wrote for itself; dreaming curates it later."""
+
+    schema_version: Literal[1] = 1
+    scope: ScopeStr
+    memory_id: str = Field(min_length=1, max_length=256)
+    text: str = Field(min_length=1, max_length=20_000)
+    ts: AwareDatetime
+    source_message_ids: tuple[MessageId, ...] = ()
+    protected: bool = False
+    """User-curated: dreaming never edits, merges or archives it."""
+
+
+class ControlEvent(Contract):
+    """An operator or runtime command for one scope."""
+
+    schema_version: Literal[1] = 1
+    scope: ScopeStr
+    action: Literal["trigger", "reset"]
+    """`trigger` asks for a dream pass now; `reset` clears the failure gate."""
+    request_id: str = Field(min_length=1, max_length=128)
+    ts: AwareDatetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    reason: str = Field(default="", max_length=1_000)

@@ -1,0 +1,40 @@
+"""The curated memory record, as stored in a generation and read by agents."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AwareDatetime, Field
+
+from schemas.events import Contract, MessageId
+from schemas.scope import ScopeStr
+
+MemoryStatus = Literal["active", "superseded", "merged", "archived"]
+MemoryOrigin = Literal["memory_add", "transcript", "motive"]
+
+
+class MemoryRecord(Contract):
+    """One memory in one generation. Only `active` records are visible to readers; the others
+    stay in the generation so its history says where every value went."""
+
+    schema_version: Literal[1] = 1
+    scope: ScopeStr
+    memory_id: str = Field(min_length=1, max_length=256)
+    text: str = Field(min_length=1, max_length=20_000)
+    status: MemoryStatus = "active"
+    origin: MemoryOrigin
+    evidence_message_ids: tuple[MessageId, ...] = ()
+    """Provenance: the transcript messages that support this memory."""
+    protected: bool = False
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+    superseded_by: str | None = None
+    merged_into: str | None = None
+    merged_from: tuple[str, ...] = ()
+    status_reason: str = ""
+    """Why the status is what it is (for superseded, merged and archived records)."""
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"

@@ -1,0 +1,101 @@
+"""One frozen, validated settings object per process, read from the environment.
+
+Variables are `DREAMSTREAM_<FIELD>`; the two a newcomer is most likely to set also have their
+conventional names (`KAFKA_BOOTSTRAP_SERVERS`, `QDRANT_URL`). Secrets are `SecretStr`, so they
+are masked in every repr, log line and `settings show`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from schemas.topics import TopicCatalog
+
+
+def _alias(field: str, *others: str) -> AliasChoices:
+    return AliasChoices(f"DREAMSTREAM_{field.upper()}", *others)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(frozen=True, extra="ignore", env_prefix="DREAMSTREAM_")
+
+    # --- Kafka
+    kafka_bootstrap_servers: str = Field(
+        default="127.0.0.1:9092", validation_alias=_alias("kafka_bootstrap_servers", "KAFKA_BOOTSTRAP_SERVERS")
+    )
+    kafka_security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    kafka_sasl_mechanism: str | None = None
+    kafka_sasl_username: str | None = None
+    kafka_sasl_password: SecretStr | None = None
+    topic_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9._-]{1,100}$")
+    partitions: int = Field(default=6, ge=1, le=10_000)
+    replication_factor: int = Field(default=1, ge=1, le=10)
+    app_id: str = Field(default="dreamstream-streams", pattern=r"^[A-Za-z0-9._-]{1,100}$")
+    consumer_group: str = Field(default="dreamstream-consolidation", min_length=1)
+    session_timeout_ms: int = Field(default=10_000, ge=1_000)
+
+    # --- Qdrant
+    qdrant_url: str | None = Field(default=None, validation_alias=_alias("qdrant_url", "QDRANT_URL"))
+    qdrant_api_key: SecretStr | None = Field(default=None, validation_alias=_alias("qdrant_api_key", "QDRANT_API_KEY"))
+    home: Path = Field(default=Path("~/.dreamstream"), description="local state: broker, embedded Qdrant")
+    collection_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    generations_kept: int = Field(default=5, ge=2, le=100)
+
+    # --- When a scope dreams
+    threshold_messages: int = Field(default=40, ge=1)
+    threshold_tokens: int = Field(default=8_000, ge=1)
+    inflight_timeout_s: float = Field(default=900.0, gt=0)
+    max_event_bytes: int = Field(default=256 * 1024, ge=1_024)
+
+    # --- The dream pass
+    engine: Literal["offline", "llm"] = "offline"
+    memory_cap: int = Field(default=100, ge=1)
+    transcript_window: int = Field(default=10_000, ge=1, description="most recent messages a pass reads")
+    embedding_dims: int = Field(default=256, ge=16, le=4096)
+    llm_model: str = "openai/gpt-4o-mini"
+    llm_api_base: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_retries: int = Field(default=1, ge=0, le=10)
+
+    # --- Operations
+    metrics_port: int = Field(default=0, ge=0, le=65_535, description="0 disables the metrics server")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("home")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @property
+    def topics(self) -> TopicCatalog:
+        return TopicCatalog(self.topic_prefix, self.partitions, self.replication_factor, self.app_id)
+
+    @property
+    def qdrant_path(self) -> Path:
+        return self.home / "qdrant"
+
+    def kafka_client_config(self) -> dict[str, str]:
+        """librdkafka properties shared by every confluent-kafka client of this process."""
+        config = {
+            "bootstrap.servers": self.kafka_bootstrap_servers,
+            "security.protocol": self.kafka_security_protocol,
+        }
+        if self.kafka_sasl_mechanism:
+            config["sasl.mechanism"] = self.kafka_sasl_mechanism
+        if self.kafka_sasl_username:
+            config["sasl.username"] = self.kafka_sasl_username
+        if self.kafka_sasl_password:
+            config["sasl.password"] = self.kafka_sasl_password.get_secret_value()
+        return config
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read once."""
+    return Settings()
