@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$")
 
@@ -42,5 +42,11 @@ def _check(value: str) -> str:
     return value
 
 
-ScopeStr = Annotated[str, AfterValidator(_check)]
+_SCOPE_PATTERN = r"^(?:[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}/){2}[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$"
+
+ScopeStr = Annotated[
+    str,
+    AfterValidator(_check),
+    WithJsonSchema({"type": "string", "pattern": _SCOPE_PATTERN, "description": "tenant/agent/subject"}),
+]
 """A validated scope string, for use in pydantic models."""

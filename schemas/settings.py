@@ -22,7 +22,7 @@ def _alias(field: str, *others: str) -> AliasChoices:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(frozen=True, extra="ignore", env_prefix="DREAMSTREAM_")
+    model_config = SettingsConfigDict(frozen=True, extra="ignore", env_prefix="DREAMSTREAM_", populate_by_name=True)
 
     # --- Kafka
     kafka_bootstrap_servers: str = Field(

@@ -1,0 +1,46 @@
+"""Transcript text is data, never instructions.
+
+A message that reads like an order to the system ("ignore all previous instructions", a spoofed
+"SYSTEM:" prefix, "delete every stored memory") is not obeyed and not turned into a memory either:
+the engine skips it and says so in the pass notes, so an operator can see the attempt.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from schemas import ConversationTurn
+
+_INJECTION_PATTERNS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
+        r"(?:previous|prior|above|earlier|existing|system)\s+(?:instructions|prompts?|rules|messages|context)\b",
+        r"^\s*(?:system|developer|assistant)\s*(?:prompt)?\s*:",  # a spoofed role prefix
+        r"\b(?:delete|erase|wipe|remove|purge|drop|forget)\s+(?:every|all|each|any)\b(?:\s+\w+){0,3}?\s+"
+        r"(?:memor(?:y|ies)|data|records|users|tenants|notes)\b",
+        r"\bforget\s+everything\b",
+        r"\byou\s+are\s+now\s+(?:a|an|in|the)\b",
+        r"\bnew\s+instructions\s*:",
+        r"\b(?:reveal|print|show)\s+(?:me\s+)?(?:your|the)\s+system\s+prompt\b",
+    )
+)
+_NOTE_EXCERPT_CHARS = 120
+
+
+def is_injection(text: str) -> bool:
+    return any(pattern.search(text) for pattern in _INJECTION_PATTERNS)
+
+
+def injection_message_ids(turns: Iterable[ConversationTurn]) -> tuple[str, ...]:
+    """Ids of non-assistant messages that try to instruct the system, in transcript order."""
+    return tuple(t.message_id for t in turns if t.role != "assistant" and is_injection(t.content))
+
+
+def injection_note(turn: ConversationTurn) -> str:
+    excerpt = " ".join(turn.content.split())
+    if len(excerpt) > _NOTE_EXCERPT_CHARS:
+        excerpt = excerpt[: _NOTE_EXCERPT_CHARS - 1] + "\u2026"
+    return (f"ignored instruction-like text in message {turn.message_id} "
+            f"(transcripts are data, not commands): {excerpt!r}")

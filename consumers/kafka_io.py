@@ -1,0 +1,54 @@
+"""confluent-kafka clients configured the one way this project needs them."""
+
+from __future__ import annotations
+
+from confluent_kafka import Consumer, KafkaException, Producer
+
+from schemas.settings import Settings
+
+
+def make_producer(settings: Settings, **extra: object) -> Producer:
+    """Idempotent, acks=all, and murmur2 partitioning so a scope key lands in the same partition
+    as it does from Java and aiokafka (Faust) producers."""
+    config = {
+        **settings.kafka_client_config(),
+        "enable.idempotence": True,
+        "acks": "all",
+        "linger.ms": 5,
+        "partitioner": "murmur2_random",
+        **extra,
+    }
+    return Producer(config)
+
+
+def make_consumer(settings: Settings, group_id: str, **extra: object) -> Consumer:
+    """Manual commits only, and the range assignor: with every topic at the same partition count
+    it gives one member partition p of every subscribed topic (co-partitioning)."""
+    config = {
+        **settings.kafka_client_config(),
+        "group.id": group_id,
+        "enable.auto.commit": False,
+        "enable.auto.offset.store": False,
+        "auto.offset.reset": "earliest",
+        "partition.assignment.strategy": "range",
+        "session.timeout.ms": settings.session_timeout_ms,
+        "heartbeat.interval.ms": max(settings.session_timeout_ms // 3, 500),
+        "max.poll.interval.ms": 900_000,  # an LLM-backed pass may take minutes
+        **extra,
+    }
+    return Consumer(config)
+
+
+class DeliveryFailed(KafkaException):
+    pass
+
+
+def flush_or_raise(producer: Producer, errors: list[str], timeout_s: float = 30.0) -> None:
+    """Flush and fail loudly if anything was not delivered: offsets must not move past a loss."""
+    remaining = producer.flush(timeout_s)
+    if remaining:
+        raise DeliveryFailed(f"{remaining} messages still undelivered after {timeout_s}s")
+    if errors:
+        failed = "; ".join(errors[:3])
+        errors.clear()
+        raise DeliveryFailed(f"delivery failed: {failed}")

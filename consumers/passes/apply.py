@@ -1,0 +1,197 @@
+"""Turn an engine's plan into a candidate generation, checking every action against the snapshot.
+
+The engine may be a language model, so nothing it says is trusted: an action that names a memory
+or message the snapshot does not hold, touches a protected memory, or changes something without
+evidence rejects the whole plan (`PlanRejected`), and the pass fails with memory unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from consumers.snapshot import Snapshot
+from schemas import (
+    ActionPlan,
+    ArchiveAction,
+    CreateAction,
+    MemoryRecord,
+    MergeAction,
+    SupersedeAction,
+    UpdateAction,
+)
+from schemas.audit import ChangeKind
+
+
+class PlanRejected(ValueError):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: ChangeKind
+    memory_id: str
+    before: MemoryRecord | None
+    after: MemoryRecord | None
+    reason: str
+    evidence_message_ids: tuple[str, ...] = ()
+
+
+@dataclass
+class Candidate:
+    """The next generation being built: every record (active or not) plus the changes that made it."""
+
+    records: dict[str, MemoryRecord]
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def active(self) -> list[MemoryRecord]:
+        return [m for m in self.records.values() if m.is_active]
+
+
+def new_memory_id(scope: str, text: str, evidence: tuple[str, ...]) -> str:
+    digest = hashlib.sha256(f"{scope}|{text}|{','.join(sorted(evidence))}".encode()).hexdigest()
+    return f"mem-{digest[:16]}"
+
+
+def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for group in groups:
+        for item in group:
+            seen.setdefault(item, None)
+    return tuple(seen)
+
+
+class _Applier:
+    def __init__(self, snapshot: Snapshot, when: datetime) -> None:
+        self.snapshot = snapshot
+        self.when = when
+        self.known_messages = {t.message_id for t in snapshot.transcript}
+        self.candidate = Candidate(records={m.memory_id: m for m in snapshot.memories})
+        self.refs: dict[str, str] = {}
+        self.problems: list[str] = []
+
+    # --- checks shared by every action
+    def resolve(self, name: str, action: str) -> MemoryRecord | None:
+        memory_id = self.refs.get(name, name)
+        record = self.candidate.records.get(memory_id)
+        if record is None:
+            self.problems.append(f"{action}: unknown memory id {name!r}")
+            return None
+        if record.protected:
+            self.problems.append(f"{action}: memory {name!r} is protected (user-curated) and cannot be changed")
+            return None
+        if not record.is_active:
+            self.problems.append(f"{action}: memory {name!r} is already {record.status}")
+            return None
+        return record
+
+    def evidence(self, ids: tuple[str, ...], action: str) -> tuple[str, ...]:
+        unknown = [i for i in ids if i not in self.known_messages]
+        if unknown:
+            self.problems.append(f"{action}: cites message ids not in the transcript: {unknown}")
+        return ids
+
+    def put(self, kind: ChangeKind, before: MemoryRecord | None, after: MemoryRecord, reason: str, evidence: tuple[str, ...]) -> None:
+        self.candidate.records[after.memory_id] = after
+        self.candidate.changes.append(Change(kind, after.memory_id, before, after, reason, evidence))
+
+    # --- actions
+    def create(self, a: CreateAction) -> None:
+        label = f"create {a.ref!r}"
+        if a.ref in self.refs:
+            self.problems.append(f"{label}: ref used twice")
+            return
+        evidence = self.evidence(a.evidence_message_ids, label)
+        memory_id = new_memory_id(self.snapshot.scope, a.text, evidence)
+        self.refs[a.ref] = memory_id
+        existing = self.candidate.records.get(memory_id)
+        if existing is not None:  # the same fact from the same evidence: nothing new
+            return
+        record = MemoryRecord(
+            scope=self.snapshot.scope, memory_id=memory_id, text=a.text, origin="transcript",
+            evidence_message_ids=evidence, confidence=a.confidence, created_at=self.when, updated_at=self.when,
+        )
+        self.put("created", None, record, a.rationale, evidence)
+
+    def update(self, a: UpdateAction) -> None:
+        label = f"update {a.target!r}"
+        record = self.resolve(a.target, label)
+        evidence = self.evidence(a.evidence_message_ids, label)
+        if record is None or a.text == record.text:
+            return
+        after = record.model_copy(update={
+            "text": a.text, "updated_at": self.when,
+            "evidence_message_ids": _union(record.evidence_message_ids, evidence),
+        })
+        self.put("updated", record, after, a.rationale, evidence)
+
+    def merge(self, a: MergeAction) -> None:
+        label = f"merge into {a.survivor!r}"
+        survivor = self.resolve(a.survivor, label)
+        duplicates = [self.resolve(d, label) for d in a.duplicates]
+        if survivor is None or any(d is None for d in duplicates):
+            return
+        if any(d.memory_id == survivor.memory_id for d in duplicates):
+            self.problems.append(f"{label}: a memory cannot be merged into itself")
+            return
+        evidence = _union(survivor.evidence_message_ids, *(d.evidence_message_ids for d in duplicates))
+        after = survivor.model_copy(update={
+            "text": a.text or survivor.text, "evidence_message_ids": evidence, "updated_at": self.when,
+            "merged_from": _union(survivor.merged_from, tuple(d.memory_id for d in duplicates)),
+            "confidence": max([survivor.confidence, *(d.confidence for d in duplicates)]),
+        })
+        for dup in duplicates:
+            gone = dup.model_copy(update={
+                "status": "merged", "merged_into": survivor.memory_id, "status_reason": a.rationale, "updated_at": self.when,
+            })
+            self.put("merged", dup, gone, a.rationale, dup.evidence_message_ids)
+        self.put("updated", survivor, after, f"absorbed duplicates: {a.rationale}", evidence)
+
+    def supersede(self, a: SupersedeAction) -> None:
+        label = f"supersede {a.target!r}"
+        record = self.resolve(a.target, label)
+        replacement = self.resolve(a.replacement, label)
+        evidence = self.evidence(a.evidence_message_ids, label)
+        if record is None or replacement is None:
+            return
+        if replacement.memory_id == record.memory_id:
+            self.problems.append(f"{label}: a memory cannot supersede itself")
+            return
+        after = record.model_copy(update={
+            "status": "superseded", "superseded_by": replacement.memory_id,
+            "status_reason": a.rationale, "updated_at": self.when,
+        })
+        self.put("superseded", record, after, a.rationale, evidence)
+
+    def archive(self, a: ArchiveAction) -> None:
+        label = f"archive {a.target!r}"
+        record = self.resolve(a.target, label)
+        evidence = self.evidence(a.evidence_message_ids, label)
+        if not evidence and not a.prune:
+            self.problems.append(f"{label}: no contradicting evidence; silence is not a reason to drop a memory")
+        if record is None:
+            return
+        after = record.model_copy(update={"status": "archived", "status_reason": a.rationale, "updated_at": self.when})
+        self.put("archived", record, after, a.rationale, evidence)
+
+
+def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
+    """Apply the plan on a copy of the snapshot's memories; raises PlanRejected listing every problem."""
+    applier = _Applier(snapshot, snapshot.job.requested_at)
+    for add_id in sorted(snapshot.pending_add_ids):
+        record = snapshot.memory(add_id)
+        if record is not None:
+            applier.candidate.changes.append(
+                Change("created", add_id, None, record, "memory-add written by the live agent", record.evidence_message_ids)
+            )
+    handlers = {"create": applier.create, "update": applier.update, "merge": applier.merge,
+                "supersede": applier.supersede, "archive": applier.archive}
+    for action in plan.actions:
+        handlers[action.kind](action)
+    if applier.problems:
+        raise PlanRejected(applier.problems)
+    return applier.candidate

@@ -1,0 +1,47 @@
+"""Wire a consolidation process together from its settings: one Qdrant client, the stores on it,
+the engine and the pass. Everything that opens the store goes through here, because embedded
+Qdrant allows one client per directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qdrant_client import QdrantClient
+
+from consumers.dream_pass import DreamPass
+from consumers.embedding import LocalEmbedder
+from consumers.engine import Engine
+from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
+from schemas.settings import Settings
+
+
+def make_engine(settings: Settings) -> Engine:
+    if settings.engine == "llm":
+        raise NotImplementedError("the LLM engine is not built yet; set DREAMSTREAM_ENGINE=offline")
+    from consumers.engine.offline import OfflineEngine
+
+    return OfflineEngine()
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    client: QdrantClient
+    memories: MemoryStore
+    transcripts: TranscriptStore
+    diary: Diary
+    dream_pass: DreamPass
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def open_runtime(settings: Settings, engine: Engine | None = None) -> Runtime:
+    client = open_qdrant(settings)
+    embed = LocalEmbedder(settings.embedding_dims).embed
+    prefix = settings.collection_prefix
+    memories = MemoryStore(client, prefix, settings.embedding_dims, embed, settings.generations_kept)
+    transcripts = TranscriptStore(client, prefix, settings.embedding_dims, embed)
+    diary = Diary(client, prefix)
+    dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings))
+    return Runtime(settings, client, memories, transcripts, diary, dream_pass)

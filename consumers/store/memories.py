@@ -1,0 +1,217 @@
+"""Curated memories in copy-on-write generations.
+
+Each pass writes a complete candidate generation of a scope's memories (at most a few hundred
+records, so copying is cheap), then promotes it by rewriting one pointer point: a single-point
+upsert is atomic in Qdrant, so readers see the old generation or the new one, never a mix.
+The last `generations_kept` generations stay, so rollback is one pointer switch back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from qdrant_client import QdrantClient, models
+
+from consumers.store.client import ensure_collection, point_id, scope_filter, scroll_all
+from schemas import MemoryRecord
+from schemas.scope import parse_scope
+
+Embed = Callable[[Sequence[str]], list[list[float]]]
+GenerationStatus = Literal["active", "retired", "quarantined", "rejected"]
+_KW = models.PayloadSchemaType.KEYWORD
+_INT = models.PayloadSchemaType.INTEGER
+_APPLIED_JOBS_KEPT = 500
+
+
+class GenerationInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    generation: int
+    job_id: str
+    status: GenerationStatus
+    created_at: datetime
+    reason: str = ""
+    memories_active: int = 0
+
+
+class AppliedJob(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    job_id: str
+    outcome: str
+    generation: int | None = None
+    audit_emitted: bool = False
+
+
+class ScopeState(BaseModel):
+    """The pointer: which generation readers see, and which jobs this scope has already run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scope: str
+    tenant: str
+    active_generation: int = 0
+    next_generation: int = 1
+    generations: tuple[GenerationInfo, ...] = ()
+    applied_jobs: tuple[AppliedJob, ...] = ()
+
+    def applied(self, job_id: str) -> AppliedJob | None:
+        return next((j for j in self.applied_jobs if j.job_id == job_id), None)
+
+    def generation(self, number: int) -> GenerationInfo | None:
+        return next((g for g in self.generations if g.generation == number), None)
+
+
+class MemoryStore:
+    def __init__(self, client: QdrantClient, prefix: str, dims: int, embed: Embed, generations_kept: int) -> None:
+        self._client = client
+        self._embed = embed
+        self._kept = generations_kept
+        self.memories = f"{prefix}_memories"
+        self.scopes = f"{prefix}_scopes"
+        ensure_collection(client, self.memories, dims, {"tenant": _KW, "scope": _KW, "generation": _INT, "status": _KW})
+        ensure_collection(client, self.scopes, None, {"tenant": _KW, "scope": _KW})
+
+    # --- the pointer
+    def state(self, scope: str) -> ScopeState:
+        found = self._client.retrieve(self.scopes, [point_id("scope", scope)], with_payload=True)
+        if not found:
+            return ScopeState(scope=scope, tenant=parse_scope(scope)[0])
+        return ScopeState.model_validate(found[0].payload["state"])
+
+    def _save_state(self, state: ScopeState) -> None:
+        payload = {"tenant": state.tenant, "scope": state.scope, "state": state.model_dump(mode="json")}
+        self._client.upsert(
+            self.scopes, [models.PointStruct(id=point_id("scope", state.scope), vector={}, payload=payload)], wait=True
+        )
+
+    def scopes_known(self, tenant: str | None = None) -> list[str]:
+        flt = None
+        if tenant:
+            flt = models.Filter(must=[models.FieldCondition(key="tenant", match=models.MatchValue(value=tenant))])
+        return sorted(r.payload["scope"] for r in scroll_all(self._client, self.scopes, flt))
+
+    # --- reading
+    def generation_records(self, scope: str, generation: int) -> list[MemoryRecord]:
+        if generation <= 0:
+            return []
+        flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
+        records = [MemoryRecord.model_validate(r.payload["record"]) for r in scroll_all(self._client, self.memories, flt)]
+        return sorted(records, key=lambda m: (m.created_at, m.memory_id))
+
+    def active_records(self, scope: str, include_inactive: bool = False) -> list[MemoryRecord]:
+        """What readers see: the active generation's memories (only status `active` by default)."""
+        records = self.generation_records(scope, self.state(scope).active_generation)
+        return records if include_inactive else [m for m in records if m.is_active]
+
+    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
+        generation = self.state(scope).active_generation
+        if generation <= 0:
+            return []
+        flt = scope_filter(
+            scope,
+            models.FieldCondition(key="generation", match=models.MatchValue(value=generation)),
+            models.FieldCondition(key="status", match=models.MatchValue(value="active")),
+        )
+        hits = self._client.query_points(self.memories, query=self._embed([query])[0], query_filter=flt, limit=k).points
+        return [(MemoryRecord.model_validate(h.payload["record"]), h.score) for h in hits]
+
+    # --- writing
+    def write_candidate(self, scope: str, generation: int, records: Sequence[MemoryRecord]) -> None:
+        """Write a full generation. Points a crashed earlier attempt left under this number are
+        removed first, so the candidate is exactly `records`."""
+        self._delete_generation(scope, generation)
+        if not records:
+            return
+        tenant, agent, subject = parse_scope(scope)
+        vectors = self._embed([m.text for m in records])
+        points = [
+            models.PointStruct(
+                id=point_id(scope, generation, m.memory_id),
+                vector=vector,
+                payload={
+                    "tenant": tenant, "agent": agent, "subject": subject, "scope": scope,
+                    "generation": generation, "memory_id": m.memory_id, "status": m.status,
+                    "record": m.model_dump(mode="json"),
+                },
+            )
+            for m, vector in zip(records, vectors)
+        ]
+        self._client.upsert(self.memories, points, wait=True)
+
+    def promote(self, state: ScopeState, info: GenerationInfo, applied: AppliedJob) -> ScopeState:
+        """The atomic switch: one pointer write makes `info.generation` what readers see and
+        records the job that made it, so a replay of that job is recognised."""
+        retired = tuple(
+            g.model_copy(update={"status": "retired"}) if g.status == "active" else g for g in state.generations
+        )
+        new_state = state.model_copy(
+            update={
+                "active_generation": info.generation,
+                "next_generation": max(state.next_generation, info.generation + 1),
+                "generations": retired + (info,),
+                "applied_jobs": _with_job(state, applied),
+            }
+        )
+        self._save_state(new_state)
+        return self._drop_old_generations(new_state)
+
+    def record_quarantine(self, state: ScopeState, info: GenerationInfo, applied: AppliedJob) -> ScopeState:
+        new_state = state.model_copy(update={
+            "next_generation": info.generation + 1,
+            "generations": state.generations + (info,),
+            "applied_jobs": _with_job(state, applied),
+        })
+        self._save_state(new_state)
+        return new_state
+
+    def record_job(self, state: ScopeState, applied: AppliedJob) -> ScopeState:
+        new_state = state.model_copy(update={"applied_jobs": _with_job(state, applied)})
+        self._save_state(new_state)
+        return new_state
+
+    def rollback(self, scope: str, to_generation: int | None = None) -> ScopeState:
+        """Make an earlier kept generation active again (default: the one before the active one)."""
+        state = self.state(scope)
+        kept = [g for g in state.generations if g.status in ("active", "retired")]
+        if to_generation is None:
+            earlier = [g for g in kept if g.generation < state.active_generation]
+            if not earlier:
+                raise LookupError(f"scope {scope!r} has no earlier generation to roll back to")
+            target = max(earlier, key=lambda g: g.generation)
+        else:
+            target = next((g for g in kept if g.generation == to_generation), None)
+            if target is None:
+                raise LookupError(f"scope {scope!r} keeps no promotable generation {to_generation}")
+        generations = tuple(
+            g.model_copy(update={"status": "active" if g.generation == target.generation else "retired"})
+            if g.status in ("active", "retired") else g
+            for g in state.generations
+        )
+        new_state = state.model_copy(update={"active_generation": target.generation, "generations": generations})
+        self._save_state(new_state)
+        return new_state
+
+    def _drop_old_generations(self, state: ScopeState) -> ScopeState:
+        kept_numbers = set(sorted(g.generation for g in state.generations)[-self._kept:])
+        kept_numbers.add(state.active_generation)  # never drop what readers see
+        dropped = [g for g in state.generations if g.generation not in kept_numbers]
+        if not dropped:
+            return state
+        for g in dropped:
+            self._delete_generation(state.scope, g.generation)
+        new_state = state.model_copy(update={"generations": tuple(g for g in state.generations if g.generation in kept_numbers)})
+        self._save_state(new_state)
+        return new_state
+
+    def _delete_generation(self, scope: str, generation: int) -> None:
+        flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
+        self._client.delete(self.memories, points_selector=models.FilterSelector(filter=flt), wait=True)
+
+
+def _with_job(state: ScopeState, applied: AppliedJob) -> tuple[AppliedJob, ...]:
+    others = tuple(j for j in state.applied_jobs if j.job_id != applied.job_id)
+    return (others + (applied,))[-_APPLIED_JOBS_KEPT:]

@@ -1,0 +1,178 @@
+"""The consolidation worker: one consumer group over turns, memory-adds and jobs.
+
+It indexes transcripts and memory-adds into Qdrant as they arrive, and runs dream jobs for the
+partitions it owns. Because the range assignor co-partitions the three topics, the worker that
+owns a scope's job partition also owns that scope's transcript partition, and a job waits until
+the index has reached the job's watermarks: a pass never runs on less than what triggered it.
+
+Commit order, per message: Qdrant write → audit events flushed → offset committed. A crash at
+any point means redelivery, and the pass recognises a job it already ran.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict, deque
+
+from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, Message, TopicPartition
+from pydantic import ValidationError
+
+from consumers.dream_pass import DreamPass
+from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
+from consumers.store import TranscriptStore
+from schemas import ConversationTurn, DreamJob, MemoryAdd
+from schemas.settings import Settings
+from streams.decode import describe
+
+log = logging.getLogger(__name__)
+_MAX_QUEUED_JOBS = 100
+
+
+class ConsolidationWorker:
+    def __init__(self, settings: Settings, dream_pass: DreamPass, transcripts: TranscriptStore) -> None:
+        self._settings = settings
+        self._topics = settings.topics
+        self._pass = dream_pass
+        self._transcripts = transcripts
+        self._consumer: Consumer = make_consumer(settings, settings.consumer_group)
+        self._producer = make_producer(settings)
+        self._delivery_errors: list[str] = []
+        self._positions: dict[tuple[str, int], int] = {}
+        self._queued: dict[int, deque[Message]] = defaultdict(deque)
+        self._paused: set[int] = set()
+        self.stop_event = threading.Event()
+        self.passes_run = 0
+
+    def run(self) -> None:
+        topics = [self._topics.turns, self._topics.memory_adds, self._topics.jobs]
+        self._consumer.subscribe(topics, on_assign=self._on_assign, on_revoke=self._on_revoke)
+        log.info("consolidation worker subscribed to %s as %s", topics, self._settings.consumer_group)
+        try:
+            while not self.stop_event.is_set():
+                messages = self._consumer.consume(num_messages=500, timeout=0.5)
+                self._handle_batch(messages)
+                self._run_ready_jobs()
+        finally:
+            self._consumer.close()
+            self._producer.flush(10)
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+    # --- partitions
+    def _on_assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        log.info("assigned %s", [(p.topic, p.partition) for p in partitions])
+
+    def _on_revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        # Queued jobs of a revoked partition were never committed: the next owner gets them.
+        for p in partitions:
+            self._positions.pop((p.topic, p.partition), None)
+            if p.topic == self._topics.jobs:
+                self._queued.pop(p.partition, None)
+                self._paused.discard(p.partition)
+
+    # --- input
+    def _handle_batch(self, messages: list[Message]) -> None:
+        turns: list[ConversationTurn] = []
+        adds: list[MemoryAdd] = []
+        last: dict[tuple[str, int], int] = {}
+        for msg in messages:
+            if msg.error():
+                if msg.error().code() != KafkaError._PARTITION_EOF:
+                    raise RuntimeError(f"consumer error: {msg.error()}")
+                continue
+            topic, partition = msg.topic(), msg.partition()
+            if topic == self._topics.jobs:
+                self._queue_job(msg)
+                continue
+            event = self._decode_input(msg)
+            if isinstance(event, ConversationTurn):
+                turns.append(event)
+            elif isinstance(event, MemoryAdd):
+                adds.append(event)
+            last[(topic, partition)] = msg.offset() + 1
+        if not last:
+            return
+        self._transcripts.index_turns(turns)
+        self._transcripts.add_pending(adds)
+        self._positions.update(last)
+        self._consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in last.items()], asynchronous=False)
+
+    def _decode_input(self, msg: Message) -> ConversationTurn | MemoryAdd | None:
+        model = ConversationTurn if msg.topic() == self._topics.turns else MemoryAdd
+        try:
+            return model.model_validate_json(msg.value() or b"")
+        except ValidationError as err:
+            # The stream worker dead-letters invalid input; here it is only skipped, not indexed.
+            log.debug("skipping invalid %s@%d: %s", msg.topic(), msg.offset(), describe(err))
+            return None
+
+    def _queue_job(self, msg: Message) -> None:
+        queue = self._queued[msg.partition()]
+        queue.append(msg)
+        if len(queue) >= _MAX_QUEUED_JOBS and msg.partition() not in self._paused:
+            self._consumer.pause([TopicPartition(self._topics.jobs, msg.partition())])
+            self._paused.add(msg.partition())
+
+    # --- jobs
+    def _run_ready_jobs(self) -> None:
+        for partition, queue in list(self._queued.items()):
+            while queue:
+                msg = queue[0]
+                try:
+                    job = DreamJob.model_validate_json(msg.value() or b"")
+                except ValidationError as err:
+                    log.error("invalid job at %s[%d]@%d skipped: %s", msg.topic(), partition, msg.offset(), describe(err))
+                    self._commit_job(msg)
+                    queue.popleft()
+                    continue
+                if not self._caught_up(job, partition):
+                    break
+                self._execute(job, partition)
+                self._commit_job(msg)
+                queue.popleft()
+            if not queue and partition in self._paused:
+                self._consumer.resume([TopicPartition(self._topics.jobs, partition)])
+                self._paused.discard(partition)
+
+    def _caught_up(self, job: DreamJob, partition: int) -> bool:
+        for topic, mark in job.watermarks.items():
+            if self._position(topic, partition) < mark:
+                return False
+        return True
+
+    def _position(self, topic: str, partition: int) -> int:
+        key = (topic, partition)
+        if key not in self._positions:
+            committed = self._consumer.committed([TopicPartition(topic, partition)], timeout=10)[0]
+            self._positions[key] = committed.offset if committed.offset != OFFSET_INVALID else 0
+        return self._positions[key]
+
+    def _execute(self, job: DreamJob, partition: int) -> None:
+        from consumers.audit_events import lifecycle
+
+        self._publish([lifecycle(job, "running")], job, partition)
+        result = self._pass.run(job)
+        events = result.events
+        if result.status == "duplicate":
+            log.info("job %s on %s already ran; republishing %d events", job.job_id, job.scope, len(events))
+        self._publish(events, job, partition)
+        flush_or_raise(self._producer, self._delivery_errors)
+        self._pass.mark_published(job)
+        self.passes_run += 1
+
+    def _publish(self, events, job: DreamJob, partition: int) -> None:
+        for event in events:
+            self._producer.produce(
+                self._topics.audit, key=job.scope.encode(), value=event.model_dump_json().encode(),
+                partition=partition, on_delivery=self._on_delivery,
+            )
+        self._producer.poll(0)
+
+    def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
+        if err is not None:
+            self._delivery_errors.append(f"{msg.topic()}: {err}")
+
+    def _commit_job(self, msg: Message) -> None:
+        self._consumer.commit(offsets=[TopicPartition(msg.topic(), msg.partition(), msg.offset() + 1)], asynchronous=False)

@@ -1,0 +1,83 @@
+"""The `dreamstream` command."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+import click
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach for the network
+
+from dreamstream.cli_kafka import kafka  # noqa: E402
+from schemas.settings import get_settings  # noqa: E402
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="log at DEBUG")
+def main(verbose: bool) -> None:
+    """Dreaming for fleets of AI agents: consolidate long-term memory from what was actually said."""
+    level = "DEBUG" if verbose else get_settings().log_level
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+main.add_command(kafka)
+
+
+@main.command()
+@click.argument("event_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object {scopes, audit}")
+@click.option("--timeout", "timeout_s", default=240.0, show_default=True, help="seconds to wait for the passes")
+def demo(event_files: tuple[Path, ...], as_json: bool, timeout_s: float) -> None:
+    """Run the pipeline end to end on EVENT_FILES (default: ../shared/fixtures) and show the result."""
+    from dreamstream.demo import default_event_files, render, run_demo
+
+    logging.getLogger().setLevel(logging.WARNING)
+    say = (lambda msg: click.echo(msg, err=True)) if as_json else click.echo
+    try:
+        result = run_demo(get_settings(), list(event_files) or default_event_files(), timeout_s, say)
+    except (OSError, RuntimeError) as err:
+        raise click.ClickException(str(err)) from err
+    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render(result))
+
+
+@main.group()
+def worker() -> None:
+    """Run a worker in the foreground."""
+
+
+@worker.command("streams")
+def worker_streams() -> None:
+    """The Faust stream worker: validate, keep signals, emit dream jobs."""
+    from streams.app import app
+
+    level = get_settings().log_level.lower()
+    sys.argv = ["dreamstream-streams", "worker", "--without-web", "--loglevel", level]
+    app.main()
+
+
+@worker.command("consumers")
+def worker_consumers() -> None:
+    """The consolidation worker: index transcripts, run dream passes, publish audit events."""
+    import signal
+
+    from consumers.runtime import open_runtime
+    from consumers.worker import ConsolidationWorker
+
+    settings = get_settings()
+    runtime = open_runtime(settings)
+    consolidation = ConsolidationWorker(settings, runtime.dream_pass, runtime.transcripts)
+    signal.signal(signal.SIGTERM, lambda *_: consolidation.stop())
+    try:
+        consolidation.run()
+    except KeyboardInterrupt:
+        consolidation.stop()
+    finally:
+        runtime.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""`dreamstream demo`: the whole pipeline on the embedded defaults, end to end.
+
+Starts the local broker (unless KAFKA_BOOTSTRAP_SERVERS points at one), creates a fresh set of
+topics for this run, starts both workers, replays the events, asks every scope to dream, waits
+for every pass, and returns each scope's active memories and the audit trail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from dreamstream import local_kafka
+from dreamstream.pipeline import AuditEvent, LocalPipeline
+from dreamstream.replay import read_events
+from dreamstream.topic_admin import delete_topics, ensure_topics
+from schemas import JobLifecycleEvent, MemoryRecord
+from schemas.settings import Settings
+
+FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+
+
+def default_event_files() -> list[Path]:
+    files = [FIXTURES / "events.jsonl", FIXTURES / "memory_adds.jsonl"]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        raise FileNotFoundError(f"fixtures not found: {missing}; pass event files explicitly")
+    return files
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    scopes: dict[str, list[MemoryRecord]]
+    audit: list[AuditEvent]
+
+    def to_json(self) -> dict:
+        return {
+            "scopes": {s: [m.model_dump(mode="json") for m in ms] for s, ms in self.scopes.items()},
+            "audit": [e.model_dump(mode="json") for e in self.audit],
+        }
+
+
+def demo_settings(base: Settings, run_id: str) -> Settings:
+    """A private topic set and a fresh embedded store per run, so runs never see each other."""
+    return base.model_copy(update={
+        "topic_prefix": f"{base.topic_prefix}-demo-{run_id}",
+        "app_id": f"{base.app_id}-demo-{run_id}",
+        "consumer_group": f"{base.consumer_group}-demo-{run_id}",
+        "home": base.home / "demo",
+        "session_timeout_ms": min(base.session_timeout_ms, 6_000),
+    })
+
+
+def broker_configured() -> bool:
+    return bool(os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or os.environ.get("DREAMSTREAM_KAFKA_BOOTSTRAP_SERVERS"))
+
+
+def run_demo(base: Settings, event_files: list[Path], timeout_s: float = 240.0, say=print) -> DemoResult:
+    started_broker = False
+    if not broker_configured():
+        running = local_kafka.status(base.home, 9092)["running"]
+        say("starting the local Kafka broker…" if not running else "using the local Kafka broker")
+        local_kafka.start(base.home, 9092)
+        started_broker = not running
+    settings = demo_settings(base, uuid.uuid4().hex[:8])
+    shutil.rmtree(settings.home, ignore_errors=True)
+    settings.home.mkdir(parents=True)
+    try:
+        ensure_topics(settings)
+        scopes = sorted({e.key.decode() for e in read_events(event_files, settings.topics) if e.key})
+        pipeline = LocalPipeline(settings)
+        try:
+            pipeline.start()
+            counts = pipeline.replay(event_files)
+            say(f"replayed {sum(counts.values())} events into {len(scopes)} scopes; asking each scope to dream…")
+            finished = pipeline.wait_for(pipeline.trigger(scopes, reason="demo"), timeout_s)
+            say(f"{len(finished)} passes finished")
+            pipeline.read_audit(0.5)
+        finally:
+            pipeline.stop()
+        memories = {scope: pipeline.runtime.memories.active_records(scope) for scope in scopes}
+        audit = [e for e in pipeline.audit_events if not (isinstance(e, JobLifecycleEvent) and e.status in ("pending", "running"))]
+        pipeline.runtime.close()
+        delete_topics(settings, [spec.name for spec in settings.topics.specs()])
+        return DemoResult(memories, audit)
+    finally:
+        if started_broker:
+            local_kafka.stop(base.home, port=9092)
+
+
+def render(result: DemoResult) -> str:
+    lines: list[str] = []
+    for scope, memories in result.scopes.items():
+        lines.append(f"\n{scope}  ({len(memories)} active memories)")
+        for m in memories:
+            flags = " [protected]" if m.protected else ""
+            evidence = ", ".join(m.evidence_message_ids) or "no transcript evidence"
+            lines.append(f"  • {m.text}{flags}\n      evidence: {evidence}")
+    lines.append("\naudit trail")
+    for e in result.audit:
+        if isinstance(e, JobLifecycleEvent):
+            lines.append(f"  [{e.scope}] job {e.job_id} {e.status}: {e.reason}")
+        else:
+            text = (e.after or e.before).text
+            lines.append(f"  [{e.scope}] {e.change:<10} {text!r} — {e.reason} (evidence: {', '.join(e.evidence_message_ids) or '-'})")
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""Export every contract as JSON Schema into `schemas/json/`. `python -m schemas.export` rewrites
+them; `python -m schemas.export --check` exits 1 when the checked-in files drift from the models."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from schemas.actions import ActionPlan
+from schemas.audit import AuditEvent
+from schemas.dead_letter import DeadLetter
+from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
+from schemas.jobs import DreamJob
+from schemas.memory import MemoryRecord
+
+JSON_DIR = Path(__file__).parent / "json"
+CONTRACTS: dict[str, object] = {
+    "conversation_turn": ConversationTurn,
+    "memory_add": MemoryAdd,
+    "control_event": ControlEvent,
+    "dream_job": DreamJob,
+    "audit_event": AuditEvent,
+    "memory_record": MemoryRecord,
+    "dead_letter": DeadLetter,
+    "action_plan": ActionPlan,
+}
+
+
+def rendered() -> dict[str, str]:
+    out = {}
+    for name, contract in CONTRACTS.items():
+        schema = TypeAdapter(contract).json_schema(mode="validation")
+        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"dreamstream/{name}/v1", **schema}
+        out[f"{name}.schema.json"] = json.dumps(schema, indent=2, sort_keys=True) + "\n"
+    return out
+
+
+def drift() -> list[str]:
+    """Names of files that are missing or differ from what the models render."""
+    return [name for name, text in rendered().items()
+            if not (JSON_DIR / name).exists() or (JSON_DIR / name).read_text() != text]
+
+
+def main(argv: list[str]) -> int:
+    if "--check" in argv:
+        stale = drift()
+        if stale:
+            print(f"JSON Schemas out of date: {', '.join(stale)}; run `python -m schemas.export`", file=sys.stderr)
+            return 1
+        return 0
+    JSON_DIR.mkdir(exist_ok=True)
+    for name, text in rendered().items():
+        (JSON_DIR / name).write_text(text)
+    print(f"wrote {len(CONTRACTS)} schemas to {JSON_DIR}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

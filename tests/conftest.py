@@ -1,0 +1,38 @@
+"""Shared fixtures. Integration tests talk to a real Kafka broker (KAFKA_BOOTSTRAP_SERVERS, or a
+local one started on 127.0.0.1:19092) and to embedded Qdrant in a temporary directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    if not FIXTURES.exists():
+        pytest.fail(f"fixtures not found at {FIXTURES}: the repo must be cloned with ../shared beside it")
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> str:
+    from tests.integration.kafka_env import broker_bootstrap
+
+    return broker_bootstrap()
+
+
+@pytest.fixture
+def make_settings(kafka_bootstrap, tmp_path):
+    """Settings with a private topic set (created) and a private embedded Qdrant."""
+    from tests.integration.kafka_env import unique_settings
+
+    def make(**overrides):
+        return unique_settings(kafka_bootstrap, tmp_path, **overrides)
+
+    return make

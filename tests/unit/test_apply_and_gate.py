@@ -1,0 +1,110 @@
+"""Applying engine plans: every action is checked against the snapshot before anything changes."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from consumers.passes.apply import PlanRejected, apply_plan
+from consumers.passes.gate import gate
+from consumers.passes.privacy import PrivacyFilter
+from consumers.passes.prune import enforce_cap
+from consumers.snapshot import Snapshot
+from schemas import (
+    ActionPlan, ArchiveAction, ConversationTurn, CreateAction, DreamJob, MemoryRecord, MergeAction,
+    SupersedeAction, UpdateAction,
+)
+
+SCOPE = "demo/travel-assistant/ava"
+T0 = datetime(2026, 3, 5, 14, 0, tzinfo=timezone.utc)
+
+
+def memory(memory_id: str, text: str, evidence=(), protected=False, **extra) -> MemoryRecord:
+    stamps = {"created_at": T0, "updated_at": T0, **extra}
+    return MemoryRecord(scope=SCOPE, memory_id=memory_id, text=text, origin="memory_add", evidence_message_ids=evidence,
+                        protected=protected, **stamps)
+
+
+def snapshot(*memories: MemoryRecord) -> Snapshot:
+    turns = tuple(
+        ConversationTurn(scope=SCOPE, session_id="s", message_id=f"m{i}", role="user", content=f"message {i}", ts=T0)
+        for i in range(4)
+    )
+    job = DreamJob(job_id="job-1", scope=SCOPE, trigger="manual", requested_at=T0)
+    return Snapshot(job=job, generation=1, memories=memories, transcript=turns)
+
+
+BASE = snapshot(
+    memory("window", "Ava prefers window seats", ("m0",)),
+    memory("veg", "Ava is vegetarian", ("m1",)),
+    memory("meat", "Ava does not eat meat", ("m2",)),
+    memory("profile", "Legal name: Ava Lindqvist", protected=True),
+)
+
+
+def plan(*actions) -> ActionPlan:
+    return ActionPlan(actions=actions)
+
+
+def test_create_then_supersede_by_ref_keeps_history():
+    candidate = apply_plan(BASE, plan(
+        CreateAction(ref="new-1", text="Ava prefers aisle seats", evidence_message_ids=("m3",), rationale="correction"),
+        SupersedeAction(target="window", replacement="new-1", evidence_message_ids=("m3",), rationale="corrected"),
+    ))
+    old = candidate.records["window"]
+    new = next(m for m in candidate.active if m.text == "Ava prefers aisle seats")
+    assert old.status == "superseded" and old.superseded_by == new.memory_id
+    assert [c.kind for c in candidate.changes] == ["created", "superseded"]
+    assert BASE.memory("window").status == "active", "the snapshot itself is never edited"
+
+
+def test_merge_unions_provenance_and_marks_duplicates():
+    candidate = apply_plan(BASE, plan(MergeAction(survivor="veg", duplicates=("meat",), rationale="same diet")))
+    assert candidate.records["veg"].evidence_message_ids == ("m1", "m2")
+    assert candidate.records["veg"].merged_from == ("meat",)
+    assert candidate.records["meat"].status == "merged" and candidate.records["meat"].merged_into == "veg"
+
+
+@pytest.mark.parametrize(
+    ("action", "problem"),
+    [
+        (UpdateAction(target="ghost", text="x", evidence_message_ids=("m1",), rationale="r"), "unknown memory id 'ghost'"),
+        (UpdateAction(target="veg", text="x", evidence_message_ids=("m99",), rationale="r"), "not in the transcript"),
+        (UpdateAction(target="profile", text="x", evidence_message_ids=("m1",), rationale="r"), "protected"),
+        (ArchiveAction(target="veg", rationale="nobody mentioned it"), "silence is not a reason"),
+        (MergeAction(survivor="veg", duplicates=("veg",), rationale="r"), "into itself"),
+    ],
+)
+def test_invalid_actions_reject_the_whole_plan(action, problem):
+    good = CreateAction(ref="new-1", text="fine", evidence_message_ids=("m1",), rationale="ok")
+    with pytest.raises(PlanRejected) as caught:
+        apply_plan(BASE, plan(good, action))
+    assert problem in str(caught.value)
+
+
+def test_gate_passes_a_clean_candidate_and_blocks_private_data():
+    privacy = PrivacyFilter.default()
+    clean = apply_plan(BASE, plan(CreateAction(ref="a", text="Ava flies on 2026-03-10", evidence_message_ids=("m1",), rationale="r")))
+    assert gate(BASE, clean, memory_cap=100, max_text_chars=2000, privacy=privacy).passed
+    leaky = apply_plan(BASE, plan(CreateAction(ref="a", text="Ava's card is 4111 1111 1111 1111, mail ava@example.com",
+                                               evidence_message_ids=("m1",), rationale="r")))
+    verdict = gate(BASE, leaky, memory_cap=100, max_text_chars=2000, privacy=privacy)
+    assert not verdict.passed and "card_number" in verdict.reasons[0] and "email" in verdict.reasons[0]
+
+
+def test_privacy_mask_replaces_findings():
+    text, found = PrivacyFilter.default().mask("write to ava@example.com, key sk-abcdefghijklmnop1234")
+    assert "ava@example.com" not in text and "sk-abcdef" not in text and set(found) == {"email", "secret"}
+
+
+def test_prune_archives_lowest_scores_and_never_protected():
+    many = [memory(f"m{i}", f"fact number {i}", ("m1",), updated_at=T0.replace(day=1 + i)) for i in range(5)]
+    snap = snapshot(*many, memory("profile", "Legal name", protected=True))
+    candidate = apply_plan(snap, plan())
+    enforce_cap(candidate, 3)
+    active = {m.memory_id for m in candidate.active}
+    assert len(active) == 3 and "profile" in active and {"m3", "m4"} <= active
+    archived = [c for c in candidate.changes if c.kind == "archived"]
+    assert len(archived) == 3 and all(c.after.status_reason.startswith("prune:") for c in archived)
+    assert gate(snap, candidate, memory_cap=3, max_text_chars=2000, privacy=PrivacyFilter.default()).passed
