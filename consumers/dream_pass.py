@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Literal
 
-from consumers.audit_events import change_events, lifecycle
+from consumers.audit_events import change_events
 from consumers.engine import Engine, EngineError, EngineResult
 from consumers.passes.apply import PlanRejected, apply_plan
 from consumers.passes.gate import gate
@@ -70,7 +70,8 @@ class DreamPass:
         if previous is not None:
             return self._duplicate(job, previous)
 
-        snapshot = take_snapshot(job, state, self._memories, self._transcripts, self._settings.transcript_window)
+        snapshot = take_snapshot(job, state, self._memories, self._transcripts, self._settings.transcript_window,
+                                 self._settings.topics.turns)
         before = len(snapshot.active_memories) - len(snapshot.pending_add_ids)
         lap("snapshot")
         try:
@@ -95,7 +96,7 @@ class DreamPass:
         reason = "; ".join(verdict.reasons) or f"{len(candidate.changes)} changes"
         after = len(candidate.active)
         events = (
-            lifecycle(job, status, reason=reason, generation=generation, motives=result.motives, before=before, after=after),
+            JobLifecycleEvent.for_job(job, status, reason=reason, generation=generation, motives=result.motives, before=before, after=after),
             *change_events(job, generation, tuple(candidate.changes)),
         )
         records = sorted(candidate.records.values(), key=lambda m: (m.created_at, m.memory_id))
@@ -103,7 +104,7 @@ class DreamPass:
         self._diary.write(self._entry(job, status, reason, generation, result, events))
         info = GenerationInfo(generation=generation, job_id=job.job_id, created_at=datetime.now(timezone.utc),
                               status="active" if verdict.passed else "quarantined", reason=reason, memories_active=after)
-        applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation)
+        applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
         if verdict.passed:
             self._memories.promote(state, info, applied)
             self._transcripts.absorb(job.scope, sorted(snapshot.pending_add_ids))
@@ -134,9 +135,9 @@ class DreamPass:
                    result: EngineResult | None, timings: dict[str, float]) -> PassResult:
         """A pass that leaves memory as it was (no-op or failure): diary, job record, one event."""
         motives = result.motives if result else ()
-        events = (lifecycle(job, status, reason=reason, motives=motives, before=before, after=before),)
+        events = (JobLifecycleEvent.for_job(job, status, reason=reason, motives=motives, before=before, after=before),)
         self._diary.write(self._entry(job, status, reason, None, result, events))
-        self._memories.record_job(state, AppliedJob(job_id=job.job_id, outcome=status))
+        self._memories.record_job(state, AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks))
         log.info("pass %s on %s: %s (%s)", job.job_id, job.scope, status, reason)
         return PassResult(job, status, events, reason, None, before, before, result, timings)
 

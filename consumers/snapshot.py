@@ -23,6 +23,8 @@ class Snapshot:
     transcript: tuple[ConversationTurn, ...]
     pending_add_ids: frozenset[str] = field(default_factory=frozenset)
     """Memory ids in `memories` that arrived as memory-adds since the last pass."""
+    new_message_ids: frozenset[str] = field(default_factory=frozenset)
+    """Transcript messages no earlier pass has read: where new signal comes from."""
     taken_at: datetime | None = None
 
     @property

@@ -18,17 +18,20 @@ def record_from_add(add: MemoryAdd) -> MemoryRecord:
 
 
 def take_snapshot(job: DreamJob, state: ScopeState, memories: MemoryStore, transcripts: TranscriptStore,
-                  window: int) -> Snapshot:
+                  window: int, turns_topic: str) -> Snapshot:
     current = memories.generation_records(job.scope, state.active_generation)
     known = {m.memory_id for m in current}
     # An add whose id is already in the generation was absorbed earlier (a redelivered event):
     # the curated record wins, since the pass may have merged or corrected it since.
     pending = [record_from_add(a) for a in transcripts.pending(job.scope) if a.memory_id not in known]
+    rows = transcripts.window(job.scope, window)
+    covered = state.covered_offset(turns_topic)
     return Snapshot(
         job=job,
         generation=state.active_generation,
         memories=tuple(current) + tuple(pending),
-        transcript=tuple(transcripts.window(job.scope, window)),
+        transcript=tuple(turn for turn, _ in rows),
         pending_add_ids=frozenset(m.memory_id for m in pending),
+        new_message_ids=frozenset(turn.message_id for turn, offset in rows if offset >= covered),
         taken_at=datetime.now(timezone.utc),
     )

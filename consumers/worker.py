@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from consumers.dream_pass import DreamPass
 from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
 from consumers.store import TranscriptStore
-from schemas import ConversationTurn, DreamJob, MemoryAdd
+from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd
 from schemas.settings import Settings
 from streams.decode import describe
 
@@ -74,7 +74,7 @@ class ConsolidationWorker:
 
     # --- input
     def _handle_batch(self, messages: list[Message]) -> None:
-        turns: list[ConversationTurn] = []
+        turns: list[tuple[ConversationTurn, int]] = []
         adds: list[MemoryAdd] = []
         last: dict[tuple[str, int], int] = {}
         for msg in messages:
@@ -88,7 +88,7 @@ class ConsolidationWorker:
                 continue
             event = self._decode_input(msg)
             if isinstance(event, ConversationTurn):
-                turns.append(event)
+                turns.append((event, msg.offset()))
             elif isinstance(event, MemoryAdd):
                 adds.append(event)
             last[(topic, partition)] = msg.offset() + 1
@@ -150,9 +150,7 @@ class ConsolidationWorker:
         return self._positions[key]
 
     def _execute(self, job: DreamJob, partition: int) -> None:
-        from consumers.audit_events import lifecycle
-
-        self._publish([lifecycle(job, "running")], job, partition)
+        self._publish([JobLifecycleEvent.for_job(job, "running")], job, partition)
         result = self._pass.run(job)
         events = result.events
         if result.status == "duplicate":

@@ -54,8 +54,9 @@ def worker_streams() -> None:
     """The Faust stream worker: validate, keep signals, emit dream jobs."""
     from streams.app import app
 
-    level = get_settings().log_level.lower()
-    sys.argv = ["dreamstream-streams", "worker", "--without-web", "--loglevel", level]
+    settings = get_settings()
+    web = ["--web-host", "127.0.0.1", "--web-port", str(settings.streams_web_port)] if settings.streams_web_port else ["--without-web"]
+    sys.argv = ["dreamstream-streams", "worker", *web, "--loglevel", settings.log_level.lower()]
     app.main()
 
 

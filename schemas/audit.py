@@ -7,17 +7,18 @@ re-emits its events emits the same ids, and consumers can deduplicate on `event_
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime, timezone
 from typing import Annotated, Literal, Union
 
 from pydantic import AwareDatetime, Field, TypeAdapter
 
 from schemas.events import Contract, MessageId
-from schemas.jobs import Motive, Trigger
+from schemas.jobs import DreamJob, Motive, Trigger
 from schemas.memory import MemoryRecord
 from schemas.scope import ScopeStr
 
-JobStatus = Literal["pending", "running", "completed", "no-op", "failed", "quarantined"]
-TERMINAL_JOB_STATUSES: frozenset[str] = frozenset({"completed", "no-op", "failed", "quarantined"})
+JobStatus = Literal["pending", "running", "completed", "no-op", "failed", "quarantined", "skipped"]
+TERMINAL_JOB_STATUSES: frozenset[str] = frozenset({"completed", "no-op", "failed", "quarantined", "skipped"})
 ChangeKind = Literal["created", "updated", "merged", "superseded", "archived"]
 
 
@@ -37,6 +38,19 @@ class JobLifecycleEvent(Contract):
     motives: tuple[Motive, ...] = ()
     memories_before: int | None = None
     memories_after: int | None = None
+
+    @classmethod
+    def for_job(cls, job: DreamJob, status: JobStatus, *, reason: str = "", generation: int | None = None,
+                motives: tuple[Motive, ...] | None = None, before: int | None = None,
+                after: int | None = None) -> "JobLifecycleEvent":
+        """The event for `job` reaching `status`; its id is the same every time, so consumers
+        can drop the copies a redelivered job re-publishes."""
+        return cls(
+            event_id=make_event_id(job.job_id, "job", status), scope=job.scope, job_id=job.job_id, status=status,
+            trigger=job.trigger, ts=datetime.now(timezone.utc), request_ids=job.request_ids, generation=generation,
+            reason=reason, motives=job.motives if motives is None else motives,
+            memories_before=before, memories_after=after,
+        )
 
 
 class MemoryChangeEvent(Contract):

@@ -52,8 +52,9 @@ class ControlEvent(Contract):
 
     schema_version: Literal[1] = 1
     scope: ScopeStr
-    action: Literal["trigger", "reset"]
-    """`trigger` asks for a dream pass now; `reset` clears the failure gate."""
+    action: Literal["trigger", "reset", "evaluate"]
+    """`trigger` asks for a dream pass now; `reset` clears the failure gate; `evaluate` (sent by
+    the stream worker's own timer) re-checks the time-based triggers (idle, schedule)."""
     request_id: str = Field(min_length=1, max_length=128)
     ts: AwareDatetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     reason: str = Field(default="", max_length=1_000)

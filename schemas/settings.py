@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.policy import TriggerPolicy
 from schemas.topics import TopicCatalog
 
 
@@ -22,7 +23,9 @@ def _alias(field: str, *others: str) -> AliasChoices:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(frozen=True, extra="ignore", env_prefix="DREAMSTREAM_", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        frozen=True, extra="ignore", env_prefix="DREAMSTREAM_", populate_by_name=True, env_nested_delimiter="__"
+    )
 
     # --- Kafka
     kafka_bootstrap_servers: str = Field(
@@ -46,11 +49,14 @@ class Settings(BaseSettings):
     collection_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     generations_kept: int = Field(default=5, ge=2, le=100)
 
-    # --- When a scope dreams
-    threshold_messages: int = Field(default=40, ge=1)
-    threshold_tokens: int = Field(default=8_000, ge=1)
-    inflight_timeout_s: float = Field(default=900.0, gt=0)
+    # --- When a scope dreams (DREAMSTREAM_TRIGGER__IDLE_S=300; per tenant: DREAMSTREAM_TENANT_POLICIES='{"acme": {"idle_s": 60}}')
+    trigger: TriggerPolicy = TriggerPolicy()
+    tenant_policies: dict[str, dict[str, float]] = Field(default_factory=dict)
+    timer_interval_s: float = Field(default=10.0, gt=0, description="how often time-based triggers are checked")
+    streams_web_port: int = Field(default=0, ge=0, le=65_535, description="Faust web server on 127.0.0.1; 0 = off")
     max_event_bytes: int = Field(default=256 * 1024, ge=1_024)
+    max_bad_share: float = Field(default=0.5, gt=0, le=1, description="stop when this share of recent events is bad")
+    bad_share_window: int = Field(default=1_000, ge=10)
 
     # --- The dream pass
     engine: Literal["offline", "llm"] = "offline"
@@ -66,6 +72,20 @@ class Settings(BaseSettings):
     # --- Operations
     metrics_port: int = Field(default=0, ge=0, le=65_535, description="0 disables the metrics server")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("tenant_policies")
+    @classmethod
+    def _check_tenant_policies(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for tenant, override in value.items():
+            try:
+                TriggerPolicy(**override)
+            except ValueError as err:
+                raise ValueError(f"tenant_policies[{tenant!r}]: {err}") from err
+        return value
+
+    def policy_for(self, tenant: str) -> TriggerPolicy:
+        override = self.tenant_policies.get(tenant)
+        return TriggerPolicy.model_validate({**self.trigger.model_dump(), **override}) if override else self.trigger
 
     @field_validator("home")
     @classmethod

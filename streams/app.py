@@ -2,18 +2,25 @@
 
 One agent reads every input topic (turns, memory-adds, control, and the audit topic for job
 outcomes) as one co-partitioned stream, so a scope's events are handled in order by one
-coroutine and its table row needs no locking. Run with `dreamstream worker streams`.
+coroutine and its table row needs no locking. A timer nudges quiet scopes through the control
+topic, so time-based triggers also run inside the agent, where table writes belong.
+Run with `dreamstream worker streams`.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
 
 import faust
+from aiohttp.web import Response
 
+from schemas import ControlEvent
+from schemas.scope import ScopeError, parse_scope
 from schemas.settings import get_settings
-from streams.processor import Outputs, Processor, pending_event
+from streams.policy import decide
+from streams.processor import Outputs, Processor
 from streams.signals import ScopeSignals
 
 log = logging.getLogger(__name__)
@@ -33,7 +40,7 @@ app = faust.App(
     broker_session_timeout=settings.session_timeout_ms / 1000,
     broker_heartbeat_interval=max(settings.session_timeout_ms / 3000, 1),
     web_bind="127.0.0.1",
-    web_port=settings.metrics_port or 6066,
+    web_port=settings.streams_web_port or 6066,
     key_serializer="raw",
     value_serializer="raw",
 )
@@ -42,6 +49,7 @@ inputs = app.topic(topics.turns, topics.memory_adds, topics.control, topics.audi
                    key_type=bytes, value_type=bytes, partitions=settings.partitions)
 jobs_topic = app.topic(topics.jobs, key_type=bytes, value_type=bytes, partitions=settings.partitions)
 audit_topic = app.topic(topics.audit, key_type=bytes, value_type=bytes, partitions=settings.partitions)
+control_topic = app.topic(topics.control, key_type=bytes, value_type=bytes, partitions=settings.partitions)
 dead_letter_topic = app.topic(topics.dead_letter, key_type=bytes, value_type=bytes, partitions=settings.partitions)
 
 signals_table = app.Table(
@@ -59,17 +67,15 @@ async def process(stream: faust.Stream) -> None:
         if decoded is not None:
             now = time.time()
             signals = ScopeSignals.from_json(signals_table.get(decoded.scope))
-            processor.apply(decoded, message.topic, message.offset, signals, now)
-            job = processor.maybe_job(decoded.scope, signals, now)
+            processor.apply(decoded, message.topic, message.partition, message.offset, signals, now)
+            processor.decide(decoded.scope, signals, now, out)
             signals_table[decoded.scope] = signals.to_json()
-            if job is not None:
-                out.jobs.append(job)
         await _publish(out, message.partition)
 
 
 async def _publish(out: Outputs, partition: int) -> None:
-    """Jobs and dead letters go to the same partition as their input (co-partitioning), and are
-    awaited until delivered: the input offset is committed only after they are durable."""
+    """Jobs, lifecycle events and dead letters go to the input's partition (co-partitioning) and
+    are awaited until delivered: the input offset is committed only after they are durable."""
     pending = []
     for letter in out.dead_letters:
         log.warning("dead-lettered %s[%d]@%d: %s", letter.topic, letter.partition, letter.offset, letter.reason)
@@ -77,8 +83,38 @@ async def _publish(out: Outputs, partition: int) -> None:
         pending.append(await dead_letter_topic.send(key=key, value=letter.model_dump_json().encode(), partition=partition))
     for job in out.jobs:
         log.info("job %s for %s (%s)", job.job_id, job.scope, job.trigger)
-        key = job.scope.encode()
-        pending.append(await jobs_topic.send(key=key, value=job.model_dump_json().encode(), partition=partition))
-        pending.append(await audit_topic.send(key=key, value=pending_event(job).model_dump_json().encode(), partition=partition))
+        pending.append(await jobs_topic.send(key=job.scope.encode(), value=job.model_dump_json().encode(), partition=partition))
+    for lifecycle in out.events:
+        value = lifecycle.model_dump_json().encode()
+        pending.append(await audit_topic.send(key=lifecycle.scope.encode(), value=value, partition=partition))
     for future in pending:
         await future
+
+
+@app.timer(interval=settings.timer_interval_s)
+async def nudge_quiet_scopes() -> None:
+    """Idle and schedule triggers need no event to fire, so the timer looks for scopes whose
+    policy says "now" and sends them an `evaluate` control event; the agent does the rest."""
+    now = time.time()
+    for scope, row in list(signals_table.items()):
+        signals = ScopeSignals.from_json(row)
+        verdict = decide(signals, settings.policy_for(parse_scope(scope)[0]), now)
+        if verdict is None or verdict.trigger not in ("idle", "schedule") or signals.partition < 0:
+            continue
+        nudge = ControlEvent(scope=scope, action="evaluate", request_id=f"timer-{uuid.uuid4().hex[:12]}")
+        await control_topic.send(key=scope.encode(), value=nudge.model_dump_json().encode(), partition=signals.partition)
+
+
+@app.page("/trigger/{tenant}/{agent}/{subject}")
+async def trigger_endpoint(web, request, tenant: str, agent: str, subject: str) -> Response:
+    """POST asks the scope to dream now; answers with the request id to wait on in the audit topic."""
+    if request.method != "POST":
+        return web.json({"error": "use POST"}, status=405)
+    scope = f"{tenant}/{agent}/{subject}"
+    try:
+        parse_scope(scope)
+    except ScopeError as err:
+        return web.json({"error": str(err)}, status=400)
+    control = ControlEvent(scope=scope, action="trigger", request_id=f"http-{uuid.uuid4().hex[:12]}", reason="http")
+    await control_topic.send(key=scope.encode(), value=control.model_dump_json().encode())
+    return web.json({"scope": scope, "request_id": control.request_id}, status=202)

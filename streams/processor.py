@@ -1,53 +1,81 @@
 """The per-event logic of the stream worker, independent of Faust so it can be tested directly.
 
-`Processor.handle` takes one raw record and the scope's current signals, and returns the new
-signals plus what to publish (dead letters, jobs, pending-job audit events).
+The Faust agent decodes a record, folds it into its scope's signals, asks for a decision and
+publishes what comes out: dead letters, dream jobs, and the lifecycle events that announce them.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from pydantic import ValidationError
 
-from schemas import ControlEvent, ConversationTurn, DeadLetter, DreamJob, JobLifecycleEvent, MemoryAdd, make_job_id
+from schemas import ControlEvent, ConversationTurn, DeadLetter, DreamJob, JobLifecycleEvent, MemoryAdd, Motive, make_job_id
 from schemas.audit import TERMINAL_JOB_STATUSES
+from schemas.scope import tenant_of
 from schemas.settings import Settings
 from streams.decode import BadEvent, Decoder, InputEvent, describe
-from streams.policy import TriggerPolicy
+from streams.extract import extract
+from streams.policy import decide
 from streams.signals import ScopeSignals
+
+
+class BadInputStorm(RuntimeError):
+    """Most recent input is invalid: a broken producer, not bad luck. Stop instead of
+    dead-lettering the whole stream."""
 
 
 @dataclass
 class Outputs:
     dead_letters: list[DeadLetter] = field(default_factory=list)
     jobs: list[DreamJob] = field(default_factory=list)
+    events: list[JobLifecycleEvent] = field(default_factory=list)
 
 
 class Processor:
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.topics = settings.topics
         self.decoder = Decoder(self.topics, settings.max_event_bytes)
-        self.policy = TriggerPolicy(settings.threshold_messages, settings.threshold_tokens, settings.inflight_timeout_s)
+        self._recent_bad: deque[bool] = deque(maxlen=settings.bad_share_window)
+        self._bad_in_window = 0
 
     def decode(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None,
                out: Outputs) -> InputEvent | None:
         try:
-            return self.decoder.decode(topic, key, value)
+            event = self.decoder.decode(topic, key, value)
+            self._count(bad=False)
+            return event
         except BadEvent as err:
             reason, kind = str(err), "BadEvent"
         except ValidationError as err:
             reason, kind = describe(err), "ValidationError"
         out.dead_letters.append(self.decoder.dead_letter(reason, kind, topic, partition, offset, key, value))
+        self._count(bad=True)
         return None
 
-    def apply(self, event: InputEvent, topic: str, offset: int, signals: ScopeSignals, now: float) -> None:
-        """Fold one valid event into its scope's signals."""
+    def _count(self, bad: bool) -> None:
+        if len(self._recent_bad) == self._recent_bad.maxlen:
+            self._bad_in_window -= self._recent_bad[0]
+        self._recent_bad.append(bad)
+        self._bad_in_window += bad
+        window = self._recent_bad.maxlen
+        if len(self._recent_bad) == window and self._bad_in_window > self.settings.max_bad_share * window:
+            raise BadInputStorm(
+                f"{self._bad_in_window} of the last {window} events were invalid "
+                f"(limit {self.settings.max_bad_share:.0%}); stopping instead of dead-lettering everything"
+            )
+
+    def apply(self, event: InputEvent, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float) -> None:
+        """Fold one valid event into its scope's signals. Activity is stamped with processing
+        time, so idle detection works the same for live traffic and for replays."""
+        signals.partition = partition
         if isinstance(event, ConversationTurn):
-            signals.saw_turn(topic, offset, event.content, event.ts.timestamp())
+            signals.saw_turn(topic, offset, event.content, now, extract(event.role, event.content))
         elif isinstance(event, MemoryAdd):
-            signals.saw_memory_add(topic, offset, event.ts.timestamp())
+            signals.saw_memory_add(topic, offset, now)
         elif isinstance(event, ControlEvent):
             if event.action == "trigger" and event.request_id not in signals.waiting_requests:
                 signals.waiting_requests.append(event.request_id)
@@ -56,22 +84,39 @@ class Processor:
         elif isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
             signals.job_finished(event.job_id, event.status, now)
 
-    def maybe_job(self, scope: str, signals: ScopeSignals, now: float) -> DreamJob | None:
-        trigger = self.policy.decide(signals, now)
-        if trigger is None:
-            return None
-        requests = tuple(signals.waiting_requests) if trigger == "manual" else ()
+    def decide(self, scope: str, signals: ScopeSignals, now: float, out: Outputs) -> None:
+        """Emit a job (or a skipped outcome) when the scope's policy says so."""
+        decision = decide(signals, self.settings.policy_for(tenant_of(scope)), now)
+        if decision is None:
+            return
+        requests = tuple(signals.waiting_requests) if decision.trigger == "manual" else ()
         watermarks = dict(signals.offsets)
         job = DreamJob(
-            job_id=make_job_id(scope, trigger, watermarks, requests), scope=scope, trigger=trigger,
+            job_id=make_job_id(scope, decision.trigger, watermarks, requests), scope=scope, trigger=decision.trigger,
             requested_at=datetime.fromtimestamp(now, timezone.utc), watermarks=watermarks, request_ids=requests,
-            messages_since_last_pass=signals.messages, tokens_since_last_pass=signals.tokens,
+            motives=motives_of(signals), messages_since_last_pass=signals.messages, tokens_since_last_pass=signals.tokens,
         )
+        if decision.skipped:
+            # The signal is consumed, so the gate is announced once, not on every later event.
+            signals.consume_signal()
+            signals.last_outcome = "skipped"
+            reason = f"skipped after {signals.consecutive_failures} consecutive failures; send a reset to retry"
+            out.events.append(JobLifecycleEvent.for_job(job, "skipped", reason=reason, motives=job.motives))
+            return
         signals.job_emitted(job.job_id, now)
-        return job
+        out.jobs.append(job)
+        out.events.append(JobLifecycleEvent.for_job(job, "pending", reason=f"triggered by {job.trigger}", motives=job.motives))
 
 
-def pending_event(job: DreamJob) -> JobLifecycleEvent:
-    from consumers.audit_events import lifecycle  # one builder for lifecycle events, both sides
-
-    return lifecycle(job, "pending", reason=f"triggered by {job.trigger}")
+def motives_of(signals: ScopeSignals) -> tuple[Motive, ...]:
+    """The stream side's view of why a scope should dream; the pass refines these from the text."""
+    motives = []
+    if signals.corrections:
+        motives.append(Motive(kind="correction", summary=f"{signals.corrections} corrections since the last pass"))
+    if signals.decisions:
+        motives.append(Motive(kind="decision", summary=f"{signals.decisions} decisions since the last pass"))
+    if signals.repeated_entities:
+        motives.append(Motive(kind="repetition", summary="repeated: " + ", ".join(signals.repeated_entities)))
+    if signals.memory_adds:
+        motives.append(Motive(kind="memory_add", summary=f"{signals.memory_adds} memory-adds waiting"))
+    return tuple(motives)

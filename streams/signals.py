@@ -1,8 +1,18 @@
-"""Per-scope signals, kept in a changelog-backed Faust table. Pure functions, cheap per event."""
+"""Per-scope signals, kept in a changelog-backed Faust table. Pure functions, cheap per event.
+
+Kept small on purpose (a fleet has millions of scopes): counters, a few timestamps, and at most
+`MAX_ENTITIES` entity counters, serialised as JSON into the changelog.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+
+from streams.extract import TurnSignals
+
+MAX_ENTITIES = 12
+REPEATED = 3
+"""An entity mentioned in this many messages since the last pass is a signal of its own."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -12,10 +22,15 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass
 class ScopeSignals:
+    partition: int = -1
+    """The scope's partition in every co-partitioned topic; timers emit jobs there."""
     messages: int = 0
     """Turns since the last job was emitted."""
     tokens: int = 0
+    corrections: int = 0
+    decisions: int = 0
     memory_adds: int = 0
+    entities: dict[str, int] = field(default_factory=dict)
     last_event_at: float = 0.0
     offsets: dict[str, int] = field(default_factory=dict)
     """Per input topic: the next offset after this scope's latest event (its partition)."""
@@ -34,9 +49,23 @@ class ScopeSignals:
     def from_json(cls, data: dict | None) -> "ScopeSignals":
         return cls(**data) if data else cls()
 
-    def saw_turn(self, topic: str, offset: int, content: str, at: float) -> None:
+    @property
+    def repeated_entities(self) -> list[str]:
+        return sorted(e for e, n in self.entities.items() if n >= REPEATED)
+
+    @property
+    def pending_signal(self) -> int:
+        """Anything a pass could act on, so idle and schedule triggers skip quiet scopes."""
+        return self.messages + self.memory_adds
+
+    def saw_turn(self, topic: str, offset: int, content: str, at: float, found: TurnSignals) -> None:
         self.messages += 1
         self.tokens += estimate_tokens(content)
+        self.corrections += found.correction
+        self.decisions += found.decision
+        for entity in found.entities:
+            if entity in self.entities or len(self.entities) < MAX_ENTITIES:
+                self.entities[entity] = self.entities.get(entity, 0) + 1
         self._saw(topic, offset, at)
 
     def saw_memory_add(self, topic: str, offset: int, at: float) -> None:
@@ -50,7 +79,12 @@ class ScopeSignals:
     def job_emitted(self, job_id: str, at: float) -> None:
         self.in_flight_job = job_id
         self.in_flight_since = at
-        self.messages = self.tokens = self.memory_adds = 0
+        self.consume_signal()
+
+    def consume_signal(self) -> None:
+        """The signal so far is handed to a job (or deliberately skipped): start counting afresh."""
+        self.messages = self.tokens = self.memory_adds = self.corrections = self.decisions = 0
+        self.entities = {}
         self.waiting_requests = []
 
     def job_finished(self, job_id: str, status: str, at: float) -> bool:

@@ -44,6 +44,8 @@ class AppliedJob(BaseModel):
     outcome: str
     generation: int | None = None
     audit_emitted: bool = False
+    watermarks: dict[str, int] = {}
+    """The input positions the job covered; messages past them are new to the next pass."""
 
 
 class ScopeState(BaseModel):
@@ -60,6 +62,11 @@ class ScopeState(BaseModel):
 
     def applied(self, job_id: str) -> AppliedJob | None:
         return next((j for j in self.applied_jobs if j.job_id == job_id), None)
+
+    def covered_offset(self, topic: str) -> int:
+        """How far into `topic` (this scope's partition) the last pass that wrote memory read."""
+        done = [j.watermarks.get(topic, 0) for j in self.applied_jobs if j.outcome in ("completed", "no-op")]
+        return max(done, default=0)
 
     def generation(self, number: int) -> GenerationInfo | None:
         return next((g for g in self.generations if g.generation == number), None)

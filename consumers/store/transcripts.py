@@ -25,24 +25,26 @@ class TranscriptStore:
         ensure_collection(client, self.inbox, None, {"tenant": _KW, "scope": _KW})
 
     # --- transcripts
-    def index_turns(self, turns: Sequence[ConversationTurn]) -> None:
-        """Idempotent: a message's point id is derived from its scope and message id."""
+    def index_turns(self, turns: Sequence[tuple[ConversationTurn, int]]) -> None:
+        """Index (turn, Kafka offset) pairs. Idempotent: a message's point id is derived from its
+        scope and message id. The offset tells a later pass which messages are new to it."""
         if not turns:
             return
-        vectors = self._embed([t.content for t in turns])
+        vectors = self._embed([t.content for t, _ in turns])
         points = []
-        for turn, vector in zip(turns, vectors):
+        for (turn, offset), vector in zip(turns, vectors):
             tenant = parse_scope(turn.scope)[0]
-            payload = {"tenant": tenant, "scope": turn.scope, "ts_epoch": turn.ts.timestamp(),
+            payload = {"tenant": tenant, "scope": turn.scope, "ts_epoch": turn.ts.timestamp(), "offset": offset,
                        "turn": turn.model_dump(mode="json")}
             points.append(models.PointStruct(id=point_id("turn", turn.scope, turn.message_id), vector=vector, payload=payload))
         self._client.upsert(self.transcripts, points, wait=True)
 
-    def window(self, scope: str, limit: int) -> list[ConversationTurn]:
-        """The scope's most recent `limit` messages, oldest first."""
-        turns = [ConversationTurn.model_validate(r.payload["turn"]) for r in scroll_all(self._client, self.transcripts, scope_filter(scope))]
-        turns.sort(key=lambda t: (t.ts, t.message_id))
-        return turns[-limit:]
+    def window(self, scope: str, limit: int) -> list[tuple[ConversationTurn, int]]:
+        """The scope's most recent `limit` messages with their offsets, oldest first."""
+        rows = [(ConversationTurn.model_validate(r.payload["turn"]), int(r.payload.get("offset", -1)))
+                for r in scroll_all(self._client, self.transcripts, scope_filter(scope))]
+        rows.sort(key=lambda row: (row[0].ts, row[0].message_id))
+        return rows[-limit:]
 
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[ConversationTurn, float]]:
         hits = self._client.query_points(

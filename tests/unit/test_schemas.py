@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from schemas import ControlEvent, ConversationTurn, DreamJob, MemoryAdd, make_job_id, parse_scope
+from schemas import ControlEvent, ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, make_job_id, parse_scope
 from schemas.audit import audit_event_adapter
 from schemas.export import drift
 from schemas.settings import Settings
@@ -72,9 +72,7 @@ def test_job_ids_are_deterministic_and_sensitive_to_their_inputs():
 
 def test_audit_events_round_trip_through_the_discriminated_union():
     job = DreamJob(job_id="job-1", scope="a/b/c", trigger="manual", requested_at="2026-01-01T00:00:00+00:00")
-    from consumers.audit_events import lifecycle
-
-    event = lifecycle(job, "completed", reason="ok", generation=2)
+    event = JobLifecycleEvent.for_job(job, "completed", reason="ok", generation=2)
     assert audit_event_adapter.validate_json(event.model_dump_json()) == event
 
 

@@ -1,91 +1,180 @@
-"""The stream worker's per-event logic, without Kafka: validation, signals, triggers."""
+"""The stream worker's per-event logic, without Kafka: validation, signals, trigger policies."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 from schemas import JobLifecycleEvent
+from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from streams.processor import Outputs, Processor
+from streams.processor import BadInputStorm, Outputs, Processor
 from streams.signals import ScopeSignals
 
-SETTINGS = Settings(threshold_messages=3, threshold_tokens=10_000, inflight_timeout_s=60)
+POLICY = TriggerPolicy(threshold_messages=3, threshold_signals=2, threshold_tokens=10_000, idle_s=300,
+                       schedule_s=3_600, cooldown_s=30, inflight_timeout_s=60, max_failures=3)
+SETTINGS = Settings(trigger=POLICY)
 TOPICS = SETTINGS.topics
 SCOPE = "acme/support-bot/u1"
 
 
-def turn(i: int, scope: str = SCOPE) -> bytes:
+def turn(i: int, content: str | None = None, scope: str = SCOPE) -> bytes:
     return json.dumps({"scope": scope, "session_id": "s", "message_id": f"m{i}", "role": "user",
-                       "content": f"message {i}", "ts": "2026-04-12T11:00:00+00:00"}).encode()
+                       "content": content or f"message {i}", "ts": "2026-04-12T11:00:00+00:00"}).encode()
+
+
+def control(action: str, request_id: str = "r1") -> bytes:
+    return json.dumps({"scope": SCOPE, "action": action, "request_id": request_id}).encode()
 
 
 def feed(processor: Processor, signals: ScopeSignals, topic: str, offset: int, value: bytes, now: float = 1000.0,
-         key: bytes | None = SCOPE.encode()):
+         key: bytes | None = SCOPE.encode()) -> Outputs:
     out = Outputs()
     event = processor.decode(topic, 0, offset, key, value, out)
-    job = None
     if event is not None:
-        processor.apply(event, topic, offset, signals, now)
-        job = processor.maybe_job(event.scope, signals, now)
-    return out, job
+        processor.apply(event, topic, 0, offset, signals, now)
+        processor.decide(event.scope, signals, now, out)
+    return out
+
+
+def finish(processor: Processor, signals: ScopeSignals, job_id: str, status: str, now: float) -> None:
+    done = JobLifecycleEvent(event_id="e", scope=SCOPE, job_id=job_id, status=status, trigger="threshold",
+                             ts="2026-04-12T11:00:00+00:00")
+    processor.apply(done, TOPICS.audit, 0, 0, signals, now)
 
 
 def test_threshold_emits_one_job_with_watermarks_then_waits_for_the_outcome():
     processor, signals = Processor(SETTINGS), ScopeSignals()
-    jobs = [feed(processor, signals, TOPICS.turns, i, turn(i))[1] for i in range(6)]
-    emitted = [j for j in jobs if j is not None]
-    assert len(emitted) == 1, "a second job must not start while one is in flight"
-    job = emitted[0]
+    outs = [feed(processor, signals, TOPICS.turns, i, turn(i)) for i in range(6)]
+    jobs = [j for out in outs for j in out.jobs]
+    assert len(jobs) == 1, "a second job must not start while one is in flight"
+    job = jobs[0]
     assert job.trigger == "threshold" and job.watermarks == {TOPICS.turns: 3}
-    assert signals.in_flight_job == job.job_id
-    done = JobLifecycleEvent(event_id="e", scope=SCOPE, job_id=job.job_id, status="completed", trigger="threshold",
-                             ts="2026-04-12T11:00:00+00:00")
-    processor.apply(done, TOPICS.audit, 0, signals, 1001.0)
+    assert [e.status for out in outs for e in out.events] == ["pending"]
+    finish(processor, signals, job.job_id, "completed", 1001.0)
     assert signals.in_flight_job is None and signals.last_outcome == "completed"
-    assert processor.maybe_job(SCOPE, signals, 1001.0).watermarks == {TOPICS.turns: 6}
+    out = Outputs()
+    processor.decide(SCOPE, signals, 1001.0 + POLICY.cooldown_s, out)
+    assert out.jobs[0].watermarks == {TOPICS.turns: 6}
+
+
+def test_cooldown_holds_automatic_triggers_but_not_manual_ones():
+    processor, signals = Processor(SETTINGS), ScopeSignals(last_pass_at=995.0)
+    for i in range(4):
+        assert not feed(processor, signals, TOPICS.turns, i, turn(i), now=1000.0).jobs
+    manual = feed(processor, signals, TOPICS.control, 0, control("trigger"), now=1000.0)
+    assert manual.jobs[0].trigger == "manual"
+
+
+def test_corrections_and_decisions_trigger_before_the_message_threshold():
+    processor, signals = Processor(SETTINGS), ScopeSignals()
+    assert not feed(processor, signals, TOPICS.turns, 0, turn(0, "No, it's aisle, not window.")).jobs
+    out = feed(processor, signals, TOPICS.turns, 1, turn(1, "We decided to switch the warehouse to DuckDB."))
+    job = out.jobs[0]
+    assert job.trigger == "threshold" and {m.kind for m in job.motives} == {"correction", "decision"}
+
+
+def test_context_pressure_triggers_on_tokens():
+    processor, signals = Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_tokens": 50})})), ScopeSignals()
+    out = feed(processor, signals, TOPICS.turns, 0, turn(0, "x" * 400))
+    assert out.jobs[0].trigger == "pressure"
+
+
+def test_idle_and_schedule_fire_only_after_their_quiet_time():
+    processor, signals = Processor(SETTINGS), ScopeSignals()
+    feed(processor, signals, TOPICS.turns, 0, turn(0), now=1000.0)
+    for now, expected in ((1100.0, None), (1000.0 + POLICY.idle_s, "idle")):
+        out = Outputs()
+        processor.decide(SCOPE, signals, now, out)
+        assert [j.trigger for j in out.jobs] == ([expected] if expected else [])
+    now = 20_000.0
+    busy = ScopeSignals(messages=1, last_event_at=now - 10, last_pass_at=now - POLICY.schedule_s + 1)
+    scheduled = ScopeSignals(messages=1, last_event_at=now - 10, last_pass_at=now - POLICY.schedule_s)
+    for signals, expected in ((busy, []), (scheduled, ["schedule"])):
+        out = Outputs()
+        processor.decide(SCOPE, signals, now, out)
+        assert [j.trigger for j in out.jobs] == expected
+    quiet = ScopeSignals(last_event_at=0.0, last_pass_at=1.0)
+    out = Outputs()
+    processor.decide(SCOPE, quiet, 1e9, out)
+    assert out.jobs == [], "a scope with nothing new never dreams on a timer"
 
 
 def test_manual_trigger_waits_for_in_flight_job_and_is_not_lost():
     processor, signals = Processor(SETTINGS), ScopeSignals()
     signals.job_emitted("job-running", 1000.0)
-    control = json.dumps({"scope": SCOPE, "action": "trigger", "request_id": "r1"}).encode()
-    _, job = feed(processor, signals, TOPICS.control, 0, control)
-    assert job is None and signals.waiting_requests == ["r1"]
-    signals.job_finished("job-running", "completed", 1001.0)
-    job = processor.maybe_job(SCOPE, signals, 1001.0)
-    assert job.trigger == "manual" and job.request_ids == ("r1",)
+    assert not feed(processor, signals, TOPICS.control, 0, control("trigger")).jobs
+    assert signals.waiting_requests == ["r1"]
+    finish(processor, signals, "job-running", "completed", 1001.0)
+    out = Outputs()
+    processor.decide(SCOPE, signals, 1001.0, out)
+    assert out.jobs[0].trigger == "manual" and out.jobs[0].request_ids == ("r1",)
 
 
 def test_in_flight_job_times_out_so_the_scope_is_not_stuck_forever():
     processor, signals = Processor(SETTINGS), ScopeSignals()
     signals.job_emitted("job-lost", 1000.0)
     signals.waiting_requests.append("r2")
-    assert processor.maybe_job(SCOPE, signals, 1030.0) is None
-    assert processor.maybe_job(SCOPE, signals, 1061.0).request_ids == ("r2",)
+    out = Outputs()
+    processor.decide(SCOPE, signals, 1030.0, out)
+    assert not out.jobs
+    processor.decide(SCOPE, signals, 1000.0 + POLICY.inflight_timeout_s + 1, out)
+    assert out.jobs[0].request_ids == ("r2",)
 
 
-def test_failures_are_counted_and_reset_by_success():
-    signals = ScopeSignals()
-    for n in range(2):
+def test_three_failures_skip_the_scope_until_a_reset():
+    processor, signals = Processor(SETTINGS), ScopeSignals()
+    for n in range(3):
         signals.job_emitted(f"j{n}", 0)
-        signals.job_finished(f"j{n}", "failed", 1)
-    assert signals.consecutive_failures == 2
-    signals.job_emitted("j3", 0)
-    signals.job_finished("j3", "completed", 1)
+        finish(processor, signals, f"j{n}", "failed", 1.0)
+    assert signals.consecutive_failures == 3
+    out = feed(processor, signals, TOPICS.control, 0, control("trigger", "r9"))
+    assert not out.jobs and [e.status for e in out.events] == ["skipped"]
+    assert out.events[0].request_ids == ("r9",), "the requester learns its request was skipped"
+    feed(processor, signals, TOPICS.control, 1, control("reset", "r10"))
+    out = feed(processor, signals, TOPICS.control, 2, control("trigger", "r11"))
+    assert out.jobs and out.jobs[0].request_ids == ("r11",)
+
+
+def test_success_resets_the_failure_count():
+    processor, signals = Processor(SETTINGS), ScopeSignals()
+    signals.job_emitted("j1", 0)
+    finish(processor, signals, "j1", "failed", 1.0)
+    signals.job_emitted("j2", 0)
+    finish(processor, signals, "j2", "completed", 1.0)
     assert signals.consecutive_failures == 0
+
+
+def test_per_tenant_policy_overrides_the_default():
+    settings = Settings(trigger=POLICY, tenant_policies={"globex": {"threshold_messages": 1}})
+    processor = Processor(settings)
+    other = "globex/support-bot/u1"
+    out = feed(processor, ScopeSignals(), TOPICS.turns, 0, turn(0, scope=other), key=other.encode())
+    assert out.jobs and out.jobs[0].scope == other
+    assert not feed(processor, ScopeSignals(), TOPICS.turns, 0, turn(0)).jobs
 
 
 def test_replayed_input_gives_the_same_job_id():
     first, second = Processor(SETTINGS), Processor(SETTINGS)
     a, b = ScopeSignals(), ScopeSignals()
-    jobs_a = [feed(first, a, TOPICS.turns, i, turn(i), now=1000.0 + i)[1] for i in range(3)]
-    jobs_b = [feed(second, b, TOPICS.turns, i, turn(i), now=5000.0 + i)[1] for i in range(3)]
-    assert jobs_a[-1].job_id == jobs_b[-1].job_id
+    jobs_a = [j for i in range(3) for j in feed(first, a, TOPICS.turns, i, turn(i), now=1000.0 + i).jobs]
+    jobs_b = [j for i in range(3) for j in feed(second, b, TOPICS.turns, i, turn(i), now=5000.0 + i).jobs]
+    assert jobs_a[0].job_id == jobs_b[0].job_id
 
 
-def dead_letter_for(value: bytes, key: bytes | None = SCOPE.encode(), topic: str = TOPICS.turns):
-    out, job = feed(Processor(SETTINGS), ScopeSignals(), topic, 42, value, key=key)
-    assert job is None and len(out.dead_letters) == 1
+def test_entity_counters_are_bounded():
+    signals = ScopeSignals()
+    processor = Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_messages": 10_000, "threshold_signals": 10_000})}))
+    for i in range(200):
+        feed(processor, signals, TOPICS.turns, i, turn(i, f"Talking about Widget{i} and Gadget{i} with Maria"))
+    assert len(signals.entities) <= 12 and signals.entities["Maria"] == 200
+    assert len(json.dumps(signals.to_json())) < 2048
+
+
+def dead_letter_for(value: bytes, key: bytes | None = SCOPE.encode(), topic: str = TOPICS.turns) -> str:
+    out = feed(Processor(SETTINGS), ScopeSignals(), topic, 42, value, key=key)
+    assert not out.jobs and len(out.dead_letters) == 1
     letter = out.dead_letters[0]
     assert (letter.topic, letter.offset) == (topic, 42) and letter.original_value() == value
     return letter.reason
@@ -100,7 +189,17 @@ def test_bad_events_become_dead_letters_with_a_readable_reason():
 
 
 def test_oversized_payload_is_dead_lettered():
-    small = Settings(max_event_bytes=1024)
     out = Outputs()
-    Processor(small).decode(TOPICS.turns, 0, 1, None, b"x" * 2000, out)
+    Processor(Settings(max_event_bytes=1024)).decode(TOPICS.turns, 0, 1, None, b"x" * 2000, out)
     assert "exceeds the limit of 1024" in out.dead_letters[0].reason
+
+
+def test_a_storm_of_bad_input_stops_the_worker():
+    processor = Processor(Settings(bad_share_window=10, max_bad_share=0.5))
+    signals = ScopeSignals()
+    for i in range(5):
+        feed(processor, signals, TOPICS.turns, i, b"garbage")
+        feed(processor, signals, TOPICS.turns, i, turn(i))
+    with pytest.raises(BadInputStorm, match="of the last 10 events were invalid"):
+        for i in range(10):
+            feed(processor, signals, TOPICS.turns, i, b"garbage")

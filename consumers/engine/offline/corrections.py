@@ -1,0 +1,102 @@
+"""Which memories a correction or a newer statement overrules, and what replaces them.
+
+Two kinds of contradiction are recognised, both resolved in favour of the newest evidence:
+
+- explicit: the user states a value change ("No, it's aisle, not window", "DuckDB instead of
+  PostgreSQL"). Targets are live memories that hold the old value, share some context with the
+  correction (its message or the assistant turn it answers), and are older than it. The
+  replacement is the old memory with the old value swapped for the new one.
+- attribute: two statements "<subject> is <value>" with the same subject and different values
+  ("The user's favourite colour is green" / "... is red"). Only copular statements with a subject
+  of two or more tokens count: "Ava is vegetarian" and "Ava is a teacher" are not rivals.
+
+Protected memories are never targets; they are reported so the pass can note them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from consumers.embedding import canonical_tokens
+from consumers.engine.offline.changes import ValueChange
+from consumers.engine.offline.duplicates import values_conflict
+from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+
+_COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
+_MIN_SUBJECT_TOKENS = 2
+_VERSION = r"(?:\s+v?\d[\w.]*)?"
+
+
+@dataclass
+class Targets:
+    overruled: list[WorkingMemory] = field(default_factory=list)
+    protected: list[WorkingMemory] = field(default_factory=list)
+
+
+def substitute_value(text: str, old: str, new: str) -> str | None:
+    """`text` with `old` replaced by `new`; None when `old` is not a whole phrase of `text`.
+
+    A version right after the old value goes with it ("PostgreSQL 16" -> "DuckDB"), and words the
+    new value shares with what follows are not repeated ("window seats" + "aisle seats").
+    """
+    version = "" if any(ch.isdigit() for ch in new) else _VERSION
+    match = re.search(rf"(?<![\w-]){re.escape(old)}{version}(?![\w-])", text, re.IGNORECASE)
+    if match is None:
+        return None
+    new_words = new.split()
+    following = text[match.end():].split()
+    for overlap in range(len(new_words) - 1, 0, -1):
+        if [w.lower() for w in new_words[-overlap:]] == [w.strip(".,;:!?").lower() for w in following[:overlap]]:
+            new_words = new_words[:-overlap]
+            break
+    replacement = " ".join(new_words)
+    if match.start() == 0:
+        replacement = replacement[:1].upper() + replacement[1:]
+    return text[: match.start()] + replacement + text[match.end():]
+
+
+def explicit_targets(change: ValueChange, working: WorkingSet, context: frozenset[str], said_at: datetime,
+                     ignore: frozenset[str] = frozenset()) -> Targets:
+    """Live memories a stated change overrules (only when the old value is known)."""
+    targets = Targets()
+    if change.old is None:
+        return targets
+    old_tokens, new_tokens = canonical_tokens(change.old), canonical_tokens(change.new)
+    if not old_tokens:
+        return targets
+    for memory in working.containing_all(old_tokens):
+        if new_tokens and new_tokens <= memory.tokens:
+            continue  # already says the new value
+        if memory.evidence_ts >= said_at or substitute_value(memory.text, change.old, change.new) is None:
+            continue  # newer than the correction, or the old value is only part of another word
+        if not (memory.tokens - old_tokens - new_tokens - ignore) & context:
+            continue  # "window" in an unrelated memory: nothing ties it to this correction
+        (targets.protected if memory.protected else targets.overruled).append(memory)
+    return targets
+
+
+def attribute_of(text: str, ignore: frozenset[str] = frozenset()) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(subject tokens, value tokens) of "<subject> is <value>", or None for any other shape."""
+    parts = _COPULA.split(text, maxsplit=1)
+    if len(parts) != 2:
+        return None
+    subject, value = canonical_tokens(parts[0]) - ignore, canonical_tokens(parts[1]) - ignore
+    if len(subject) < _MIN_SUBJECT_TOKENS or not value:
+        return None
+    return subject, value
+
+
+def attribute_rivals(text: str, working: WorkingSet, ignore: frozenset[str] = frozenset()) -> list[WorkingMemory]:
+    """Live memories giving the same subject a different value than `text` does."""
+    attribute = attribute_of(text, ignore)
+    if attribute is None:
+        return []
+    subject, value = attribute
+    rivals = []
+    for memory in working.containing_all(subject):
+        other = attribute_of(memory.text, ignore)
+        if other is not None and other[0] == subject and values_conflict(value, other[1]):
+            rivals.append(memory)
+    return rivals

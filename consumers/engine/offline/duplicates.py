@@ -1,0 +1,92 @@
+"""Paraphrased duplicates: "Ava is vegetarian" and "Ava does not eat meat" say one thing.
+
+Two memories are duplicates when their canonical tokens overlap strongly (Jaccard >= 0.75) AND
+they do not disagree on a value: if each holds a content token the other lacks ("window" vs
+"aisle", "2026-03-10" vs "2026-03-11") they are two claims, never merged. One side adding detail
+to the other is fine. The embedding only proposes candidate pairs cheaply (one matrix product);
+the token rule decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from consumers.embedding import LocalEmbedder
+from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+
+DUPLICATE_JACCARD = 0.75
+CANDIDATE_COSINE = 0.7
+"""Loose on purpose: it only picks pairs for the token rule to judge."""
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def values_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Each side holds something the other does not: two different values for one thing."""
+    return bool(a - b) and bool(b - a)
+
+
+def is_duplicate(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a) and bool(b) and not values_conflict(a, b) and jaccard(a, b) >= DUPLICATE_JACCARD
+
+
+def find_duplicate(tokens: frozenset[str], working: WorkingSet) -> WorkingMemory | None:
+    """A live memory that already says what `tokens` say, if any (first in insertion order)."""
+    if not tokens:
+        return None
+    # A duplicate shares >= 75% of the tokens, so it must hold one of this many rarest ones.
+    needed = len(tokens) - int(np.ceil(DUPLICATE_JACCARD * len(tokens))) + 1
+    for memory in working.sharing_any(tokens, needed):
+        if is_duplicate(tokens, memory.tokens):
+            return memory
+    return None
+
+
+@dataclass(frozen=True)
+class MergeCandidate:
+    key: str
+    text: str
+    """The text to compare: relative times already resolved, so dates compare as dates."""
+    tokens: frozenset[str]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class MergeGroup:
+    survivor: MergeCandidate
+    duplicates: tuple[MergeCandidate, ...]
+
+
+def survivor_order(candidate: MergeCandidate) -> tuple[datetime, int, str]:
+    """Older first, then shorter, then by id: the survivor keeps the original wording."""
+    return candidate.created_at, len(candidate.text), candidate.key
+
+
+def merge_groups(candidates: list[MergeCandidate], embedder: LocalEmbedder) -> list[MergeGroup]:
+    """Clusters of duplicates; every pair inside a cluster is a duplicate pair (no chaining)."""
+    if len(candidates) < 2:
+        return []
+    ordered = sorted(candidates, key=survivor_order)
+    vectors = embedder.embed_array([c.text for c in ordered])
+    similar = (vectors @ vectors.T) >= CANDIDATE_COSINE
+    assigned: set[int] = set()
+    groups: list[MergeGroup] = []
+    for i, survivor in enumerate(ordered):
+        if i in assigned:
+            continue
+        members = [i]
+        for j in np.flatnonzero(similar[i]).tolist():
+            if j <= i or j in assigned:
+                continue
+            if all(is_duplicate(ordered[m].tokens, ordered[j].tokens) for m in members):
+                members.append(j)
+        if len(members) > 1:
+            assigned.update(members)
+            groups.append(MergeGroup(survivor, tuple(ordered[m] for m in members[1:])))
+    return groups

@@ -1,0 +1,102 @@
+"""Tidy the memories the transcript walk left alone: rival values, duplicates, relative dates.
+
+- Two existing memories giving one attribute different values: the one with newer evidence wins.
+- Paraphrased duplicates become one MergeAction (older/shorter survivor; apply unions provenance).
+- A memory saying "next Tuesday" is rewritten with the absolute date, resolved from the timestamp
+  of the earliest evidence message it cites (the moment the phrase was meant).
+
+Each memory gets at most one action; a merge survivor that also needs a date fix gets it through
+the merge's new wording. Protected memories are never touched.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from consumers.embedding import LocalEmbedder, canonical_tokens
+from consumers.engine.offline.corrections import attribute_rivals
+from consumers.engine.offline.duplicates import MergeCandidate, merge_groups
+from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.relative_time import rewrite_relative_time
+from consumers.engine.offline.working_set import WorkingSet
+from schemas import ConversationTurn, MemoryRecord
+
+
+class Housekeeping:
+    def __init__(self, builder: PlanBuilder, working: WorkingSet, messages: Mapping[str, ConversationTurn],
+                 embedder: LocalEmbedder, name_tokens: frozenset[str], notes: list[str]) -> None:
+        self.builder = builder
+        self.working = working
+        self.messages = messages
+        self.embedder = embedder
+        self.name_tokens = name_tokens
+        self.notes = notes
+
+    def run(self, records: tuple[MemoryRecord, ...]) -> None:
+        self._resolve_rivals(records)
+        candidates = [r for r in records if self._eligible(r)]
+        dated = {r.memory_id: self._dated_text(r) for r in candidates}
+        merged = self._merge(candidates, dated)
+        for record in candidates:
+            if record.memory_id not in merged and dated[record.memory_id] is not None:
+                self._update_dates(record, dated[record.memory_id])
+
+    def _eligible(self, record: MemoryRecord) -> bool:
+        live = self.working.get(record.memory_id)
+        return (record.is_active and not record.protected and not self.builder.touched(record.memory_id)
+                and live is not None and live in list(self.working.containing_all(live.tokens) or [live]))
+
+    def _evidence_in_transcript(self, record: MemoryRecord) -> tuple[str, ...]:
+        return tuple(i for i in record.evidence_message_ids if i in self.messages)
+
+    def _dated_text(self, record: MemoryRecord) -> str | None:
+        """The text with relative times resolved (original wording kept in brackets), or None."""
+        evidence = self._evidence_in_transcript(record)
+        reference = min(self.messages[i].ts for i in evidence) if evidence else record.created_at
+        rewrite = rewrite_relative_time(record.text, reference, annotate=True)
+        return rewrite.text if rewrite.changed else None
+
+    def _resolve_rivals(self, records: tuple[MemoryRecord, ...]) -> None:
+        newest_first = sorted((self.working.get(r.memory_id) for r in records), key=lambda m: (
+            -(m.evidence_ts.timestamp()) if m else 0.0, m.key if m else ""))
+        for winner in newest_first:
+            if winner is None or winner.created_in_plan or self.builder.touched(winner.key):
+                continue
+            evidence = tuple(i for i in winner.evidence_ids if i in self.messages)
+            for rival in attribute_rivals(winner.text, self.working, self.name_tokens):
+                if rival.protected or rival.key == winner.key or rival.evidence_ts >= winner.evidence_ts:
+                    continue
+                if not evidence:
+                    self.notes.append(f"{rival.key} and {winner.key} disagree but {winner.key} cites no message "
+                                      "in the transcript window; left both")
+                    continue
+                if self.builder.touched(rival.key):
+                    continue
+                self.builder.supersede(rival.key, winner.key, evidence,
+                                       f"{winner.key} states a newer value for the same thing")
+                self.working.retire(rival.key)
+
+    def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, str | None]) -> set[str]:
+        merge_input = []
+        for record in candidates:
+            plain = rewrite_relative_time(record.text, record.created_at).text if dated[record.memory_id] else record.text
+            merge_input.append(MergeCandidate(record.memory_id, plain, canonical_tokens(plain), record.created_at))
+        merged: set[str] = set()
+        for group in merge_groups(merge_input, self.embedder):
+            duplicates = tuple(d.key for d in group.duplicates)
+            self.builder.merge(group.survivor.key, duplicates, dated[group.survivor.key],
+                               f"paraphrases of one memory: {', '.join((group.survivor.key, *duplicates))}")
+            for key in (group.survivor.key, *duplicates):
+                merged.add(key)
+            for key in duplicates:
+                self.working.retire(key)
+        return merged
+
+    def _update_dates(self, record: MemoryRecord, text: str) -> None:
+        evidence = self._evidence_in_transcript(record)
+        if not evidence:
+            self.notes.append(f"{record.memory_id} holds a relative time but none of its evidence is in the "
+                              "transcript window; left as it is")
+            return
+        self.builder.update(record.memory_id, text, evidence,
+                            f"relative time resolved against the message it came from ({evidence[0]})")

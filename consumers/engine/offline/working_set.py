@@ -1,0 +1,92 @@
+"""The memories a pass reasons over while it builds its plan.
+
+It starts as the snapshot's active memories and changes as the plan grows: a memory created from
+an early message can be superseded by a later one in the same plan, a superseded memory stops
+being a target. An inverted index on canonical tokens keeps lookups cheap over long transcripts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterator, Mapping
+
+from consumers.embedding import canonical_tokens
+from schemas import MemoryRecord
+
+
+@dataclass(frozen=True)
+class WorkingMemory:
+    key: str
+    """The memory id, or the create-ref for a memory this plan creates."""
+    text: str
+    tokens: frozenset[str]
+    evidence_ids: tuple[str, ...]
+    evidence_ts: datetime
+    """When its newest evidence was said (message ts), or when it was written if none is known."""
+    protected: bool = False
+    created_in_plan: bool = False
+
+
+def newest_evidence_ts(record: MemoryRecord, message_ts: Mapping[str, datetime]) -> datetime:
+    known = [message_ts[i] for i in record.evidence_message_ids if i in message_ts]
+    return max(known) if known else record.created_at
+
+
+class WorkingSet:
+    def __init__(self) -> None:
+        self._entries: dict[str, WorkingMemory] = {}
+        self._retired: set[str] = set()
+        self._postings: dict[str, list[str]] = {}
+
+    @classmethod
+    def from_records(cls, records: tuple[MemoryRecord, ...], message_ts: Mapping[str, datetime]) -> WorkingSet:
+        working = cls()
+        for record in records:
+            if record.is_active:
+                working.add(WorkingMemory(
+                    key=record.memory_id, text=record.text, tokens=canonical_tokens(record.text),
+                    evidence_ids=record.evidence_message_ids, evidence_ts=newest_evidence_ts(record, message_ts),
+                    protected=record.protected,
+                ))
+        return working
+
+    def add(self, memory: WorkingMemory) -> None:
+        self._entries[memory.key] = memory
+        for token in sorted(memory.tokens):
+            self._postings.setdefault(token, []).append(memory.key)
+
+    def retire(self, key: str) -> None:
+        """Superseded or merged in this plan: no longer a target nor a duplicate candidate."""
+        self._retired.add(key)
+
+    def get(self, key: str) -> WorkingMemory | None:
+        return self._entries.get(key)
+
+    def __iter__(self) -> Iterator[WorkingMemory]:
+        return (m for key, m in self._entries.items() if key not in self._retired)
+
+    def _posting(self, token: str) -> list[str]:
+        return self._postings.get(token, [])
+
+    def containing_all(self, tokens: frozenset[str]) -> list[WorkingMemory]:
+        """Live memories whose tokens include every token given, in insertion order."""
+        if not tokens:
+            return []
+        rarest = min(sorted(tokens), key=lambda t: len(self._posting(t)))
+        return [m for key in self._posting(rarest)
+                if key not in self._retired and tokens <= (m := self._entries[key]).tokens]
+
+    def sharing_any(self, tokens: frozenset[str], limit_tokens: int) -> list[WorkingMemory]:
+        """Live memories holding at least one of the `limit_tokens` rarest of `tokens`.
+
+        A memory that shares a fraction f of `tokens` must hold one of any len(tokens)*(1-f)+1 of
+        them, so callers pass that count and never scan the whole set.
+        """
+        ranked = sorted(sorted(tokens), key=lambda t: len(self._posting(t)))[: max(1, limit_tokens)]
+        seen: dict[str, None] = {}
+        for token in ranked:
+            for key in self._posting(token):
+                if key not in self._retired:
+                    seen.setdefault(key, None)
+        return [self._entries[key] for key in seen]
