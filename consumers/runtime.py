@@ -16,8 +16,11 @@ from schemas.settings import Settings
 
 
 def make_engine(settings: Settings) -> Engine:
+    # Each engine is imported only when chosen: litellm is slow to import and offline workers never need it.
     if settings.engine == "llm":
-        raise NotImplementedError("the LLM engine is not built yet; set DREAMSTREAM_ENGINE=offline")
+        from consumers.engine.llm import LlmEngine
+
+        return LlmEngine(settings)
     from consumers.engine.offline import OfflineEngine
 
     return OfflineEngine()

@@ -8,6 +8,7 @@ the same real path.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 from consumers.kafka_io import flush_or_raise, make_producer
 from consumers.runtime import Runtime, open_runtime
@@ -36,17 +37,33 @@ AuditEvent = JobLifecycleEvent | MemoryChangeEvent
 def settings_env(settings: Settings) -> dict[str, str]:
     """The environment that gives a child process exactly these settings."""
     env: dict[str, str] = {}
-    for name, value in settings.model_dump().items():
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
         if value is None:
             continue
         if isinstance(value, SecretStr):
             value = value.get_secret_value()
+        elif isinstance(value, BaseModel):
+            value = value.model_dump_json()
+        elif isinstance(value, (dict, list)):
+            value = json.dumps(value)
         env[f"DREAMSTREAM_{name.upper()}"] = str(value)
     return env
 
 
 class PipelineError(RuntimeError):
     pass
+
+
+def start_stream_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
+    """`dreamstream worker streams` in a child process with exactly these settings."""
+    env = {**os.environ, **settings_env(settings)}
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log_file:
+        return subprocess.Popen(
+            [sys.executable, "-m", "dreamstream.cli", "worker", "streams"],
+            env=env, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )
 
 
 class LocalPipeline:
@@ -73,14 +90,7 @@ class LocalPipeline:
         return self
 
     def _start_stream_worker(self) -> None:
-        env = {**os.environ, **settings_env(self.settings)}
-        self._stream_log.parent.mkdir(parents=True, exist_ok=True)
-        log_file = open(self._stream_log, "ab")
-        self._stream = subprocess.Popen(
-            [sys.executable, "-m", "dreamstream.cli", "worker", "streams"],
-            env=env, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )
-        log_file.close()
+        self._stream = start_stream_worker(self.settings, self._stream_log)
 
     def _run_worker(self) -> None:
         try:

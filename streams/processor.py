@@ -68,21 +68,29 @@ class Processor:
                 f"(limit {self.settings.max_bad_share:.0%}); stopping instead of dead-lettering everything"
             )
 
-    def apply(self, event: InputEvent, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float) -> None:
-        """Fold one valid event into its scope's signals. Activity is stamped with processing
-        time, so idle detection works the same for live traffic and for replays."""
+    def apply(self, event: InputEvent, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float) -> bool:
+        """Fold one valid event into its scope's signals; False when it was already folded in.
+
+        After a crash the table (restored from its changelog) can be ahead of the committed
+        offsets, so events are redelivered; the scope remembers how far into each topic it has
+        read, which makes folding idempotent. Activity is stamped with processing time, so idle
+        detection works the same for live traffic and for replays."""
+        if offset < signals.offsets.get(topic, 0):
+            return False
         signals.partition = partition
         if isinstance(event, ConversationTurn):
             signals.saw_turn(topic, offset, event.content, now, extract(event.role, event.content))
         elif isinstance(event, MemoryAdd):
             signals.saw_memory_add(topic, offset, now)
         elif isinstance(event, ControlEvent):
+            signals.saw_control(topic, offset)
             if event.action == "trigger" and event.request_id not in signals.waiting_requests:
                 signals.waiting_requests.append(event.request_id)
             elif event.action == "reset":
                 signals.consecutive_failures = 0
         elif isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
             signals.job_finished(event.job_id, event.status, now)
+        return True
 
     def decide(self, scope: str, signals: ScopeSignals, now: float, out: Outputs) -> None:
         """Emit a job (or a skipped outcome) when the scope's policy says so."""
@@ -90,7 +98,7 @@ class Processor:
         if decision is None:
             return
         requests = tuple(signals.waiting_requests) if decision.trigger == "manual" else ()
-        watermarks = dict(signals.offsets)
+        watermarks = {t: o for t, o in signals.offsets.items() if t in self.topics.inputs()}
         job = DreamJob(
             job_id=make_job_id(scope, decision.trigger, watermarks, requests), scope=scope, trigger=decision.trigger,
             requested_at=datetime.fromtimestamp(now, timezone.utc), watermarks=watermarks, request_ids=requests,

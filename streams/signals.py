@@ -33,7 +33,8 @@ class ScopeSignals:
     entities: dict[str, int] = field(default_factory=dict)
     last_event_at: float = 0.0
     offsets: dict[str, int] = field(default_factory=dict)
-    """Per input topic: the next offset after this scope's latest event (its partition)."""
+    """Per topic: the next offset after this scope's latest event in its partition. Makes
+    redelivered events recognisable, and becomes the job's watermarks."""
     in_flight_job: str | None = None
     in_flight_since: float = 0.0
     waiting_requests: list[str] = field(default_factory=list)
@@ -71,6 +72,9 @@ class ScopeSignals:
     def saw_memory_add(self, topic: str, offset: int, at: float) -> None:
         self.memory_adds += 1
         self._saw(topic, offset, at)
+
+    def saw_control(self, topic: str, offset: int) -> None:
+        self.offsets[topic] = max(self.offsets.get(topic, 0), offset + 1)
 
     def _saw(self, topic: str, offset: int, at: float) -> None:
         self.offsets[topic] = max(self.offsets.get(topic, 0), offset + 1)

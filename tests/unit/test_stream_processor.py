@@ -203,3 +203,12 @@ def test_a_storm_of_bad_input_stops_the_worker():
     with pytest.raises(BadInputStorm, match="of the last 10 events were invalid"):
         for i in range(10):
             feed(processor, signals, TOPICS.turns, i, b"garbage")
+
+
+def test_redelivered_events_are_not_counted_twice():
+    processor, signals = Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_messages": 100})})), ScopeSignals()
+    for i in range(5):
+        feed(processor, signals, TOPICS.turns, i, turn(i))
+    for i in range(5):  # a restart redelivers what was not yet committed
+        feed(processor, signals, TOPICS.turns, i, turn(i))
+    assert signals.messages == 5

@@ -17,8 +17,9 @@ _PHRASE = rf"{_WORD}(?:\s+{_WORD}){{0,{_MAX_WORDS + 2}}}"
 
 # Words that end a value phrase when reading forwards ...
 _FORWARD_STOP = frozenset("""
-because since as for last next this in on at from and but or now anymore any so to with when after
-before then please either too though which that than instead rather if until by
+because since as for last next this these those in on at from and but or now anymore any so to with when
+after before then please either too though which that than instead rather if until by nowadays lately
+recently today tonight anyway thanks every each again also only just
 """.split())
 # ... and when reading backwards from a marker.
 _BACKWARD_STOP = frozenset("""
@@ -51,6 +52,10 @@ class ValueChange:
     new: str
     old: str | None
     """None when the speaker only said what the value is now ("switched to aisle seats")."""
+    elided_head: tuple[str, str] | None = None
+    """(modifier, head) when the old value may have dropped a shared head word: in "white wine
+    instead of red", new="wine" read word for word, but against a memory saying "red wine" the
+    value that changed is the modifier ("white")."""
 
 
 def _words(phrase: str) -> list[str]:
@@ -111,7 +116,11 @@ def parse_change(clause: str) -> ValueChange | None:
     for pattern in (_INSTEAD, _COMMA_NOT):
         if match := pattern.search(clause):
             old = _forward_phrase(match.group("old"))
-            change = _pair(_backward_phrase(clause[: match.start()], len(old)), old)
+            before = clause[: match.start()]
+            change = _pair(_backward_phrase(before, len(old)), old)
+            wider = _backward_phrase(before, len(old) + 1)
+            if change and change.old == " ".join(old) and len(wider) == len(old) + 1:
+                change = ValueChange(change.new, change.old, (" ".join(wider[:-1]), wider[-1]))
             if change:
                 return change
     if match := _NOT_BUT.search(clause):

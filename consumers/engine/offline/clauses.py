@@ -27,11 +27,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*;\s*|\n+")
 # A comma starts a new clause when a new subject or a question/request follows it.
 _CLAUSE_COMMA = re.compile(
     r",\s+(?=(?:i|i'm|i've|i'll|i'd|we|we're|we'll|we've|can|could|would|will|please|what|when|where"
-    r"|why|how|who|which|do|does|did|is|are|my|our)\b)",
+    r"|why|how|who|which|do|does|did|is|are|my|our|so|but)\b)",
     re.IGNORECASE,
 )
 _LEAD_INS = re.compile(
-    r"^(?:(?:and|also|so|oh|well|btw|by the way|fyi|plus|anyway|ok|okay|hi|hello|hey)(?:\s+there)?[,!.]?\s+"
+    r"^(?:(?:and|also|so|but|oh|well|btw|by the way|fyi|plus|anyway|ok|okay|hi|hello|hey)(?:\s+there)?[,!.]?\s+"
     r"|(?:please\s+)?(?:also\s+)?(?:note|remember|keep in mind|bear in mind|don't forget)(?:\s+that)?[,:]?\s+"
     r"|(?:for the record|just so you know|for your information)[,:]?\s+)",
     re.IGNORECASE,

@@ -35,6 +35,17 @@ class Targets:
     protected: list[WorkingMemory] = field(default_factory=list)
 
 
+def apply_change(text: str, change: ValueChange) -> str | None:
+    """`text` with the change's old value replaced by its new one, or None if it holds no old value."""
+    if change.old is None:
+        return None
+    if change.elided_head is not None:
+        modifier, head = change.elided_head
+        if re.search(rf"(?<![\w-]){re.escape(change.old)}\s+{re.escape(head)}(?![\w-])", text, re.IGNORECASE):
+            return substitute_value(text, change.old, modifier)  # "red wine" + "white wine instead of red"
+    return substitute_value(text, change.old, change.new)
+
+
 def substitute_value(text: str, old: str, new: str) -> str | None:
     """`text` with `old` replaced by `new`; None when `old` is not a whole phrase of `text`.
 
@@ -63,14 +74,16 @@ def explicit_targets(change: ValueChange, working: WorkingSet, context: frozense
     targets = Targets()
     if change.old is None:
         return targets
-    old_tokens, new_tokens = canonical_tokens(change.old), canonical_tokens(change.new)
+    old_tokens = canonical_tokens(change.old)
     if not old_tokens:
         return targets
     for memory in working.containing_all(old_tokens):
-        if new_tokens and new_tokens <= memory.tokens:
-            continue  # already says the new value
-        if memory.evidence_ts >= said_at or substitute_value(memory.text, change.old, change.new) is None:
+        replaced = apply_change(memory.text, change)
+        if memory.evidence_ts >= said_at or replaced is None:
             continue  # newer than the correction, or the old value is only part of another word
+        new_tokens = canonical_tokens(replaced) - memory.tokens
+        if not new_tokens:
+            continue  # it already says the new value too
         if not (memory.tokens - old_tokens - new_tokens - ignore) & context:
             continue  # "window" in an unrelated memory: nothing ties it to this correction
         (targets.protected if memory.protected else targets.overruled).append(memory)

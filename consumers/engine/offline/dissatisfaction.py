@@ -75,9 +75,10 @@ def recurring_complaint(turns: Sequence[ConversationTurn], clauses: Mapping[str,
     for message_count, thread_count, token in ranked:
         if message_count < MIN_COMPLAINTS or thread_count < MIN_THREADS:
             continue
+        with_theme = set(messages_by_token[token])
         quotes = tuple(
             next(c.body for c in complaint_clauses if token in canonical_tokens(c.body))
-            for turn, complaint_clauses in complaints if turn.message_id in messages_by_token[token]
+            for turn, complaint_clauses in complaints if turn.message_id in with_theme
         )
         theme = min(surfaces[token].items(), key=lambda item: (-item[1], item[0]))[0]
         return RecurringComplaint(theme, tuple(messages_by_token[token]), quotes, thread_count)

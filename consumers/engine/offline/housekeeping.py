@@ -11,7 +11,7 @@ the merge's new wording. Protected memories are never touched.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from consumers.embedding import LocalEmbedder, canonical_tokens
 from consumers.engine.offline.corrections import attribute_rivals
@@ -20,6 +20,13 @@ from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.relative_time import rewrite_relative_time
 from consumers.engine.offline.working_set import WorkingSet
 from schemas import ConversationTurn, MemoryRecord
+
+
+class _Dated(NamedTuple):
+    plain: str
+    """Dates resolved, for comparing."""
+    annotated: str | None
+    """Dates resolved with the original wording in brackets, for storing; None if nothing changed."""
 
 
 class Housekeeping:
@@ -35,32 +42,33 @@ class Housekeeping:
     def run(self, records: tuple[MemoryRecord, ...]) -> None:
         self._resolve_rivals(records)
         candidates = [r for r in records if self._eligible(r)]
-        dated = {r.memory_id: self._dated_text(r) for r in candidates}
+        dated = {r.memory_id: self._dated(r) for r in candidates}
         merged = self._merge(candidates, dated)
         for record in candidates:
-            if record.memory_id not in merged and dated[record.memory_id] is not None:
-                self._update_dates(record, dated[record.memory_id])
+            annotated = dated[record.memory_id].annotated
+            if record.memory_id not in merged and annotated is not None:
+                self._update_dates(record, annotated)
 
     def _eligible(self, record: MemoryRecord) -> bool:
-        live = self.working.get(record.memory_id)
-        return (record.is_active and not record.protected and not self.builder.touched(record.memory_id)
-                and live is not None and live in list(self.working.containing_all(live.tokens) or [live]))
+        return (record.is_active and not record.protected and self.working.is_live(record.memory_id)
+                and not self.builder.touched(record.memory_id))
 
     def _evidence_in_transcript(self, record: MemoryRecord) -> tuple[str, ...]:
         return tuple(i for i in record.evidence_message_ids if i in self.messages)
 
-    def _dated_text(self, record: MemoryRecord) -> str | None:
-        """The text with relative times resolved (original wording kept in brackets), or None."""
+    def _dated(self, record: MemoryRecord) -> _Dated:
+        """Relative times resolved from when the wording was meant: the earliest evidence message it
+        cites, else the moment the memory was written."""
         evidence = self._evidence_in_transcript(record)
         reference = min(self.messages[i].ts for i in evidence) if evidence else record.created_at
-        rewrite = rewrite_relative_time(record.text, reference, annotate=True)
-        return rewrite.text if rewrite.changed else None
+        annotated = rewrite_relative_time(record.text, reference, annotate=True)
+        plain = rewrite_relative_time(record.text, reference).text
+        return _Dated(plain, annotated.text if annotated.changed else None)
 
     def _resolve_rivals(self, records: tuple[MemoryRecord, ...]) -> None:
-        newest_first = sorted((self.working.get(r.memory_id) for r in records), key=lambda m: (
-            -(m.evidence_ts.timestamp()) if m else 0.0, m.key if m else ""))
-        for winner in newest_first:
-            if winner is None or winner.created_in_plan or self.builder.touched(winner.key):
+        live = [m for r in records if (m := self.working.get(r.memory_id)) is not None and self.working.is_live(m.key)]
+        for winner in sorted(live, key=lambda m: (m.evidence_ts, m.key), reverse=True):
+            if not self.working.is_live(winner.key) or self.builder.touched(winner.key):
                 continue
             evidence = tuple(i for i in winner.evidence_ids if i in self.messages)
             for rival in attribute_rivals(winner.text, self.working, self.name_tokens):
@@ -72,22 +80,23 @@ class Housekeeping:
                     continue
                 if self.builder.touched(rival.key):
                     continue
-                self.builder.supersede(rival.key, winner.key, evidence,
-                                       f"{winner.key} states a newer value for the same thing")
+                rationale = f"{winner.key} states a newer value for the same thing"
+                if winner.protected:  # a protected memory is never part of an action, not even as replacement
+                    self.builder.archive(rival.key, evidence, rationale)
+                else:
+                    self.builder.supersede(rival.key, winner.key, evidence, rationale)
                 self.working.retire(rival.key)
 
-    def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, str | None]) -> set[str]:
-        merge_input = []
-        for record in candidates:
-            plain = rewrite_relative_time(record.text, record.created_at).text if dated[record.memory_id] else record.text
-            merge_input.append(MergeCandidate(record.memory_id, plain, canonical_tokens(plain), record.created_at))
+    def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated]) -> set[str]:
+        """Merge duplicates, comparing texts with dates resolved so "next Tuesday" meets "2026-03-10"."""
+        merge_input = [MergeCandidate(r.memory_id, dated[r.memory_id].plain,
+                                      canonical_tokens(dated[r.memory_id].plain), r.created_at) for r in candidates]
         merged: set[str] = set()
         for group in merge_groups(merge_input, self.embedder):
-            duplicates = tuple(d.key for d in group.duplicates)
-            self.builder.merge(group.survivor.key, duplicates, dated[group.survivor.key],
-                               f"paraphrases of one memory: {', '.join((group.survivor.key, *duplicates))}")
-            for key in (group.survivor.key, *duplicates):
-                merged.add(key)
+            survivor, duplicates = group.survivor.key, tuple(d.key for d in group.duplicates)
+            self.builder.merge(survivor, duplicates, dated[survivor].annotated,
+                               f"paraphrases of one memory: {', '.join((survivor, *duplicates))}")
+            merged.update((survivor, *duplicates))
             for key in duplicates:
                 self.working.retire(key)
         return merged

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from schemas import (
     ActionPlan,
+    ArchiveAction,
     CreateAction,
     MemoryAction,
     MergeAction,
@@ -46,6 +47,11 @@ class PlanBuilder:
         self._claim(target)
         self._actions.append(UpdateAction(target=target, text=_clip(text), evidence_message_ids=evidence,
                                           rationale=rationale))
+
+    def archive(self, target: str, evidence: tuple[str, ...], rationale: str) -> None:
+        """Retire a contradicted memory whose replacement cannot be named (it is protected)."""
+        self._claim(target)
+        self._actions.append(ArchiveAction(target=target, evidence_message_ids=evidence, rationale=rationale))
 
     def merge(self, survivor: str, duplicates: tuple[str, ...], text: str | None, rationale: str) -> None:
         for key in (survivor, *duplicates):

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 from consumers.embedding import canonical_tokens
 from consumers.engine.offline.changes import ValueChange
 from consumers.engine.offline.clauses import Clause
-from consumers.engine.offline.corrections import attribute_rivals, explicit_targets, substitute_value
+from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.facts import memory_text_for
 from consumers.engine.offline.motives import SignalLog
@@ -30,12 +30,12 @@ FACT_CONFIDENCE = 0.8
 
 class TranscriptPass:
     def __init__(self, builder: PlanBuilder, working: WorkingSet, user_name: str | None,
-                 cited: frozenset[str], signals: SignalLog, notes: list[str]) -> None:
+                 consumed: frozenset[str], signals: SignalLog, notes: list[str]) -> None:
         self.builder = builder
         self.working = working
         self.user_name = user_name
         self.name_tokens = canonical_tokens(user_name) if user_name else frozenset()
-        self.cited = cited
+        self.consumed = consumed
         self.signals = signals
         self.notes = notes
         self._created_from: dict[str, list[frozenset[str]]] = defaultdict(list)
@@ -51,7 +51,7 @@ class TranscriptPass:
                     self._clause(turn, clause, last_assistant.get(turn.session_id))
 
     def _clause(self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None) -> None:
-        fresh = turn.message_id not in self.cited
+        fresh = turn.message_id not in self.consumed
         if clause.kind in ("correction", "decision"):
             applied = clause.change is not None and self._apply_change(turn, clause, clause.change, answered)
             if applied or fresh:
@@ -59,7 +59,7 @@ class TranscriptPass:
             if applied:
                 return
         if not fresh:
-            return  # a memory already cites this message: it was consolidated before
+            return  # an earlier pass consolidated this message
         if clause.change is not None and clause.change.old is None and self._covered(turn, clause.change.new):
             return  # "I switched to aisle seats" right after "it's aisle, not window"
         self._add_statement(turn, clause)
@@ -68,29 +68,33 @@ class TranscriptPass:
                       answered: ConversationTurn | None) -> bool:
         context = canonical_tokens(turn.content) | (canonical_tokens(answered.content) if answered else frozenset())
         targets = explicit_targets(change, self.working, context, turn.ts, self.name_tokens)
-        for memory in targets.protected:
+        for memory in targets.protected if turn.message_id not in self.consumed else ():
             self.notes.append(f"message {turn.message_id} contradicts protected memory {memory.key}; "
                               "left untouched for a person to review")
         applied = False
         for target in targets.overruled:
-            text = substitute_value(target.text, change.old or "", change.new)
+            text = apply_change(target.text, change)
             if text is None or self.builder.touched(target.key):
                 continue
-            rationale = (f"the user changed {change.old!r} to {change.new!r} in {turn.message_id}: "
-                         f"\u201c{clause.body}\u201d")
-            replacement = self._replacement(text, turn, rationale)
-            self.builder.supersede(target.key, replacement, (turn.message_id,), rationale)
-            self.working.retire(target.key)
+            rationale = f"the user corrected {change.old!r} in {turn.message_id}: \u201c{clause.body}\u201d"
+            self._replace(target, text, turn, rationale)
             applied = True
         return applied
 
-    def _replacement(self, text: str, turn: ConversationTurn, rationale: str) -> str:
-        """An existing memory that already says `text`, else a new one created from this message."""
+    def _replace(self, target: WorkingMemory, text: str, turn: ConversationTurn, rationale: str) -> None:
+        """Supersede `target` by a memory saying `text`: an existing one if memory already says it,
+        else one created from this message. A protected memory cannot be named as a replacement
+        (it is never part of an action), so then the target is archived with the same evidence."""
         tokens = canonical_tokens(text)
         existing = find_duplicate(tokens, self.working)
-        if existing is not None:
-            return existing.key
-        return self._create(text, tokens, turn, rationale, CORRECTION_CONFIDENCE)
+        if existing is not None and existing.protected:
+            self.builder.archive(target.key, (turn.message_id,),
+                                 f"{rationale}; protected memory {existing.key} already holds the new value")
+        else:
+            replacement = existing.key if existing is not None else self._create(
+                text, tokens, turn, rationale, CORRECTION_CONFIDENCE)
+            self.builder.supersede(target.key, replacement, (turn.message_id,), rationale)
+        self.working.retire(target.key)
 
     def _covered(self, turn: ConversationTurn, value: str) -> bool:
         tokens = canonical_tokens(value)

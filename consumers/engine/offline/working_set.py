@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from consumers.embedding import canonical_tokens
 from schemas import MemoryRecord
@@ -38,6 +38,7 @@ class WorkingSet:
         self._entries: dict[str, WorkingMemory] = {}
         self._retired: set[str] = set()
         self._postings: dict[str, list[str]] = {}
+        self._order: dict[str, int] = {}
 
     @classmethod
     def from_records(cls, records: tuple[MemoryRecord, ...], message_ts: Mapping[str, datetime]) -> WorkingSet:
@@ -53,6 +54,7 @@ class WorkingSet:
 
     def add(self, memory: WorkingMemory) -> None:
         self._entries[memory.key] = memory
+        self._order.setdefault(memory.key, len(self._order))
         for token in sorted(memory.tokens):
             self._postings.setdefault(token, []).append(memory.key)
 
@@ -63,8 +65,8 @@ class WorkingSet:
     def get(self, key: str) -> WorkingMemory | None:
         return self._entries.get(key)
 
-    def __iter__(self) -> Iterator[WorkingMemory]:
-        return (m for key, m in self._entries.items() if key not in self._retired)
+    def is_live(self, key: str) -> bool:
+        return key in self._entries and key not in self._retired
 
     def _posting(self, token: str) -> list[str]:
         return self._postings.get(token, [])
@@ -78,15 +80,11 @@ class WorkingSet:
                 if key not in self._retired and tokens <= (m := self._entries[key]).tokens]
 
     def sharing_any(self, tokens: frozenset[str], limit_tokens: int) -> list[WorkingMemory]:
-        """Live memories holding at least one of the `limit_tokens` rarest of `tokens`.
+        """Live memories holding at least one of the `limit_tokens` rarest of `tokens`, in insertion order.
 
         A memory that shares a fraction f of `tokens` must hold one of any len(tokens)*(1-f)+1 of
         them, so callers pass that count and never scan the whole set.
         """
         ranked = sorted(sorted(tokens), key=lambda t: len(self._posting(t)))[: max(1, limit_tokens)]
-        seen: dict[str, None] = {}
-        for token in ranked:
-            for key in self._posting(token):
-                if key not in self._retired:
-                    seen.setdefault(key, None)
-        return [self._entries[key] for key in seen]
+        keys = {key for token in ranked for key in self._posting(token) if key not in self._retired}
+        return [self._entries[key] for key in sorted(keys, key=self._order.__getitem__)]

@@ -1,0 +1,104 @@
+"""The offline engine: deterministic rules and a local embedder, no model, no network.
+
+One pass, in order:
+1. read the transcript as data: drop other scopes' turns and instruction-like messages (noted);
+2. split user messages into clauses and classify them;
+3. walk the messages in time order: corrections supersede what they overrule, fresh statements
+   become memories (TranscriptPass);
+4. look for motives: corrections, decisions, repeated entities, pending memory-adds, unanswered
+   threads, one complaint repeated across threads (which also earns a memory);
+5. only if there was any signal: tidy the remaining memories (rivals, duplicates, relative dates).
+
+The same snapshot always yields the same plan: every collection is walked in a stable order and
+create-refs are numbered in the order the actions are made.
+"""
+
+from __future__ import annotations
+
+from consumers.embedding import LocalEmbedder, canonical_tokens
+from consumers.engine.base import EngineResult
+from consumers.engine.offline.clauses import clauses_of
+from consumers.engine.offline.dissatisfaction import complaint_memory_text, recurring_complaint
+from consumers.engine.offline.duplicates import find_duplicate
+from consumers.engine.offline.housekeeping import Housekeeping
+from consumers.engine.offline.injection import injection_message_ids, injection_note
+from consumers.engine.offline.motives import SignalLog, build_motives, repeated_entities, unresolved_threads
+from consumers.engine.offline.person import detect_user_name
+from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.threads import thread_index
+from consumers.engine.offline.transcript_pass import TranscriptPass
+from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+from consumers.snapshot import Snapshot
+from schemas import ActionPlan, ConversationTurn
+
+MOTIVE_MEMORY_CONFIDENCE = 0.6
+
+
+class OfflineEngine:
+    name = "offline"
+
+    def __init__(self, embedder: LocalEmbedder | None = None) -> None:
+        self.embedder = embedder or LocalEmbedder()
+
+    def propose(self, snapshot: Snapshot) -> EngineResult:
+        notes: list[str] = []
+        turns = self._own_turns(snapshot, notes)
+        consumed = self._consumed_messages(snapshot, turns)
+        injected = frozenset(injection_message_ids(turns))
+        notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
+        readable = [t for t in turns if t.message_id not in injected]
+        clauses = {t.message_id: clauses_of(t) for t in readable if t.role == "user"}
+        user_name = detect_user_name(t.content for t in readable if t.role == "user")
+        messages = {t.message_id: t for t in turns}
+
+        builder, signals = PlanBuilder(), SignalLog()
+        working = WorkingSet.from_records(snapshot.memories, {i: t.ts for i, t in messages.items()})
+        TranscriptPass(builder, working, user_name, consumed, signals, notes).run(readable, clauses)
+
+        thread_of = thread_index(turns)
+        fresh_user_turns = [t for t in readable if t.role == "user" and t.message_id not in consumed]
+        complaint = recurring_complaint(readable, clauses, thread_of, excluded=consumed)
+        unresolved = [i for i in unresolved_threads(readable, clauses, thread_of) if i not in consumed]
+        pending = [m for m in snapshot.memories if m.memory_id in snapshot.pending_add_ids]
+        motives = build_motives(signals, repeated_entities(fresh_user_turns), pending, unresolved, complaint)
+        if complaint is not None:
+            self._remember_complaint(builder, working, complaint_memory_text(complaint, user_name),
+                                     complaint.message_ids, messages)
+
+        if not motives and not builder.actions:
+            return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
+        name_tokens = canonical_tokens(user_name) if user_name else frozenset()
+        Housekeeping(builder, working, messages, self.embedder, name_tokens, notes).run(snapshot.memories)
+        return EngineResult(plan=builder.build(), motives=motives, notes=tuple(notes))
+
+    @staticmethod
+    def _consumed_messages(snapshot: Snapshot, turns: list[ConversationTurn]) -> frozenset[str]:
+        """Messages an earlier pass already consolidated: cited by any memory (superseded ones
+        too), or read by an earlier pass when the snapshot says which messages are new."""
+        cited = {i for m in snapshot.memories for i in m.evidence_message_ids}
+        if snapshot.new_message_ids:
+            cited.update(t.message_id for t in turns if t.message_id not in snapshot.new_message_ids)
+        return frozenset(cited)
+
+    @staticmethod
+    def _own_turns(snapshot: Snapshot, notes: list[str]) -> list[ConversationTurn]:
+        """The scope's own turns: a stray turn from another scope is never read (tenant isolation)."""
+        own = [t for t in snapshot.transcript if t.scope == snapshot.scope]
+        if len(own) != len(snapshot.transcript):
+            notes.append(f"ignored {len(snapshot.transcript) - len(own)} transcript turn(s) from other scopes")
+        return own
+
+    @staticmethod
+    def _remember_complaint(builder: PlanBuilder, working: WorkingSet, text: str, evidence: tuple[str, ...],
+                            messages: dict[str, ConversationTurn]) -> None:
+        tokens = canonical_tokens(text)
+        if find_duplicate(tokens, working) is not None:
+            return
+        ref = builder.create(text, evidence, "one reason behind repeated dissatisfaction across threads",
+                             MOTIVE_MEMORY_CONFIDENCE)
+        newest = max(messages[i].ts for i in evidence)
+        working.add(WorkingMemory(key=ref, text=text, tokens=tokens, evidence_ids=evidence, evidence_ts=newest,
+                                  created_in_plan=True))
+
+
+

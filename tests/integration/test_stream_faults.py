@@ -1,0 +1,115 @@
+"""The stream worker under faults, on real Kafka: kill -9 and restart, two workers sharing the
+partitions and handing over when one dies. Jobs are read straight from the jobs topic."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections import Counter
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+
+from consumers.kafka_io import flush_or_raise, make_producer
+from dreamstream.pipeline import start_stream_worker
+from schemas import DreamJob
+from schemas.policy import TriggerPolicy
+
+pytestmark = pytest.mark.integration
+POLICY = TriggerPolicy(threshold_messages=10, threshold_signals=1_000, idle_s=3_600, cooldown_s=0)
+
+
+def produce_turns(settings, scope: str, start: int, count: int) -> None:
+    producer, errors = make_producer(settings), []
+    for i in range(start, start + count):
+        value = json.dumps({"scope": scope, "session_id": "s1", "message_id": f"{scope}#{i}", "role": "user",
+                            "content": f"plain message {i}", "ts": "2026-04-12T11:00:00+00:00"})
+        producer.produce(settings.topics.turns, key=scope.encode(), value=value.encode(),
+                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+    flush_or_raise(producer, errors)
+
+
+class TopicReader:
+    def __init__(self, settings, topic: str) -> None:
+        self.consumer = Consumer({**settings.kafka_client_config(), "group.id": f"reader-{time.time_ns()}",
+                                  "enable.auto.commit": False})
+        self.consumer.assign([TopicPartition(topic, p, 0) for p in range(settings.partitions)])
+        self.values: list[bytes] = []
+
+    def poll_until(self, done, timeout_s: float, workers=()) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            for worker in workers:
+                assert worker.poll() is None, f"stream worker exited with {worker.returncode}"
+            assert time.monotonic() < deadline, f"timed out; saw {len(self.values)} records"
+            self.values.extend(m.value() for m in self.consumer.consume(500, timeout=0.5) if not m.error())
+
+    def close(self) -> None:
+        self.consumer.close()
+
+
+@pytest.fixture
+def workers(tmp_path):
+    started = []
+
+    def start(settings, name: str):
+        proc = start_stream_worker(settings, tmp_path / f"{name}.log")
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except Exception:
+                proc.kill()
+                raise
+
+
+def test_kill_9_and_restart_loses_no_signal_and_duplicates_no_job(make_settings, workers):
+    settings = make_settings(trigger=POLICY)
+    scope = "acme/support-bot/crash-test"
+    jobs = TopicReader(settings, settings.topics.jobs)
+    changelog = TopicReader(settings, settings.topics.signals_changelog)
+    worker = workers(settings, "first")
+    produce_turns(settings, scope, 0, 6)
+    changelog.poll_until(lambda: changelog.values and json.loads(changelog.values[-1]).get("messages") == 6, 90, [worker])
+    worker.send_signal(signal.SIGKILL)
+    worker.wait(timeout=30)
+
+    produce_turns(settings, scope, 6, 4)  # crosses the threshold only if the first 6 were remembered
+    restarted = workers(settings, "second")
+    jobs.poll_until(lambda: len(jobs.values) >= 1, 120, [restarted])
+    time.sleep(3)  # a duplicate would show up now
+    jobs.poll_until(lambda: True, 1)
+    emitted = [DreamJob.model_validate_json(v) for v in jobs.values]
+    assert len({j.job_id for j in emitted}) == 1, [j.job_id for j in emitted]
+    job = emitted[0]
+    assert job.scope == scope and job.trigger == "threshold" and job.messages_since_last_pass == 10
+    assert job.watermarks == {settings.topics.turns: 10}
+    jobs.close()
+    changelog.close()
+
+
+def test_two_workers_split_partitions_and_hand_over(make_settings, workers):
+    settings = make_settings(trigger=POLICY.model_copy(update={"threshold_messages": 5}), partitions=4)
+    scopes = [f"acme/bot/user-{n}" for n in range(12)]
+    jobs = TopicReader(settings, settings.topics.jobs)
+    first, second = workers(settings, "w1"), workers(settings, "w2")
+    for scope in scopes:
+        produce_turns(settings, scope, 0, 5)
+    jobs.poll_until(lambda: len(jobs.values) >= len(scopes), 120, [first, second])
+    assert Counter(DreamJob.model_validate_json(v).scope for v in jobs.values) == Counter(scopes)
+
+    second.send_signal(signal.SIGKILL)
+    second.wait(timeout=30)
+    later = [f"acme/bot/late-{n}" for n in range(8)]
+    for scope in later:
+        produce_turns(settings, scope, 0, 5)
+    jobs.poll_until(lambda: len(jobs.values) >= len(scopes) + len(later), 120, [first])
+    by_scope = Counter(DreamJob.model_validate_json(v).scope for v in jobs.values)
+    assert all(by_scope[s] == 1 for s in scopes + later), by_scope
+    jobs.close()

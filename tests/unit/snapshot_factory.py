@@ -1,0 +1,58 @@
+"""Build engine Snapshots from evaluation-format data (the shared fixtures or inline rows)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from consumers.snapshot import Snapshot
+from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_fixture_rows(fixtures: Path = FIXTURES) -> tuple[list[dict], list[dict]]:
+    """(events, memory_adds) rows of the shared fixtures."""
+    return _read_jsonl(fixtures / "events.jsonl"), _read_jsonl(fixtures / "memory_adds.jsonl")
+
+
+def record_from_add(add: MemoryAdd) -> MemoryRecord:
+    return MemoryRecord(
+        scope=add.scope, memory_id=add.memory_id, text=add.text, origin="memory_add",
+        evidence_message_ids=add.source_message_ids, protected=add.protected,
+        created_at=add.ts, updated_at=add.ts,
+    )
+
+
+def build_snapshot(scope: str, events: Iterable[Mapping], memory_adds: Iterable[Mapping] = (),
+                   *, pending: bool = True) -> Snapshot:
+    """A first pass over `scope`: its turns in time order, its memory-adds as pending records."""
+    turns = sorted((ConversationTurn(**row) for row in events if row["scope"] == scope), key=lambda t: t.ts)
+    adds = [MemoryAdd(**row) for row in memory_adds if row["scope"] == scope]
+    records = tuple(record_from_add(add) for add in adds)
+    requested_at = max([t.ts for t in turns] + [a.ts for a in adds] + [_EPOCH])
+    return Snapshot(
+        job=DreamJob(job_id="job-test", scope=scope, trigger="manual", requested_at=requested_at),
+        generation=0,
+        memories=records,
+        transcript=tuple(turns),
+        pending_add_ids=frozenset(a.memory_id for a in adds) if pending else frozenset(),
+    )
+
+
+def fixture_snapshot(scope: str, fixtures: Path = FIXTURES) -> Snapshot:
+    events, adds = load_fixture_rows(fixtures)
+    return build_snapshot(scope, events, adds)
+
+
+def turn_row(scope: str, session: str, index: int, role: str, content: str, ts: str) -> dict:
+    """One event row in the evaluation format, with message id "<session>#<index>"."""
+    return {"scope": scope, "session_id": session, "message_id": f"{session}#{index}", "role": role,
+            "content": content, "ts": ts}
