@@ -73,7 +73,7 @@ on once only or other our ours ourselves out over own same shall she should so s
 their theirs them themselves then there these they this those through to too under until up very was
 we were what when where which while who whom why will with would you your yours yourself yourselves
 also please really still always usually actually now yes ok okay oh well hi hello hey thanks thank
-user users customer customers client team can may might must
+user users customer customers client team can may might must either
 """.split())
 
 

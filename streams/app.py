@@ -14,13 +14,13 @@ import time
 import uuid
 
 import faust
-from aiohttp.web import Response
+import faust.web
 
 from schemas import ControlEvent
 from schemas.scope import ScopeError, parse_scope
 from schemas.settings import get_settings
 from streams.policy import decide
-from streams.processor import Outputs, Processor
+from streams.processor import BadInputStorm, Outputs, Processor
 from streams.signals import ScopeSignals
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,14 @@ async def process(stream: faust.Stream) -> None:
     async for event in stream.events():
         message = event.message
         out = Outputs()
-        decoded = processor.decode(message.topic, message.partition, message.offset, message.key, message.value, out)
+        try:
+            decoded = processor.decode(message.topic, message.partition, message.offset, message.key, message.value, out)
+        except BadInputStorm as storm:
+            # Stop the whole worker, loudly and uncommitted: the events are redelivered once
+            # whoever broke the producer has fixed it.
+            log.critical("%s", storm)
+            await app.crash(storm)
+            return
         if decoded is not None:
             now = time.time()
             signals = ScopeSignals.from_json(signals_table.get(decoded.scope))
@@ -106,15 +113,15 @@ async def nudge_quiet_scopes() -> None:
 
 
 @app.page("/trigger/{tenant}/{agent}/{subject}")
-async def trigger_endpoint(web, request, tenant: str, agent: str, subject: str) -> Response:
+class TriggerView(faust.web.View):
     """POST asks the scope to dream now; answers with the request id to wait on in the audit topic."""
-    if request.method != "POST":
-        return web.json({"error": "use POST"}, status=405)
-    scope = f"{tenant}/{agent}/{subject}"
-    try:
-        parse_scope(scope)
-    except ScopeError as err:
-        return web.json({"error": str(err)}, status=400)
-    control = ControlEvent(scope=scope, action="trigger", request_id=f"http-{uuid.uuid4().hex[:12]}", reason="http")
-    await control_topic.send(key=scope.encode(), value=control.model_dump_json().encode())
-    return web.json({"scope": scope, "request_id": control.request_id}, status=202)
+
+    async def post(self, request: faust.web.Request, tenant: str, agent: str, subject: str) -> faust.web.Response:
+        scope = f"{tenant}/{agent}/{subject}"
+        try:
+            parse_scope(scope)
+        except ScopeError as err:
+            return self.json({"error": str(err)}, status=400)
+        control = ControlEvent(scope=scope, action="trigger", request_id=f"http-{uuid.uuid4().hex[:12]}", reason="http")
+        await control_topic.send(key=scope.encode(), value=control.model_dump_json().encode())
+        return self.json({"scope": scope, "request_id": control.request_id}, status=202)

@@ -4,6 +4,7 @@ local one started on 127.0.0.1:19092) and to embedded Qdrant in a temporary dire
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,26 @@ def make_settings(kafka_bootstrap, tmp_path):
         return unique_settings(kafka_bootstrap, tmp_path, **overrides)
 
     return make
+
+
+@pytest.fixture
+def workers(tmp_path):
+    """Start stream worker subprocesses (logs in tmp_path/<name>.log); all stopped afterwards."""
+    started = []
+
+    def start(settings, name: str):
+        from dreamstream.pipeline import start_stream_worker
+
+        proc = start_stream_worker(settings, tmp_path / f"{name}.log")
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

@@ -12,7 +12,6 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from consumers.kafka_io import flush_or_raise, make_producer
-from dreamstream.pipeline import start_stream_worker
 from schemas import DreamJob
 from schemas.policy import TriggerPolicy
 
@@ -47,26 +46,6 @@ class TopicReader:
 
     def close(self) -> None:
         self.consumer.close()
-
-
-@pytest.fixture
-def workers(tmp_path):
-    started = []
-
-    def start(settings, name: str):
-        proc = start_stream_worker(settings, tmp_path / f"{name}.log")
-        started.append(proc)
-        return proc
-
-    yield start
-    for proc in started:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except Exception:
-                proc.kill()
-                raise
 
 
 def test_kill_9_and_restart_loses_no_signal_and_duplicates_no_job(make_settings, workers):

@@ -20,7 +20,6 @@ from consumers.engine.llm.context import select_context  # noqa: E402
 from consumers.engine.llm.parse import InvalidReply, ModelReply, parse_plan  # noqa: E402
 from consumers.runtime import Runtime, make_engine, open_runtime  # noqa: E402
 from consumers.snapshot import Snapshot  # noqa: E402
-from consumers.take_snapshot import record_from_add  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
 from tests.llm_server import ScriptedLlmServer  # noqa: E402
@@ -245,7 +244,7 @@ def synthetic_memories(count: int) -> list[MemoryRecord]:
     subjects = ["The billing service", "Team Orca", "The Oslo office", "Project Heron", "The data warehouse",
                 "The mobile app", "The onboarding flow", "Marketing", "The quarterly report", "Legal"]
     facts = ["runs on Kubernetes cluster {n}", "is owned by Priya from group {n}", "publishes metrics dashboard {n}",
-             "reviews budget line {n} in March", "stores invoices under folder {n}", "sends newsletter issue {n}",
+             "reviews budget line {n} every Tuesday", "stores invoices under folder {n}", "sends newsletter issue {n}",
              "renews contract {n} with Acme", "tracks incident {n} in Jira", "uses colour palette {n}"]
     stamp = datetime(2026, 1, 1, tzinfo=timezone.utc)
     real = [("old-window", "Ava prefers window seats", ("ava-s1#0",)), ("old-veg", "Ava is vegetarian", ("ava-s1#2",))]
@@ -271,15 +270,18 @@ def prompt_for(settings: Settings, llm: ScriptedLlmServer, memories: list[Memory
 
 
 def test_prompt_holds_the_touched_memories_not_the_whole_store(settings: Settings, llm: ScriptedLlmServer):
-    small, large = prompt_for(settings, llm, synthetic_memories(10)), prompt_for(settings, llm, synthetic_memories(1_000))
+    store = synthetic_memories(1_000)  # about 110 of them mention "Tuesday", as one new message does
+    prompt = prompt_for(settings, llm, store)
 
-    shown = re.findall(r'"memory_id": "([^"]+)"', large)
+    shown = re.findall(r'"memory_id": "([^"]+)"', prompt)
     assert {"old-window", "old-veg"} <= set(shown), "the memories the new messages touch are there"
-    assert len(shown) <= PromptLimits().max_memories
-    assert len(large) < 10_000, f"prompt for 1,000 memories is {len(large)} chars"
-    assert len(large) < 3 * len(small)
-    assert sum(f'"message_id": "ava-s2#{i}"' in large for i in range(6)) == 5
-    assert '"message_id": "ava-s1#3"' not in large, "old messages from another session are not context"
+    assert len(shown) == PromptLimits().max_memories, "loosely touched ones fill the cap, and no more"
+    loosely_touched = [m.text for m in store if m.memory_id in set(shown) - {"old-window", "old-veg"}]
+    assert all("Tuesday" in text for text in loosely_touched)
+    whole_store = sum(len(m.text) for m in store)
+    assert len(prompt) < 12_000 and len(prompt) < whole_store / 4, f"prompt is {len(prompt)} chars"
+    assert sum(f'"message_id": "ava-s2#{i}"' in prompt for i in range(6)) == 5
+    assert '"message_id": "ava-s1#3"' not in prompt, "old messages are not context unless just before a new one"
 
 
 def test_context_adds_the_previous_message_of_the_same_session():

@@ -31,8 +31,9 @@ class PromptLimits:
     max_pending_adds: int = 40
     max_text_chars: int = 2_000
     """Longer message or memory texts are cut, with a marker, in the prompt only."""
-    min_similarity: float = 0.35
-    """Embedding cosine at which a memory counts as touched even without a shared specific word."""
+    min_similarity: float = 0.5
+    """Embedding cosine at which a memory counts as touched without a shared specific word; unrelated
+    short texts reach about 0.35 with the local hashing embedder, so the bar sits well above that."""
 
 
 @dataclass(frozen=True)

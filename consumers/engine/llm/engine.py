@@ -56,27 +56,35 @@ class LlmEngine:
             return EngineResult(plan=ActionPlan(), notes=("no new messages or memory-adds: the model was not called",))
 
         context = select_context(snapshot, self._limits, self._embed)
-        messages = build_messages(snapshot, context, self._limits.max_text_chars)
-        known_messages = frozenset(t.message_id for t in snapshot.transcript)
         spend = _Spend()
         notes = _context_notes(context)
-
-        reply = self._complete(messages, spend)
         try:
-            plan = parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
-        except InvalidReply as first_problem:
-            notes.append(f"first reply unusable ({first_problem}); asked the model once to repair it")
-            reply = self._complete(repair_messages(messages, reply.content or "", str(first_problem)), spend)
-            try:
-                plan = parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
-            except InvalidReply as second_problem:
-                raise InvalidReply(f"{second_problem} (still unusable after one repair call)") from second_problem
-
+            plan = self._plan(snapshot, context, spend, notes)
+        except EngineError as err:
+            # The pass records only the reason; the spend of a failed pass is worth a log line.
+            log.warning("llm pass on %s failed after %d model calls (%d prompt + %d completion tokens, $%.6f): %s",
+                        snapshot.scope, spend.calls, spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, err)
+            raise
         return EngineResult(
             plan=plan, motives=motives_from_plan(snapshot, plan), model_calls=spend.calls,
             prompt_tokens=spend.prompt_tokens, completion_tokens=spend.completion_tokens,
             cost_usd=spend.cost_usd, notes=tuple(notes),
         )
+
+    def _plan(self, snapshot: Snapshot, context: PromptContext, spend: _Spend, notes: list[str]) -> ActionPlan:
+        """One call; one repair call only when the first reply is not a usable plan."""
+        messages = build_messages(snapshot, context, self._limits.max_text_chars)
+        known_messages = frozenset(t.message_id for t in snapshot.transcript)
+        reply = self._complete(messages, spend)
+        try:
+            return parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
+        except InvalidReply as first_problem:
+            notes.append(f"first reply unusable ({first_problem}); asked the model once to repair it")
+            reply = self._complete(repair_messages(messages, reply.content or "", str(first_problem)), spend)
+        try:
+            return parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
+        except InvalidReply as second_problem:
+            raise InvalidReply(f"{second_problem} (still unusable after one repair call)") from second_problem
 
     def _complete(self, messages: list[ChatMessage], spend: _Spend) -> ModelReply:
         """One chat completion. Transport and provider failures become EngineError, so the pass
@@ -91,7 +99,7 @@ class LlmEngine:
         except litellm.exceptions.Timeout as err:
             raise EngineError(f"model call timed out after {self._timeout_s:g}s ({self._model})") from err
         except litellm.exceptions.ContentPolicyViolationError as err:
-            raise EngineError(f"model refused: the provider's content policy blocked the request: {err}") from err
+            raise EngineError(f"model refused: the provider's content policy blocked the request: {_first_line(err)}") from err
         except openai.OpenAIError as err:  # every litellm API exception derives from it
             raise EngineError(f"model call failed ({type(err).__name__}): {_first_line(err)}") from err
         self._record_usage(response, spend)
