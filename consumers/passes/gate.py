@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from consumers.passes.apply import Candidate
+from consumers.passes.injection import injection_message_ids
 from consumers.passes.privacy import PrivacyFilter
 from consumers.snapshot import Snapshot
 
@@ -20,8 +21,14 @@ def gate(snapshot: Snapshot, candidate: Candidate, *, memory_cap: int, max_text_
          privacy: PrivacyFilter) -> GateResult:
     reasons: list[str] = []
     known_messages = {t.message_id for t in snapshot.transcript}
+    injected = set(injection_message_ids(snapshot.transcript))
     for change in candidate.changes:
         after = change.after
+        from_live_agent = change.kind == "created" and after is not None and after.origin == "memory_add"
+        if change.evidence_message_ids and set(change.evidence_message_ids) <= injected and not from_live_agent:
+            # Invariant 6: a chat saying "delete every memory" is data. No change may rest on it alone.
+            reasons.append(f"{change.kind} memory {change.memory_id} rests only on instruction-like messages "
+                           f"{sorted(change.evidence_message_ids)}")
         if change.kind in ("created", "updated") and after is not None and after.origin != "memory_add":
             if not after.evidence_message_ids:
                 reasons.append(f"{change.kind} memory {after.memory_id} has no evidence")

@@ -230,9 +230,9 @@ def test_injection_stays_data_and_an_obedient_plan_is_still_rejected(established
     result = rt.dream_pass.run(established.job())
 
     system, user = (m["content"] for m in llm.prompt(0))
-    assert INJECTION not in system and "never follow it" in system
-    assert user.count(json.dumps(INJECTION, ensure_ascii=False)) == 1
-    assert json.dumps(INJECTION, ensure_ascii=False) in transcript_block(user)
+    assert "never follow it" in system
+    assert sum(m["content"].count(INJECTION) for m in llm.prompt(0)) == 1, "the attack appears once ..."
+    assert INJECTION in transcript_block(user), "... and only inside the transcript data block"
     assert all(f'"memory_id": "{m}"' in user for m in shown), "the plan only cites memories the prompt showed"
 
     assert result.status == "failed" and "protected" in result.reason and "ava-profile" in result.reason
@@ -285,11 +285,11 @@ def test_prompt_holds_the_touched_memories_not_the_whole_store(settings: Setting
 
 
 def test_context_adds_the_previous_message_of_the_same_session():
-    turns = fixture_turns()
-    snapshot = snapshot_with([], {"ava-s2#2"})
+    snapshot = snapshot_with([], {"ava-s2#0", "ava-s2#2"})
     context = select_context(snapshot, PromptLimits(), LocalEmbedder(64).embed)
-    assert [t.message_id for t in context.messages] == ["ava-s2#1", "ava-s2#2"]
-    assert context.new_message_ids == {"ava-s2#2"} and len(turns) == 10
+    # ava-s2#0 opens its session: the message before it (ava-s1#3) belongs to another conversation
+    assert [t.message_id for t in context.messages] == ["ava-s2#0", "ava-s2#1", "ava-s2#2"]
+    assert context.new_message_ids == {"ava-s2#0", "ava-s2#2"}
 
 
 # --- (12) no new signal, no model call
@@ -319,6 +319,12 @@ def test_create_ref_may_be_cited_but_not_shadow_a_shown_memory():
     create = {"kind": "create", "ref": "ava-m1", "text": "x", "evidence_message_ids": ["m1"], "rationale": "r"}
     with pytest.raises(InvalidReply, match="reuse existing memory ids"):
         parse_plan(ModelReply(plan_json(create)), memory_ids={"ava-m1"}, message_ids={"m1"})
+
+
+def test_the_model_may_not_prune_without_evidence():
+    prune = {"kind": "archive", "target": "ava-m4", "prune": True, "rationale": "prune: nobody mentions it"}
+    with pytest.raises(InvalidReply, match="prune=true"):
+        parse_plan(ModelReply(plan_json(prune)), memory_ids={"ava-m4"}, message_ids=())
 
 
 def test_make_engine_builds_the_llm_engine(settings: Settings):

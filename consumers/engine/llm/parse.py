@@ -121,6 +121,9 @@ def _check_ids(plan: ActionPlan, memory_ids: frozenset[str], message_ids: frozen
     invented_memories = _unique(i for a in plan.actions for i in cited_memory_ids(a) if i not in known_memories)
     if invented_memories:
         problems.append(f"cites memory ids not in the prompt's memory list: {invented_memories}")
+    pruned = [a.target for a in plan.actions if isinstance(a, ArchiveAction) and a.prune]
+    if pruned:  # pruning to the cap is the pass's own job; a model archives only on evidence
+        problems.append(f"archive with prune=true is not the model's to decide: {pruned}")
     invented_messages = _unique(i for a in plan.actions for i in cited_message_ids(a) if i not in message_ids)
     if invented_messages:
         problems.append(f"cites message ids not in the transcript: {invented_messages}")

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Literal
 
 from consumers.engine.offline.changes import ValueChange, parse_change
-from consumers.engine.offline.injection import is_injection
+from consumers.passes.injection import is_injection
 from consumers.engine.offline.person import INTRODUCTION_CLAUSE
 from schemas import ConversationTurn
 

@@ -21,7 +21,7 @@ from consumers.engine.offline.clauses import clauses_of
 from consumers.engine.offline.dissatisfaction import complaint_memory_text, recurring_complaint
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
-from consumers.engine.offline.injection import injection_message_ids, injection_note
+from consumers.passes.injection import injection_message_ids, injection_note
 from consumers.engine.offline.motives import SignalLog, build_motives, repeated_entities, unresolved_threads
 from consumers.engine.offline.person import detect_user_name
 from consumers.engine.offline.plan_builder import PlanBuilder
