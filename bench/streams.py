@@ -413,7 +413,7 @@ def worker_phase(settings, home: Path, total: int, scopes: int, extra_env: dict[
     worker = Worker(settings, home, "worker", extra_env)
     samples: list[tuple[float, int]] = []  # (monotonic, committed turns)
     changelog: list[tuple[float, int]] = []  # (monotonic, changelog end offset = table writes)
-    cpu: list[tuple[float, float, float, float]] = []  # (monotonic, worker cpu s, machine busy, machine total)
+    cpu: list[tuple] = []  # (monotonic, worker cpu s, machine busy jiffies, machine total jiffies, bench cpu s)
     bcpu: list[tuple[float, float]] = []
     hwm = 0
     first_write = first_commit = None
@@ -431,7 +431,7 @@ def worker_phase(settings, home: Path, total: int, scopes: int, extra_env: dict[
             samples.append((now, done))
             changelog.append((now, writes))
             busy, all_ = machine_cpu()
-            cpu.append((now, proc_cpu_s(worker.pid), busy, all_))
+            cpu.append((now, proc_cpu_s(worker.pid), busy, all_, time.process_time()))
             if broker:
                 bcpu.append((now, proc_cpu_s(broker)))
             hwm = max(hwm, proc_status(worker.pid).get("VmHWM", 0))
@@ -467,16 +467,20 @@ def worker_phase(settings, home: Path, total: int, scopes: int, extra_env: dict[
     # CPU over the measured window
     in_window = [c for c in cpu if t_a <= c[0] <= t_b]
     if len(in_window) >= 2:
-        (ta, wa, ba, aa), (tb, wb, bb, ab) = in_window[0], in_window[-1]
+        (ta, wa, ba, aa, pa), (tb, wb, bb, ab, pb) = in_window[0], in_window[-1]
         share = (wb - wa) / (tb - ta)
         machine = (bb - ba) / (ab - aa) * os.cpu_count()
-        figure("worker_cpu_cores", round(share, 2), f"worker CPU {share:.2f} cores; whole machine busy {machine:.2f} of "
-                                                    f"{os.cpu_count()} cores")
+        bench = (pb - pa) / (tb - ta)
+        figure("worker_cpu_cores", round(share, 2), f"CPU in the window: worker {share:.2f} cores, this bench (polling) "
+                                                    f"{bench:.2f}, whole machine busy {machine:.2f} of {os.cpu_count()}")
         figure("machine_cpu_cores", round(machine, 2), "")
         bwin = [c for c in bcpu if t_a <= c[0] <= t_b]
         if len(bwin) >= 2:
             bshare = (bwin[-1][1] - bwin[0][1]) / (bwin[-1][0] - bwin[0][0])
-            figure("broker_cpu_cores", round(bshare, 2), f"Kafka broker CPU {bshare:.2f} cores")
+            other = machine - share - bench - bshare
+            figure("broker_cpu_cores", round(bshare, 2), f"Kafka broker {bshare:.2f} cores; everything else on the "
+                                                         f"machine {other:.2f} cores (other users' load skews this run)")
+            figure("other_cpu_cores", round(other, 2), "")
     per_scope_peak = (hwm - idle["rss"]) / scopes
     per_scope_steady = (steady_rss - idle["rss"]) / scopes
     figure("worker_peak_rss_bytes", hwm, f"peak memory VmHWM {mb(hwm)} with {scopes:,} scopes "
@@ -767,6 +771,7 @@ def main() -> None:
     parser.add_argument("--no-profile", action="store_true", help="skip the in-process cProfile")
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra environment for the worker, e.g. Faust's STREAM_BUFFER_MAXSIZE=16384 (experiments)")
+    parser.add_argument("--logs", type=Path, help="copy the workers' logs into this directory")
     parser.add_argument("--_profiled-worker", dest="profiled_worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.profiled_worker:
@@ -852,6 +857,11 @@ def main() -> None:
                         future.result()
         if watermarks is not None:
             watermarks.close()
+        if args.logs:
+            args.logs.mkdir(parents=True, exist_ok=True)
+            for log in home.glob("*.log"):
+                shutil.copy(log, args.logs / log.name)
+            say(f"  worker logs copied to {args.logs}")
         shutil.rmtree(home, ignore_errors=True)
         FIGURES["bench_wall_s"] = round(time.monotonic() - started, 1)
         say(f"  total wall time {FIGURES['bench_wall_s']} s")

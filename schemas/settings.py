@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.policy import TriggerPolicy
@@ -71,6 +71,10 @@ class Settings(BaseSettings):
 
     # --- Operations
     metrics_port: int = Field(default=0, ge=0, le=65_535, description="0 disables the metrics server")
+    metrics_host: str = Field(default="127.0.0.1", description="bind address of the metrics server")
+    api_port: int = Field(default=0, ge=0, le=65_535, description="consolidation worker HTTP API; 0 = off")
+    api_host: str = Field(default="127.0.0.1", description="bind address of the HTTP API")
+    api_token: SecretStr | None = Field(default=None, description="bearer token; required when api_host is not loopback")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     @field_validator("tenant_policies")
@@ -82,6 +86,12 @@ class Settings(BaseSettings):
             except ValueError as err:
                 raise ValueError(f"tenant_policies[{tenant!r}]: {err}") from err
         return value
+
+    @model_validator(mode="after")
+    def _remote_api_needs_a_token(self) -> "Settings":
+        if self.api_port and self.api_host not in ("127.0.0.1", "localhost", "::1") and self.api_token is None:
+            raise ValueError(f"api_host {self.api_host!r} is not loopback: set api_token (DREAMSTREAM_API_TOKEN)")
+        return self
 
     def policy_for(self, tenant: str) -> TriggerPolicy:
         override = self.tenant_policies.get(tenant)

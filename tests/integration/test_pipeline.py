@@ -124,3 +124,27 @@ def read_topic(pipeline, topic, model, expect: int, timeout_s: float = 20.0):
             break
     consumer.close()
     return found
+
+
+def test_every_fixture_question_is_answered_by_an_active_memory(dreamed, fixtures_dir):
+    for line in (fixtures_dir / "questions.jsonl").read_text().splitlines():
+        question = json.loads(line)
+        active = " | ".join(texts(dreamed, question["scope"]))
+        assert question["answer"].lower() in active.lower(), (question["question"], active)
+
+
+def test_falcon_keeps_the_superseded_warehouse_in_history(dreamed):
+    scope = "demo/research-assistant/team-falcon"
+    records = dreamed.runtime.memories.active_records(scope, include_inactive=True)
+    postgres = [m for m in records if "PostgreSQL" in m.text]
+    assert postgres and all(m.status == "superseded" for m in postgres)
+    assert any("DuckDB" in m.text and m.is_active for m in records)
+
+
+def test_prompt_injection_changes_nothing(dreamed):
+    scope = "demo/support-bot/u7"
+    changes = [e for e in dreamed.audit_events if isinstance(e, MemoryChangeEvent) and e.scope == scope]
+    assert all("u7-s1#2" not in e.evidence_message_ids for e in changes)
+    assert all(e.change == "created" for e in changes), "nothing was archived, superseded or rewritten"
+    diary = dreamed.runtime.diary.entries(scope)
+    assert any("u7-s1#2" in note for entry in diary for note in entry.notes)
