@@ -22,3 +22,28 @@ MODEL_TOKENS = Counter("dreamstream_model_tokens_total", "Model tokens used by d
 MODEL_COST = Counter("dreamstream_model_cost_usd_total", "Model cost of dream passes, USD", ["engine"])
 QUARANTINES = Counter("dreamstream_quarantines_total", "Candidate generations quarantined by the gate")
 ROLLBACKS = Counter("dreamstream_rollbacks_total", "Rollbacks to an earlier generation")
+
+
+def record_pass(result, engine_name: str) -> None:
+    """Count one finished pass (a consumers.dream_pass.PassResult)."""
+    PASSES.labels(result.job.trigger, result.status).inc()
+    if result.status == "duplicate":
+        return
+    for phase, seconds in result.phase_seconds.items():
+        PHASE_SECONDS.labels(phase).observe(seconds)
+    PASS_MEMORIES.labels("before").observe(result.memories_before)
+    PASS_MEMORIES.labels("after").observe(result.memories_after)
+    if result.status == "quarantined":
+        QUARANTINES.inc()
+    if result.status == "completed":
+        for event in result.events:
+            change = getattr(event, "change", None)
+            if change:
+                MEMORY_CHANGES.labels(change).inc()
+    engine = result.engine
+    if engine is not None and engine.model_calls:
+        name = engine_name
+        MODEL_CALLS.labels(name).inc(engine.model_calls)
+        MODEL_TOKENS.labels(name, "prompt").inc(engine.prompt_tokens)
+        MODEL_TOKENS.labels(name, "completion").inc(engine.completion_tokens)
+        MODEL_COST.labels(name).inc(engine.cost_usd)

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from datetime import datetime, timezone
 from collections import defaultdict, deque
 
 from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, Message, TopicPartition
 from pydantic import ValidationError
 
-from consumers.dream_pass import DreamPass
+from consumers.forget import forget_scope
 from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
-from consumers.store import TranscriptStore
-from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd
+from consumers.metrics import CONSUMER_LAG, INDEXED, record_pass
+from consumers.runtime import Runtime
+from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, ScopeForgottenEvent, make_event_id
 from schemas.settings import Settings
 from streams.decode import describe
 
@@ -30,11 +33,12 @@ _MAX_QUEUED_JOBS = 100
 
 
 class ConsolidationWorker:
-    def __init__(self, settings: Settings, dream_pass: DreamPass, transcripts: TranscriptStore) -> None:
+    def __init__(self, settings: Settings, runtime: Runtime) -> None:
         self._settings = settings
         self._topics = settings.topics
-        self._pass = dream_pass
-        self._transcripts = transcripts
+        self._runtime = runtime
+        self._pass = runtime.dream_pass
+        self._transcripts = runtime.transcripts
         self._consumer: Consumer = make_consumer(settings, settings.consumer_group)
         self._producer = make_producer(settings)
         self._delivery_errors: list[str] = []
@@ -43,6 +47,8 @@ class ConsolidationWorker:
         self._paused: set[int] = set()
         self.stop_event = threading.Event()
         self.passes_run = 0
+        self.assigned = False
+        self._lag_checked_at = 0.0
 
     def run(self) -> None:
         topics = [self._topics.turns, self._topics.memory_adds, self._topics.jobs]
@@ -53,6 +59,7 @@ class ConsolidationWorker:
                 messages = self._consumer.consume(num_messages=500, timeout=0.5)
                 self._handle_batch(messages)
                 self._run_ready_jobs()
+                self._report_lag()
         finally:
             self._consumer.close()
             self._producer.flush(10)
@@ -62,6 +69,7 @@ class ConsolidationWorker:
 
     # --- partitions
     def _on_assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self.assigned = True
         log.info("assigned %s", [(p.topic, p.partition) for p in partitions])
 
     def _on_revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
@@ -96,6 +104,8 @@ class ConsolidationWorker:
             return
         self._transcripts.index_turns(turns)
         self._transcripts.add_pending(adds)
+        INDEXED.labels("turn").inc(len(turns))
+        INDEXED.labels("memory_add").inc(len(adds))
         self._positions.update(last)
         self._consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in last.items()], asynchronous=False)
 
@@ -150,6 +160,9 @@ class ConsolidationWorker:
         return self._positions[key]
 
     def _execute(self, job: DreamJob, partition: int) -> None:
+        if job.trigger == "forget":
+            self._forget(job, partition)
+            return
         self._publish([JobLifecycleEvent.for_job(job, "running")], job, partition)
         result = self._pass.run(job)
         events = result.events
@@ -159,6 +172,30 @@ class ConsolidationWorker:
         flush_or_raise(self._producer, self._delivery_errors)
         self._pass.mark_published(job)
         self.passes_run += 1
+        record_pass(result, self._settings.engine)
+
+    def _forget(self, job: DreamJob, partition: int) -> None:
+        runtime = self._runtime
+        deleted = forget_scope(runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope)
+        tombstone = ScopeForgottenEvent(event_id=make_event_id(job.job_id, "forgotten"), scope=job.scope,
+                                        job_id=job.job_id, ts=datetime.now(timezone.utc),
+                                        request_ids=job.request_ids, deleted=deleted)
+        done = JobLifecycleEvent.for_job(job, "completed", reason=f"scope forgotten: {deleted}")
+        self._publish([tombstone, done], job, partition)
+        flush_or_raise(self._producer, self._delivery_errors)
+        log.info("forgot %s: %s", job.scope, deleted)
+
+    def _report_lag(self) -> None:
+        """Lag per assigned partition, every few seconds (a metadata round trip each)."""
+        now = time.monotonic()
+        if now - self._lag_checked_at < 10 or not self.assigned:
+            return
+        self._lag_checked_at = now
+        for tp in self._consumer.assignment():
+            _, high = self._consumer.get_watermark_offsets(tp, timeout=2, cached=False)
+            position = self._positions.get((tp.topic, tp.partition))
+            if position is not None and high >= 0:
+                CONSUMER_LAG.labels(tp.topic, str(tp.partition)).set(max(high - position, 0))
 
     def _publish(self, events, job: DreamJob, partition: int) -> None:
         for event in events:

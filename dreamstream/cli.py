@@ -44,6 +44,14 @@ def demo(event_files: tuple[Path, ...], as_json: bool, timeout_s: float) -> None
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else render(result))
 
 
+def serve_metrics(settings) -> None:
+    """Prometheus endpoint of this worker process, on metrics_host:metrics_port (off when 0)."""
+    if settings.metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(settings.metrics_port, addr=settings.metrics_host)
+
+
 @main.group()
 def worker() -> None:
     """Run a worker in the foreground."""
@@ -55,6 +63,7 @@ def worker_streams() -> None:
     from streams.app import app
 
     settings = get_settings()
+    serve_metrics(settings)
     web = ["--web-host", "127.0.0.1", "--web-port", str(settings.streams_web_port)] if settings.streams_web_port else ["--without-web"]
     sys.argv = ["dreamstream-streams", "worker", *web, "--loglevel", settings.log_level.lower()]
     app.main()
@@ -69,8 +78,9 @@ def worker_consumers() -> None:
     from consumers.worker import ConsolidationWorker
 
     settings = get_settings()
+    serve_metrics(settings)
     runtime = open_runtime(settings)
-    consolidation = ConsolidationWorker(settings, runtime.dream_pass, runtime.transcripts)
+    consolidation = ConsolidationWorker(settings, runtime)
     signal.signal(signal.SIGTERM, lambda *_: consolidation.stop())
     try:
         consolidation.run()
@@ -78,6 +88,44 @@ def worker_consumers() -> None:
         consolidation.stop()
     finally:
         runtime.close()
+
+
+@main.command()
+@click.argument("scope")
+@click.option("--wait/--no-wait", default=True, show_default=True, help="wait for the tombstone audit event")
+@click.option("--timeout", "timeout_s", default=120.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def forget(scope: str, wait: bool, timeout_s: float, as_json: bool) -> None:
+    """The right to be forgotten: delete SCOPE's memories, transcripts and signals.
+
+    The stream worker drops the scope's signals and hands the request to the consolidation
+    worker that owns the scope, which deletes what it holds and publishes a tombstone."""
+    from dreamstream.control import AuditReader, ControlError, send_control
+    from schemas import ScopeForgottenEvent
+    from schemas.scope import ScopeError, parse_scope
+
+    try:
+        parse_scope(scope)
+    except ScopeError as err:
+        raise click.ClickException(str(err)) from err
+    settings = get_settings()
+    reader = AuditReader(settings) if wait else None
+    try:
+        requests = send_control(settings, [scope], "forget", reason="dreamstream forget")
+        if reader is None:
+            click.echo(json.dumps({"scope": scope, "request_ids": list(requests)}) if as_json else f"forget requested: {scope}")
+            return
+        reader.wait_for(requests, timeout_s)
+        tombstone = next(e for e in reader.events if isinstance(e, ScopeForgottenEvent) and set(e.request_ids) & set(requests))
+    except (ControlError, StopIteration) as err:
+        raise click.ClickException(f"forget of {scope} not confirmed: {err or 'no tombstone event'}") from err
+    finally:
+        if reader is not None:
+            reader.close()
+    if as_json:
+        click.echo(tombstone.model_dump_json())
+    else:
+        click.echo(f"forgot {scope}: deleted {tombstone.deleted}")
 
 
 if __name__ == "__main__":

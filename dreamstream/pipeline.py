@@ -14,24 +14,22 @@ import os
 import subprocess
 import sys
 import threading
-import time
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from prometheus_client import start_http_server
 from pydantic import BaseModel, SecretStr
 
 from consumers.kafka_io import flush_or_raise, make_producer
+from dreamstream.control import AuditReader, send_control
 from consumers.runtime import Runtime, open_runtime
 from consumers.worker import ConsolidationWorker
 from dreamstream.replay import produce, read_events
-from schemas import ControlEvent, JobLifecycleEvent, MemoryChangeEvent, TERMINAL_JOB_STATUSES
-from schemas.audit import audit_event_adapter
+from schemas import JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
-AuditEvent = JobLifecycleEvent | MemoryChangeEvent
+AuditEvent = JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent
 
 
 def settings_env(settings: Settings) -> dict[str, str]:
@@ -67,8 +65,10 @@ def start_stream_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
 
 
 class LocalPipeline:
-    def __init__(self, settings: Settings, stream_log: Path | None = None) -> None:
+    def __init__(self, settings: Settings, stream_log: Path | None = None, stream_metrics_port: int = 0) -> None:
         self.settings = settings
+        # Both workers run on this machine: the stream worker needs a metrics port of its own.
+        self._stream_settings = settings.model_copy(update={"metrics_port": stream_metrics_port})
         self.topics = settings.topics
         self._stream_log = stream_log or settings.home / "stream-worker.log"
         self._stream: subprocess.Popen | None = None
@@ -76,21 +76,23 @@ class LocalPipeline:
         self._thread: threading.Thread | None = None
         self._worker_error: BaseException | None = None
         self.runtime: Runtime | None = None
-        self._audit: Consumer | None = None
-        self.audit_events: list[AuditEvent] = []
+        self._audit: AuditReader | None = None
+        self._audit_events_after_stop: list[AuditEvent] = []
 
     # --- lifecycle
     def start(self) -> "LocalPipeline":
         self._start_stream_worker()
         self.runtime = open_runtime(self.settings)
-        self._worker = ConsolidationWorker(self.settings, self.runtime.dream_pass, self.runtime.transcripts)
+        if self.settings.metrics_port:
+            start_http_server(self.settings.metrics_port, addr=self.settings.metrics_host)
+        self._worker = ConsolidationWorker(self.settings, self.runtime)
         self._thread = threading.Thread(target=self._run_worker, name="consolidation-worker", daemon=True)
         self._thread.start()
-        self._audit = self._audit_reader()
+        self._audit = AuditReader(self.settings)
         return self
 
     def _start_stream_worker(self) -> None:
-        self._stream = start_stream_worker(self.settings, self._stream_log)
+        self._stream = start_stream_worker(self._stream_settings, self._stream_log)
 
     def _run_worker(self) -> None:
         try:
@@ -118,6 +120,7 @@ class LocalPipeline:
                 self._stream.kill()
                 self._stream.wait()
         if self._audit is not None:
+            self._audit_events_after_stop = self._audit.events
             self._audit.close()
             self._audit = None
 
@@ -139,51 +142,15 @@ class LocalPipeline:
 
     def trigger(self, scopes: Iterable[str], reason: str = "manual") -> dict[str, str]:
         """Send a manual trigger per scope; returns request id → scope."""
-        producer = make_producer(self.settings)
-        errors: list[str] = []
-        requests: dict[str, str] = {}
-        for scope in scopes:
-            request_id = f"req-{uuid.uuid4().hex[:12]}"
-            event = ControlEvent(scope=scope, action="trigger", request_id=request_id, reason=reason)
-            producer.produce(self.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
-                             on_delivery=lambda err, msg: err and errors.append(str(err)))
-            requests[request_id] = scope
-        flush_or_raise(producer, errors)
-        return requests
+        return send_control(self.settings, scopes, "trigger", reason)
 
     def wait_for(self, request_ids: Iterable[str], timeout_s: float = 180.0) -> list[JobLifecycleEvent]:
         """Block until every request has a finished job; returns those terminal events."""
-        waiting = set(request_ids)
-        done: dict[str, JobLifecycleEvent] = {}
-        deadline = time.monotonic() + timeout_s
-        while waiting:
-            self.check()
-            if time.monotonic() > deadline:
-                raise PipelineError(f"timed out after {timeout_s}s waiting for {len(waiting)} passes: {sorted(waiting)[:5]}")
-            for event in self.read_audit(0.5):
-                if isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
-                    for request_id in set(event.request_ids) & waiting:
-                        waiting.discard(request_id)
-                        done[request_id] = event
-        return list(done.values())
+        return self._audit.wait_for(request_ids, timeout_s, check=self.check)
 
     def read_audit(self, timeout_s: float) -> list[AuditEvent]:
-        new: list[AuditEvent] = []
-        for msg in self._audit.consume(num_messages=1000, timeout=timeout_s):
-            if msg.error():
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    raise PipelineError(f"audit reader: {msg.error()}")
-                continue
-            new.append(audit_event_adapter.validate_json(msg.value()))
-        self.audit_events.extend(new)
-        return new
+        return self._audit.read(timeout_s)
 
-    def _audit_reader(self) -> Consumer:
-        consumer = Consumer({
-            **self.settings.kafka_client_config(),
-            "group.id": f"dreamstream-audit-reader-{uuid.uuid4().hex[:8]}",
-            "enable.auto.commit": False,
-            "auto.offset.reset": "earliest",
-        })
-        consumer.assign([TopicPartition(self.topics.audit, p, 0) for p in range(self.settings.partitions)])
-        return consumer
+    @property
+    def audit_events(self) -> list[AuditEvent]:
+        return self._audit.events if self._audit else self._audit_events_after_stop

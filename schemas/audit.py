@@ -69,8 +69,23 @@ class MemoryChangeEvent(Contract):
     ts: AwareDatetime
 
 
-AuditEvent = Annotated[Union[JobLifecycleEvent, MemoryChangeEvent], Field(discriminator="type")]
-audit_event_adapter: TypeAdapter[JobLifecycleEvent | MemoryChangeEvent] = TypeAdapter(AuditEvent)
+class ScopeForgottenEvent(Contract):
+    """The tombstone of a scope: its memories, generations, transcripts, pending memory-adds and
+    diary were deleted. Downstream services that copied any of it should delete their copies."""
+
+    schema_version: Literal[1] = 1
+    type: Literal["forgotten"] = "forgotten"
+    event_id: str
+    scope: ScopeStr
+    job_id: str
+    ts: AwareDatetime
+    request_ids: tuple[str, ...] = ()
+    deleted: dict[str, int] = Field(default_factory=dict)
+    """Records deleted, per store (memories, transcripts, inbox, diary, scopes)."""
+
+
+AuditEvent = Annotated[Union[JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent], Field(discriminator="type")]
+audit_event_adapter: TypeAdapter[JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent] = TypeAdapter(AuditEvent)
 
 
 def make_event_id(job_id: str, *parts: str) -> str:

@@ -52,9 +52,10 @@ class ControlEvent(Contract):
 
     schema_version: Literal[1] = 1
     scope: ScopeStr
-    action: Literal["trigger", "reset", "evaluate"]
+    action: Literal["trigger", "reset", "evaluate", "forget"]
     """`trigger` asks for a dream pass now; `reset` clears the failure gate; `evaluate` (sent by
-    the stream worker's own timer) re-checks the time-based triggers (idle, schedule)."""
+    the stream worker's own timer) re-checks the time-based triggers (idle, schedule); `forget`
+    deletes the scope's memories, transcripts and signals (the right to be forgotten)."""
     request_id: str = Field(min_length=1, max_length=128)
     ts: AwareDatetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     reason: str = Field(default="", max_length=1_000)

@@ -10,7 +10,8 @@ from pydantic import AwareDatetime, Field
 from schemas.events import Contract, MessageId
 from schemas.scope import ScopeStr
 
-Trigger = Literal["threshold", "idle", "schedule", "manual", "pressure"]
+Trigger = Literal["threshold", "idle", "schedule", "manual", "pressure", "forget"]
+"""`forget` is not a dream: the worker that owns the scope deletes everything it holds of it."""
 MotiveKind = Literal["correction", "decision", "repetition", "memory_add", "unresolved", "dissatisfaction"]
 
 

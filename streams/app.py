@@ -16,9 +16,11 @@ import uuid
 import faust
 import faust.web
 
-from schemas import ControlEvent
+from schemas import ControlEvent, JobLifecycleEvent
 from schemas.scope import ScopeError, parse_scope
 from schemas.settings import get_settings
+from streams.decode import InputEvent
+from streams.metrics import DEAD_LETTERS, EVENTS, JOBS_EMITTED, SCOPES_TRACKED
 from streams.policy import decide
 from streams.processor import BadInputStorm, Outputs, Processor
 from streams.signals import ScopeSignals
@@ -72,12 +74,30 @@ async def process(stream: faust.Stream) -> None:
             await app.crash(storm)
             return
         if decoded is not None:
-            now = time.time()
-            signals = ScopeSignals.from_json(signals_table.get(decoded.scope))
-            processor.apply(decoded, message.topic, message.partition, message.offset, signals, now)
-            processor.decide(decoded.scope, signals, now, out)
-            signals_table[decoded.scope] = signals.to_json()
+            _fold(decoded, message, out)
+        elif out.dead_letters:
+            EVENTS.labels(message.topic, "dead_lettered").inc()
         await _publish(out, message.partition)
+
+
+def _fold(decoded: InputEvent, message: faust.types.Message, out: Outputs) -> None:
+    """Fold one valid event into its scope's row and decide; the row is written back only when
+    the scope is (still) tracked, so an outcome for a forgotten scope does not resurrect it."""
+    now = time.time()
+    row = signals_table.get(decoded.scope)
+    if row is None and isinstance(decoded, JobLifecycleEvent):
+        return
+    signals = ScopeSignals.from_json(row)
+    if isinstance(decoded, ControlEvent) and decoded.action == "forget":
+        processor.forget(decoded, signals, now, out)
+        signals_table.pop(decoded.scope, None)
+        EVENTS.labels(message.topic, "accepted").inc()
+        return
+    fresh = processor.apply(decoded, message.topic, message.partition, message.offset, signals, now)
+    EVENTS.labels(message.topic, "accepted" if fresh else "duplicate").inc()
+    if fresh:
+        processor.decide(decoded.scope, signals, now, out)
+        signals_table[decoded.scope] = signals.to_json()
 
 
 async def _publish(out: Outputs, partition: int) -> None:
@@ -85,13 +105,17 @@ async def _publish(out: Outputs, partition: int) -> None:
     are awaited until delivered: the input offset is committed only after they are durable."""
     pending = []
     for letter in out.dead_letters:
+        DEAD_LETTERS.labels(letter.topic, letter.error_type).inc()
         log.warning("dead-lettered %s[%d]@%d: %s", letter.topic, letter.partition, letter.offset, letter.reason)
         key = letter.key.encode() if letter.key is not None else None
         pending.append(await dead_letter_topic.send(key=key, value=letter.model_dump_json().encode(), partition=partition))
     for job in out.jobs:
+        JOBS_EMITTED.labels(job.trigger, "emitted").inc()
         log.info("job %s for %s (%s)", job.job_id, job.scope, job.trigger)
         pending.append(await jobs_topic.send(key=job.scope.encode(), value=job.model_dump_json().encode(), partition=partition))
     for lifecycle in out.events:
+        if lifecycle.status == "skipped":
+            JOBS_EMITTED.labels(lifecycle.trigger, "skipped").inc()
         value = lifecycle.model_dump_json().encode()
         pending.append(await audit_topic.send(key=lifecycle.scope.encode(), value=value, partition=partition))
     for future in pending:
@@ -103,7 +127,9 @@ async def nudge_quiet_scopes() -> None:
     """Idle and schedule triggers need no event to fire, so the timer looks for scopes whose
     policy says "now" and sends them an `evaluate` control event; the agent does the rest."""
     now = time.time()
-    for scope, row in list(signals_table.items()):
+    rows = list(signals_table.items())
+    SCOPES_TRACKED.set(len(rows))
+    for scope, row in rows:
         signals = ScopeSignals.from_json(row)
         verdict = decide(signals, settings.policy_for(parse_scope(scope)[0]), now)
         if verdict is None or verdict.trigger not in ("idle", "schedule") or signals.partition < 0:

@@ -32,6 +32,8 @@ class Outputs:
     dead_letters: list[DeadLetter] = field(default_factory=list)
     jobs: list[DreamJob] = field(default_factory=list)
     events: list[JobLifecycleEvent] = field(default_factory=list)
+    forgotten: bool = False
+    """The scope asked to be forgotten: its signals row must be deleted, not written."""
 
 
 class Processor:
@@ -91,6 +93,19 @@ class Processor:
         elif isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
             signals.job_finished(event.job_id, event.status, now)
         return True
+
+    def forget(self, event: ControlEvent, signals: ScopeSignals, now: float, out: Outputs) -> None:
+        """The right to be forgotten goes ahead of everything: no cooldown, no in-flight wait, no
+        failure gate. The job goes to the worker that owns the scope, which deletes what it holds
+        once its index has caught up with the scope's events."""
+        watermarks = {t: o for t, o in signals.offsets.items() if t in self.topics.inputs()}
+        requests = (event.request_id,)
+        job = DreamJob(job_id=make_job_id(event.scope, "forget", watermarks, requests), scope=event.scope,
+                       trigger="forget", requested_at=datetime.fromtimestamp(now, timezone.utc),
+                       watermarks=watermarks, request_ids=requests)
+        out.jobs.append(job)
+        out.events.append(JobLifecycleEvent.for_job(job, "pending", reason="forget requested"))
+        out.forgotten = True
 
     def decide(self, scope: str, signals: ScopeSignals, now: float, out: Outputs) -> None:
         """Emit a job (or a skipped outcome) when the scope's policy says so."""

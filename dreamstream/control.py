@@ -1,0 +1,82 @@
+"""Ask scopes to do something (trigger, reset, forget) and wait for the answer on the audit topic.
+
+Shared by the CLI, the demo, the eval tool and the tests: a control event carries a request id,
+and the job that answers it carries the same id in its lifecycle events.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable
+
+from confluent_kafka import Consumer, KafkaError, TopicPartition
+
+from consumers.kafka_io import flush_or_raise, make_producer
+from schemas import TERMINAL_JOB_STATUSES, ControlEvent, JobLifecycleEvent
+from schemas.audit import audit_event_adapter
+from schemas.settings import Settings
+
+class ControlError(RuntimeError):
+    pass
+
+
+def send_control(settings: Settings, scopes: Iterable[str], action: str = "trigger", reason: str = "") -> dict[str, str]:
+    """One control event per scope; returns request id → scope."""
+    producer = make_producer(settings)
+    errors: list[str] = []
+    requests: dict[str, str] = {}
+    for scope in scopes:
+        request_id = f"req-{uuid.uuid4().hex[:12]}"
+        event = ControlEvent(scope=scope, action=action, request_id=request_id, reason=reason)
+        producer.produce(settings.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
+                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+        requests[request_id] = scope
+    flush_or_raise(producer, errors)
+    return requests
+
+
+class AuditReader:
+    """Reads the audit topic from the beginning (no consumer group offsets are committed)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._consumer = Consumer({
+            **settings.kafka_client_config(),
+            "group.id": f"dreamstream-audit-reader-{uuid.uuid4().hex[:8]}",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        })
+        self._consumer.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
+        self.events: list = []
+
+    def read(self, timeout_s: float) -> list:
+        new = []
+        for msg in self._consumer.consume(num_messages=1000, timeout=timeout_s):
+            if msg.error():
+                if msg.error().code() != KafkaError._PARTITION_EOF:
+                    raise ControlError(f"audit reader: {msg.error()}")
+                continue
+            new.append(audit_event_adapter.validate_json(msg.value()))
+        self.events.extend(new)
+        return new
+
+    def wait_for(self, request_ids: Iterable[str], timeout_s: float,
+                 check: Callable[[], None] = lambda: None) -> list[JobLifecycleEvent]:
+        """Block until every request has a finished job; returns those terminal events.
+        `check` runs between reads, so a caller can fail fast when a worker died."""
+        waiting = set(request_ids)
+        done: dict[str, JobLifecycleEvent] = {}
+        deadline = time.monotonic() + timeout_s
+        while waiting:
+            check()
+            if time.monotonic() > deadline:
+                raise ControlError(f"timed out after {timeout_s}s waiting for {len(waiting)} requests: {sorted(waiting)[:5]}")
+            for event in self.read(0.5):
+                if isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
+                    for request_id in set(event.request_ids) & waiting:
+                        waiting.discard(request_id)
+                        done[request_id] = event
+        return list(done.values())
+
+    def close(self) -> None:
+        self._consumer.close()
