@@ -1,24 +1,30 @@
 """Throughput and memory of the stream worker (`streams/`) on real Kafka, against a plain baseline.
 
-    python -m bench.streams            # 200,000 turns over 100,000 scopes (about 3-4 minutes)
-    python -m bench.streams --quick    # 20,000 turns over 10,000 scopes
+    python -m bench.streams            # 200,000 turns over 100,000 scopes (about 4-5 minutes)
+    python -m bench.streams --quick    # 20,000 turns over 10,000 scopes (about 1 minute)
 
-One run, one fresh topic set (partitions=2 unless --partitions), all phases over the same turns topic:
+One run, one fresh topic set (2 partitions unless --partitions), every phase over the same turns topic:
 
 1. produce N ConversationTurn events (key = scope) over S active scopes;
-2. baseline: a confluent-kafka consume loop that validates each record with
-   `ConversationTurn.model_validate_json` (events/s between 10 % and 95 % of the topic);
-3. an idle worker (`dreamstream worker streams`, its own empty topic set): startup time and RSS
-   with 0 scopes;
-4. the worker on the turns topic: events/s from its consumer group's committed offsets (group =
-   app id) between 10 % and 95 % of the topic, startup, CPU, peak memory (VmHWM) and bytes per scope;
-5. the worker's per-event logic in this process without Faust (Processor.decode + apply + decide,
-   the signals row round trip, the changelog serialisation), a per-stage breakdown and a cProfile;
-   `--profile-worker` also runs a second worker under cProfile over the same topic.
+2. baseline: a confluent-kafka consume(batch) loop validating each record with
+   `ConversationTurn.model_validate_json`;
+3. an idle `dreamstream worker streams` (its own empty topic set): startup and RSS with 0 scopes;
+4. `dreamstream worker streams` (start_stream_worker) on the turns topic: events/s from its consumer
+   group's committed offsets (group = app id), CPU, startup, peak memory (VmHWM), bytes per scope,
+   and the serialized signals rows read back from its changelog;
+5. Faust's own floor, same App options and topic: an agent that does nothing, and one that only
+   writes a fixed signals row per event (`--no-floor` skips);
+6. the worker's per-event logic in this process without Faust (Processor.decode + apply + decide +
+   the signals row round trip), per-stage costs, the timer's table scan, heap per row, a cProfile,
+   and the same logic with the row kept as orjson bytes (a candidate fix);
+7. a prototype of the suggested fix: the same logic in a confluent-kafka loop that writes the same
+   changelog rows through librdkafka and commits after they are delivered (`--no-prototype` skips);
+8. with `--profile-worker`: a second worker under cProfile on the same topic (own app id).
 
-Figures are printed as they come; the last line is one JSON object with all of them. Uses
-KAFKA_BOOTSTRAP_SERVERS when set, else the tests' local broker on 127.0.0.1:19092. Deletes the
-topics and consumer groups it created and stops every worker it started.
+Rates are measured between 10 % and 95 % of the records, which excludes startup. Figures are
+printed as they come; the last line is one JSON object with all of them. Uses
+KAFKA_BOOTSTRAP_SERVERS when set, else the tests' local broker on 127.0.0.1:19092 (started if
+needed, left running). Deletes the topics and consumer groups it created, stops what it started.
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ import argparse
 import atexit
 import contextlib
 import cProfile
-import dataclasses
 import gc
 import json
 import os
@@ -51,7 +56,8 @@ if str(REPO_ROOT) not in sys.path:  # `tests.integration.kafka_env` lives in the
     sys.path.insert(0, str(REPO_ROOT))
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-LO, HI = 0.10, 0.95  # the measured window, as shares of the topic
+LO, HI = 0.10, 0.95  # the measured window, as shares of the records
+LOGIC_SUBSET = 50_000  # records for the slower in-process variants (rates are per event)
 
 
 # --------------------------------------------------------------------------- output
@@ -63,7 +69,7 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def figure(name: str, value: object, text: str) -> None:
+def figure(name: str, value: object, text: str = "") -> None:
     FIGURES[name] = value
     if text:
         say(f"  {text}")
@@ -71,6 +77,10 @@ def figure(name: str, value: object, text: str) -> None:
 
 def section(title: str) -> None:
     say(f"\n== {title}")
+
+
+def mb(n: float) -> str:
+    return f"{n / 2**20:.1f} MB"
 
 
 # --------------------------------------------------------------------------- events
@@ -119,7 +129,7 @@ ASSISTANT = [
 
 
 def _pool(templates: list[str], rnd: random.Random, size: int = 256) -> list[str]:
-    """Pre-rendered contents, each already JSON-encoded (so producing costs one f-string)."""
+    """Pre-rendered contents, each already JSON-encoded (producing then costs one f-string)."""
     out = []
     for _ in range(size):
         city, city2 = rnd.sample(CITIES, 2)
@@ -135,8 +145,8 @@ def scope_name(i: int) -> str:
 
 
 def scope_sequence(events: int, scopes: int, rnd: random.Random, hot_share: float = 0.05) -> list[int]:
-    """Every scope gets one event; the rest go mostly to random scopes, `hot_share` of them to a
-    hot set of scopes/1000 (those cross threshold_messages=40 and emit a job each)."""
+    """Every scope gets one event; of the rest, `hot_share` goes to a hot set of scopes/1000 (they
+    cross threshold_messages=40 and emit one job each) and the others to random scopes."""
     seq = list(range(scopes))
     hot = max(1, scopes // 1000)
     for _ in range(events - scopes):
@@ -146,7 +156,8 @@ def scope_sequence(events: int, scopes: int, rnd: random.Random, hot_share: floa
 
 
 def generate(events: int, scopes: int, seed: int = 7):
-    """Yield (key, value) for `events` valid ConversationTurn records, in arrival order."""
+    """Yield (key, value) for `events` valid ConversationTurn records in arrival order: turns
+    alternate user/assistant per scope; 15 % of user turns are corrections, 15 % decisions."""
     rnd = random.Random(seed)
     plain, corr, dec, asst = (_pool(t, rnd) for t in (USER_PLAIN, USER_CORRECTION, USER_DECISION, ASSISTANT))
     names = [scope_name(i) for i in range(scopes)]
@@ -181,7 +192,7 @@ def proc_status(pid: int) -> dict[str, int]:
 
 
 def proc_cpu_s(pid: int) -> float:
-    """utime + stime of a process, in seconds."""
+    """utime + stime of a process (all its threads), in seconds."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
@@ -190,12 +201,11 @@ def proc_cpu_s(pid: int) -> float:
         return float("nan")
 
 
-def machine_cpu() -> tuple[float, float]:
-    """(busy, total) jiffies of the whole machine."""
+def machine_cpu() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine; iowait counts as idle."""
     with open("/proc/stat") as f:
         values = [int(v) for v in f.readline().split()[1:]]
-    idle = values[3] + values[4]
-    return sum(values) - idle, sum(values)
+    return sum(values) - values[3] - values[4], sum(values)
 
 
 def broker_pid(bootstrap: str) -> int | None:
@@ -209,10 +219,6 @@ def broker_pid(bootstrap: str) -> int | None:
         if Path(f"/proc/{pid}").exists():
             return pid
     return None
-
-
-def mb(n: float) -> str:
-    return f"{n / 2**20:.1f} MB"
 
 
 # --------------------------------------------------------------------------- Kafka helpers
@@ -234,7 +240,7 @@ def committed(admin, group: str, topic: str, partitions: int) -> int:
 
 
 def window_rate(samples: list[tuple[float, int]], total: int, lo: float = LO, hi: float = HI):
-    """Events/s between the first samples at or past lo*total and hi*total; None if not reached."""
+    """Events/s between the first samples at or past lo*total and hi*total: (rate, a, b) or (None, ...)."""
     a = next(((t, c) for t, c in samples if c >= lo * total), None)
     b = next(((t, c) for t, c in samples if c >= hi * total), None)
     if a is None or b is None or b[0] <= a[0]:
@@ -243,17 +249,114 @@ def window_rate(samples: list[tuple[float, int]], total: int, lo: float = LO, hi
 
 
 @contextlib.contextmanager
-def cwd(path: Path):
+def _cwd_env(path: Path, extra: dict[str, str]):
     """Faust writes `<app id>-data/` into its working directory: keep it out of the repository."""
-    old = os.getcwd()
+    old, saved = os.getcwd(), {k: os.environ.get(k) for k in extra}
     os.chdir(path)
+    os.environ.update(extra)
     try:
         yield
     finally:
         os.chdir(old)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
-# --------------------------------------------------------------------------- phases
+class Child:
+    """A stream worker child process: `dreamstream worker streams` through start_stream_worker, or
+    (argv given) this module in one of its child modes (cProfile-wrapped worker, Faust floor)."""
+
+    def __init__(self, settings, home: Path, name: str, extra_env: dict[str, str], argv: list[str] | None = None):
+        from dreamstream.pipeline import settings_env, start_stream_worker
+
+        self.name, self.log = name, home / f"{name}.log"
+        self.t0 = time.monotonic()
+        with _cwd_env(home, extra_env):
+            if argv is None:
+                self.proc = start_stream_worker(settings, self.log)
+            else:
+                env = {**os.environ, **settings_env(settings), "PYTHONPATH": str(REPO_ROOT)}
+                with open(self.log, "ab") as log_file:
+                    self.proc = subprocess.Popen([sys.executable, "-m", "bench.streams", *argv], env=env,
+                                                 stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.pid = self.proc.pid
+
+    def check(self) -> None:
+        if self.proc.poll() is not None:
+            tail = self.log.read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"{self.name} exited with {self.proc.returncode}; log tail:\n{tail}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Follow:
+    """Poll a child's committed offsets, its table writes (changelog end offsets), CPU and memory."""
+
+    def __init__(self, child: Child, admin, watermarks, group: str, topic: str, changelog: str | None,
+                 partitions: int, target: int, broker: int | None = None, quiet: bool = False):
+        self.child, self.admin, self.watermarks = child, admin, watermarks
+        self.group, self.topic, self.changelog, self.partitions = group, topic, changelog, partitions
+        self.target, self.broker, self.quiet = target, broker, quiet
+        self.samples: list[tuple[float, int]] = []  # (monotonic, committed)
+        self.writes: list[tuple[float, int]] = []  # (monotonic, changelog end offset)
+        self.cpu: list[tuple] = []  # (monotonic, child cpu s, machine busy, machine total, bench cpu s, broker cpu s)
+        self.hwm = 0
+        self.first_write = self.first_commit = None
+
+    def run(self, timeout_s: float) -> "Follow":
+        deadline = time.monotonic() + timeout_s
+        last_print = 0.0
+        while True:
+            self.child.check()
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.child.name}: committed {self.samples[-1][1] if self.samples else 0} "
+                                   f"of {self.target} within {timeout_s:.0f} s")
+            done = committed(self.admin, self.group, self.topic, self.partitions)
+            writes = end_offsets(self.watermarks, self.changelog, self.partitions) if self.changelog else 0
+            now = time.monotonic()
+            self.samples.append((now, done))
+            self.writes.append((now, writes))
+            self.cpu.append((now, proc_cpu_s(self.child.pid), *machine_cpu(), time.process_time(),
+                             proc_cpu_s(self.broker) if self.broker else 0.0))
+            self.hwm = max(self.hwm, proc_status(self.child.pid).get("VmHWM", 0))
+            if self.first_write is None and writes > 0:
+                self.first_write = now - self.child.t0
+            if self.first_commit is None and done > 0:
+                self.first_commit = now - self.child.t0
+            if not self.quiet and (now - last_print >= 5 or done >= self.target):
+                last_print = now
+                say(f"    t={now - self.child.t0:5.1f}s committed {done:>9,}/{self.target:,}  table writes "
+                    f"{writes:>9,}  VmHWM {mb(self.hwm)}")
+            if done >= self.target:
+                return self
+            time.sleep(0.25)
+
+    def rate(self):
+        return window_rate(self.samples, self.target)
+
+    def cpu_in(self, t_a: float, t_b: float) -> dict[str, float] | None:
+        win = [c for c in self.cpu if t_a <= c[0] <= t_b]
+        if len(win) < 2:
+            return None
+        (ta, ca, ba, aa, pa, ka), (tb, cb, bb, ab, pb, kb) = win[0], win[-1]
+        dt = tb - ta
+        out = {"child": (cb - ca) / dt, "machine": (bb - ba) / (ab - aa) * os.cpu_count(), "bench": (pb - pa) / dt}
+        if self.broker:
+            out["broker"] = (kb - ka) / dt
+        return out
+
+
+# --------------------------------------------------------------------------- phases 1-5
 
 def produce_phase(settings, events: int, scopes: int) -> None:
     from consumers.kafka_io import flush_or_raise, make_producer
@@ -285,16 +388,16 @@ def produce_phase(settings, events: int, scopes: int) -> None:
     flush_or_raise(producer, errors, timeout_s=180)
     elapsed = time.perf_counter() - t0
     figure("produce_events_per_s", round(events / elapsed), f"produced in {elapsed:.1f} s: {events / elapsed:,.0f} events/s")
-    figure("event_bytes_avg", round(size / events), f"average value size {size / events:.0f} bytes")
+    figure("event_bytes_avg", round(size / events), f"average value {size / events:.0f} bytes")
 
 
-def baseline_phase(settings, total: int):
+def baseline_phase(settings, total: int) -> list[tuple]:
     """Plain confluent-kafka: consume(batch) and model_validate_json per message."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
     from schemas import ConversationTurn
 
-    section("2. baseline: confluent-kafka consume(batch) + ConversationTurn.model_validate_json")
+    section("2. baseline: confluent-kafka consume(5000) + ConversationTurn.model_validate_json per record")
     consumer = Consumer({**settings.kafka_client_config(), "group.id": f"bench-baseline-{uuid.uuid4().hex[:8]}",
                          "enable.auto.commit": False, "auto.offset.reset": "earliest"})
     consumer.assign([TopicPartition(settings.topics.turns, p, OFFSET_BEGINNING) for p in range(settings.partitions)])
@@ -317,71 +420,17 @@ def baseline_phase(settings, total: int):
     if count < total:
         raise RuntimeError(f"baseline read only {count} of {total} records")
     rate, _, _ = window_rate(samples, total)
-    figure("baseline_events_per_s", round(rate), f"baseline {rate:,.0f} events/s ({LO:.0%}-{HI:.0%} of the topic; "
-                                                 f"{total / elapsed:,.0f}/s including connect, {elapsed:.2f} s total)")
+    figure("baseline_events_per_s", round(rate), f"baseline {rate:,.0f} events/s ({total / elapsed:,.0f}/s over "
+                                                 f"{elapsed:.2f} s including connect and first fetch)")
     return [(m.topic(), m.partition(), m.offset(), m.key(), m.value()) for m in kept]
 
 
-class Worker:
-    """A `dreamstream worker streams` child (via start_stream_worker), optionally under cProfile."""
-
-    def __init__(self, settings, home: Path, name: str, extra_env: dict[str, str], profile_out: Path | None = None):
-        from dreamstream.pipeline import settings_env, start_stream_worker
-
-        self.log = home / f"{name}.log"
-        self.settings = settings
-        self.t0 = time.monotonic()
-        with cwd(home), _env(extra_env):
-            if profile_out is None:
-                self.proc = start_stream_worker(settings, self.log)
-            else:  # same command line, wrapped in cProfile by this module (see _profiled_worker)
-                env = {**os.environ, **settings_env(settings), "PYTHONPATH": str(REPO_ROOT)}
-                with open(self.log, "ab") as log_file:
-                    self.proc = subprocess.Popen(
-                        [sys.executable, "-m", "bench.streams", "--_profiled-worker", str(profile_out)],
-                        env=env, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.pid = self.proc.pid
-
-    def check(self) -> None:
-        if self.proc.poll() is not None:
-            tail = self.log.read_text(errors="replace")[-3000:]
-            raise RuntimeError(f"stream worker exited with {self.proc.returncode}; log tail:\n{tail}")
-
-    def log_has(self, text: str) -> bool:
-        with contextlib.suppress(OSError):
-            return text in self.log.read_text(errors="replace")
-        return False
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-@contextlib.contextmanager
-def _env(extra: dict[str, str]):
-    saved = {k: os.environ.get(k) for k in extra}
-    os.environ.update(extra)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def idle_phase(settings, home: Path, extra_env: dict[str, str], admin) -> dict[str, float]:
+def idle_phase(settings, home: Path, extra_env: dict[str, str], admin) -> int:
     """A worker with 0 scopes, on a topic set of its own: startup to a stable group, then its RSS."""
     from confluent_kafka import ConsumerGroupState
 
-    section("3. idle worker (0 scopes, empty topics of its own)")
-    worker = Worker(settings, home, "idle-worker", extra_env)
+    section("3. idle worker (0 scopes, an empty topic set of its own)")
+    worker = Child(settings, home, "idle-worker", extra_env)
     try:
         ready = None
         deadline = time.monotonic() + 120
@@ -391,114 +440,70 @@ def idle_phase(settings, home: Path, extra_env: dict[str, str], admin) -> dict[s
                 raise RuntimeError("idle worker did not join its group within 120 s")
             with contextlib.suppress(Exception):
                 group = admin.describe_consumer_groups([settings.app_id], request_timeout=5)[settings.app_id].result()
-                if group.state == ConsumerGroupState.STABLE and group.members and any(
-                        m.assignment.topic_partitions for m in group.members):
+                if group.state == ConsumerGroupState.STABLE and any(m.assignment.topic_partitions for m in group.members):
                     ready = time.monotonic() - worker.t0
             time.sleep(0.2)
-        time.sleep(5)  # let recovery of the (empty) changelog and the first timer tick settle
-        rss = [proc_status(worker.pid) for _ in range(5) if not time.sleep(0.2)]
-        idle_rss = max(s.get("VmRSS", 0) for s in rss)
-        idle_hwm = max(s.get("VmHWM", 0) for s in rss)
+        time.sleep(5)  # changelog recovery (empty) done, first timer tick passed
+        status = [proc_status(worker.pid) for _ in range(5) if not time.sleep(0.2)]
     finally:
         worker.stop()
-    figure("idle_startup_s", round(ready, 2), f"startup (spawn -> group stable with partitions assigned): {ready:.1f} s")
-    figure("idle_rss_bytes", idle_rss, f"idle RSS {mb(idle_rss)} (VmHWM {mb(idle_hwm)})")
-    return {"rss": idle_rss, "hwm": idle_hwm}
+    idle_rss = max(s.get("VmRSS", 0) for s in status)
+    figure("idle_startup_s", round(ready, 2), f"startup (spawn -> group stable, partitions assigned): {ready:.1f} s")
+    figure("idle_rss_bytes", idle_rss, f"idle RSS {mb(idle_rss)} (VmHWM {mb(max(s.get('VmHWM', 0) for s in status))})")
+    return idle_rss
 
 
 def worker_phase(settings, home: Path, total: int, scopes: int, extra_env: dict[str, str], admin, watermarks,
-                 idle: dict[str, float], broker: int | None) -> dict:
-    section(f"4. stream worker on the same topic (group {settings.app_id})")
+                 idle_rss: int, broker: int | None) -> float:
+    section(f"4. `dreamstream worker streams` on the same topic (group {settings.app_id})")
     topics, parts = settings.topics, settings.partitions
-    worker = Worker(settings, home, "worker", extra_env)
-    samples: list[tuple[float, int]] = []  # (monotonic, committed turns)
-    changelog: list[tuple[float, int]] = []  # (monotonic, changelog end offset = table writes)
-    cpu: list[tuple] = []  # (monotonic, worker cpu s, machine busy jiffies, machine total jiffies, bench cpu s)
-    bcpu: list[tuple[float, float]] = []
-    hwm = 0
-    first_write = first_commit = None
-    last_print = 0.0
-    deadline = time.monotonic() + 120 + total / 500
+    worker = Child(settings, home, "worker", extra_env)
     try:
-        while True:
-            worker.check()
-            now = time.monotonic()
-            if now > deadline:
-                raise RuntimeError(f"worker did not finish: committed {samples[-1][1] if samples else 0} of {total}")
-            done = committed(admin, settings.app_id, topics.turns, parts)
-            writes = end_offsets(watermarks, topics.signals_changelog, parts)
-            now = time.monotonic()
-            samples.append((now, done))
-            changelog.append((now, writes))
-            busy, all_ = machine_cpu()
-            cpu.append((now, proc_cpu_s(worker.pid), busy, all_, time.process_time()))
-            if broker:
-                bcpu.append((now, proc_cpu_s(broker)))
-            hwm = max(hwm, proc_status(worker.pid).get("VmHWM", 0))
-            if first_write is None and writes > 0:
-                first_write = now - worker.t0
-            if first_commit is None and done > 0:
-                first_commit = now - worker.t0
-            if now - last_print >= 5 or done >= total:
-                last_print = now
-                say(f"    t={now - worker.t0:5.1f}s committed {done:>9,}/{total:,}  table writes {writes:>9,}  "
-                    f"VmHWM {mb(hwm)}")
-            if done >= total:
-                break
-            time.sleep(0.25)
-        time.sleep(3)  # steady state after the backlog, no traffic
+        follow = Follow(worker, admin, watermarks, settings.app_id, topics.turns, topics.signals_changelog, parts,
+                        total, broker).run(timeout_s=120 + total / 300)
+        time.sleep(3)  # after the backlog, no traffic
         status = proc_status(worker.pid)
-        hwm = max(hwm, status.get("VmHWM", 0))
-        steady_rss = status.get("VmRSS", 0)
     finally:
         worker.stop()
-
-    rate, a, b = window_rate(samples, total)
-    t_a, t_b = a[0], b[0]
+    hwm, steady = max(follow.hwm, status.get("VmHWM", 0)), status.get("VmRSS", 0)
+    rate, a, b = follow.rate()
     figure("worker_events_per_s", round(rate),
-           f"worker {rate:,.0f} events/s (committed offsets, {a[1]:,} -> {b[1]:,} in {t_b - t_a:.1f} s)")
-    cl_rate, _, _ = window_rate(changelog, total)
+           f"worker {rate:,.0f} events/s (committed offsets {a[1]:,} -> {b[1]:,} in {b[0] - a[0]:.1f} s)")
+    cl_rate, _, _ = window_rate(follow.writes, total)
     if cl_rate:
         figure("worker_table_writes_per_s", round(cl_rate),
-               f"cross-check: {cl_rate:,.0f} table writes/s (changelog end offsets, same {LO:.0%}-{HI:.0%} window)")
-    figure("worker_startup_s", round(first_write, 2),
-           f"startup: {first_write:.1f} s spawn -> first table write; {first_commit:.1f} s -> first commit")
-    figure("worker_first_commit_s", round(first_commit, 2), "")
-    # CPU over the measured window
-    in_window = [c for c in cpu if t_a <= c[0] <= t_b]
-    if len(in_window) >= 2:
-        (ta, wa, ba, aa, pa), (tb, wb, bb, ab, pb) = in_window[0], in_window[-1]
-        share = (wb - wa) / (tb - ta)
-        machine = (bb - ba) / (ab - aa) * os.cpu_count()
-        bench = (pb - pa) / (tb - ta)
-        figure("worker_cpu_cores", round(share, 2), f"CPU in the window: worker {share:.2f} cores, this bench (polling) "
-                                                    f"{bench:.2f}, whole machine busy {machine:.2f} of {os.cpu_count()}")
-        figure("machine_cpu_cores", round(machine, 2), "")
-        bwin = [c for c in bcpu if t_a <= c[0] <= t_b]
-        if len(bwin) >= 2:
-            bshare = (bwin[-1][1] - bwin[0][1]) / (bwin[-1][0] - bwin[0][0])
-            other = machine - share - bench - bshare
-            figure("broker_cpu_cores", round(bshare, 2), f"Kafka broker {bshare:.2f} cores; everything else on the "
-                                                         f"machine {other:.2f} cores (other users' load skews this run)")
-            figure("other_cpu_cores", round(other, 2), "")
-    per_scope_peak = (hwm - idle["rss"]) / scopes
-    per_scope_steady = (steady_rss - idle["rss"]) / scopes
-    figure("worker_peak_rss_bytes", hwm, f"peak memory VmHWM {mb(hwm)} with {scopes:,} scopes "
-                                         f"(idle worker RSS {mb(idle['rss'])}); RSS 3 s after the backlog {mb(steady_rss)}")
-    figure("worker_steady_rss_bytes", steady_rss, "")
-    figure("bytes_per_scope_peak", round(per_scope_peak),
-           f"state per scope: (peak - idle) / scopes = {per_scope_peak:,.0f} bytes; "
-           f"(steady - idle) / scopes = {per_scope_steady:,.0f} bytes")
-    figure("bytes_per_scope_steady", round(per_scope_steady), "")
-    jobs = end_offsets(watermarks, topics.jobs, parts)
-    dead = end_offsets(watermarks, topics.dead_letter, parts)
+               f"cross-check: {cl_rate:,.0f} table writes/s (changelog end offsets, same window)")
+    figure("worker_startup_s", round(follow.first_write, 2),
+           f"startup: {follow.first_write:.1f} s spawn -> first table write; {follow.first_commit:.1f} s -> first "
+           f"commit (Faust commits every 2.8 s or 10,000 events)")
+    figure("worker_first_commit_s", round(follow.first_commit, 2))
+    cpu = follow.cpu_in(a[0], b[0])
+    if cpu:
+        other = cpu["machine"] - cpu["child"] - cpu["bench"] - cpu.get("broker", 0.0)
+        figure("worker_cpu_cores", round(cpu["child"], 2),
+               f"CPU in the window: worker {cpu['child']:.2f} cores, Kafka broker "
+               f"{cpu.get('broker', float('nan')):.2f}, this bench {cpu['bench']:.2f}, anything else {other:.2f} "
+               f"(machine busy {cpu['machine']:.2f} of {os.cpu_count()})")
+        figure("broker_cpu_cores", round(cpu.get("broker", -1), 2))
+        figure("other_cpu_cores", round(other, 2))
+        figure("worker_cpu_us_per_event", round(cpu["child"] / rate * 1e6, 1),
+               f"worker CPU per event {cpu['child'] / rate * 1e6:,.0f} µs")
+    per_peak, per_steady = (hwm - idle_rss) / scopes, (steady - idle_rss) / scopes
+    figure("worker_peak_rss_bytes", hwm, f"peak memory VmHWM {mb(hwm)} with {scopes:,} scopes (idle worker "
+                                         f"{mb(idle_rss)}); RSS 3 s after the backlog {mb(steady)}")
+    figure("worker_steady_rss_bytes", steady)
+    figure("bytes_per_scope_peak", round(per_peak),
+           f"state per scope: (peak - idle) / scopes = {per_peak:,.0f} bytes; (steady - idle) / scopes = "
+           f"{per_steady:,.0f} bytes")
+    figure("bytes_per_scope_steady", round(per_steady))
+    jobs, dead = end_offsets(watermarks, topics.jobs, parts), end_offsets(watermarks, topics.dead_letter, parts)
     figure("worker_jobs_emitted", jobs, f"jobs emitted {jobs:,}; dead letters {dead:,}")
-    figure("worker_dead_letters", dead, "")
-    return {"rate": rate}
+    figure("worker_dead_letters", dead)
+    return rate
 
 
-def changelog_phase(settings) -> None:
-    """Serialized signals rows, read back from the worker's changelog topic."""
+def changelog_phase(settings) -> bytes | None:
+    """Serialized signals rows as the worker wrote them to its changelog topic."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
     consumer = Consumer({**settings.kafka_client_config(), "group.id": f"bench-changelog-{uuid.uuid4().hex[:8]}",
@@ -516,7 +521,7 @@ def changelog_phase(settings) -> None:
                     example = msg.value()
     consumer.close()
     if not sizes:
-        return
+        return None
     sizes.sort()
     median, p95 = sizes[len(sizes) // 2], sizes[int(len(sizes) * 0.95)]
     figure("signals_row_json_bytes", median,
@@ -524,57 +529,145 @@ def changelog_phase(settings) -> None:
            f"p95 {p95} B, max {sizes[-1]} B over {len(sizes):,} writes")
     if example:
         say(f"    e.g. {example.decode()[:400]}")
+    return example
 
 
-# --------------------------------------------------------------------------- in-process logic
+def floor_phase(settings, home: Path, count: int, extra_env: dict[str, str], row: bytes) -> None:
+    """Faust alone: the worker's App options and input topics, an agent doing nothing / only a table
+    write. The agent appends (time, events) to a file every 500 events (its commits come only every
+    2.8 s or 10,000 events, too coarse for a short run)."""
+    from dreamstream.topic_admin import ensure_topics
 
-def _agent_body(settings, to_json=None, serialize=False):
+    section(f"5. Faust's floor on this machine: same App options and topics, first {count:,} records")
+    for mode, what in (("noop", "agent iterating stream.events(), nothing else"),
+                       ("table", "agent writing one fixed signals row per event (a changelog record each)")):
+        floor = settings.model_copy(update={"app_id": f"{settings.app_id}-floor-{mode}"})
+        ensure_topics(floor)  # its changelog topic
+        CREATED.append(floor)
+        progress = home / f"floor-{mode}.progress"
+        child = Child(floor, home, f"faust-floor-{mode}",
+                      {**extra_env, "BENCH_FLOOR_ROW": row.decode(), "BENCH_PROGRESS": str(progress)},
+                      argv=["--_faust-floor", mode])
+        cpu: list[tuple[float, float]] = []
+        samples: list[tuple[float, int]] = []
+        try:
+            deadline = time.monotonic() + 120 + count / 200
+            while not samples or samples[-1][1] < count:
+                child.check()
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Faust floor ({mode}) did not reach {count} events")
+                time.sleep(0.25)
+                cpu.append((time.time(), proc_cpu_s(child.pid)))
+                with contextlib.suppress(OSError):
+                    samples = [(float(t), int(c)) for t, c in
+                               (line.split() for line in progress.read_text().splitlines() if line.count(" ") == 1)]
+        finally:
+            child.stop()
+        rate, a, b = window_rate(samples, count)
+        win = [c for c in cpu if a[0] <= c[0] <= b[0]]
+        cores = (win[-1][1] - win[0][1]) / (win[-1][0] - win[0][0]) if len(win) >= 2 else float("nan")
+        figure(f"faust_floor_{mode}_events_per_s", round(rate), f"{rate:7,.0f} events/s, {cores:.2f} cores  ({what})")
+
+
+def _faust_floor(mode: str) -> None:
+    """Child mode: a Faust app with streams.app's App options on the same input topic."""
+    import faust
+
+    from schemas.settings import get_settings
+
+    settings = get_settings()
+    row = json.loads(os.environ["BENCH_FLOOR_ROW"])
+    app = faust.App(
+        settings.app_id,
+        broker=[f"kafka://{server}" for server in settings.kafka_bootstrap_servers.split(",")],
+        store="memory://", topic_partitions=settings.partitions, topic_replication_factor=settings.replication_factor,
+        topic_allow_declare=False, topic_disable_leader=True, consumer_auto_offset_reset="earliest",
+        broker_session_timeout=settings.session_timeout_ms / 1000,
+        broker_heartbeat_interval=max(settings.session_timeout_ms / 3000, 1),
+        key_serializer="raw", value_serializer="raw",
+    )
+    topics = settings.topics
+    inputs = app.topic(topics.turns, topics.memory_adds, topics.control, topics.audit, key_type=bytes, value_type=bytes, partitions=settings.partitions)
+    table = app.Table("signals", default=None, partitions=settings.partitions,
+                      schema=faust.Schema(key_type=str, value_type=None, key_serializer="json", value_serializer="json"))
+
+    progress = open(os.environ["BENCH_PROGRESS"], "a")
+
+    @app.agent(inputs)
+    async def process(stream):
+        n = 0
+        async for event in stream.events():
+            if mode == "table":
+                table[event.message.key.decode()] = row
+            n += 1
+            if n % 500 == 0:
+                progress.write(f"{time.time()} {n}\n")
+                progress.flush()
+
+    sys.argv = ["bench-floor", "worker", "--without-web", "--loglevel", "warn"]
+    app.main()
+
+
+# --------------------------------------------------------------------------- phase 6: logic in-process
+
+def dict_rows():
+    """The worker's row codec today: a dict (dataclasses.asdict), json-encoded by Faust for the changelog."""
+    from faust.serializers import codecs
+
+    from streams.signals import ScopeSignals
+
+    dumps = codecs.dumps
+    return ScopeSignals.from_json, ScopeSignals.to_json, lambda row: dumps("json", row)
+
+
+def bytes_rows():
+    """Candidate: keep the row as its JSON bytes (orjson serializes the dataclass directly, byte-identical
+    to today's changelog values); the table's value_serializer becomes "raw"."""
+    import orjson
+
+    from streams.signals import ScopeSignals
+
+    loads, dumps = orjson.loads, orjson.dumps
+
+    def from_row(raw):
+        return ScopeSignals(**loads(raw)) if raw else ScopeSignals()
+
+    return from_row, dumps, None
+
+
+def agent_body(settings, codec):
     """The body of streams.app.process without Faust, over a dict standing in for the table."""
     from faust.serializers import codecs
 
     from streams.processor import Outputs, Processor
-    from streams.signals import ScopeSignals
 
     processor = Processor(settings)
     table: dict = {}
-    dumps = codecs.dumps
-    from_json = ScopeSignals.from_json
-    to_json = to_json or ScopeSignals.to_json
-    stats = {"jobs": 0}
+    from_row, to_row, encode = codec
+    key_dumps = codecs.dumps
+    jobs = [0]
 
-    def run(msgs):
-        jobs = 0
+    def run(msgs, serialize=True):
         for topic, partition, offset, key, value in msgs:
             out = Outputs()
             decoded = processor.decode(topic, partition, offset, key, value, out)
             if decoded is not None:
                 now = time.time()
-                signals = from_json(table.get(decoded.scope))
+                signals = from_row(table.get(decoded.scope))
                 processor.apply(decoded, topic, partition, offset, signals, now)
                 processor.decide(decoded.scope, signals, now, out)
-                row = to_json(signals)
+                row = to_row(signals)
                 table[decoded.scope] = row
-                if serialize:  # what the table's changelog send does with the key and the value
-                    dumps("json", decoded.scope)
-                    dumps("json", row)
+                if serialize:  # what the table's changelog send does with key and value
+                    key_dumps("json", decoded.scope)
+                    if encode is not None:
+                        encode(row)
             if out.jobs:
-                jobs += len(out.jobs)
+                jobs[0] += len(out.jobs)
                 if serialize:
-                    for job in out.jobs:
-                        job.model_dump_json().encode()
-                    for ev in out.events:
-                        ev.model_dump_json().encode()
-        stats["jobs"] += jobs
-    return run, table, stats
-
-
-def fast_to_json(signals) -> dict:
-    """A candidate replacement for ScopeSignals.to_json (dataclasses.asdict deep-copies recursively)."""
-    d = dict(signals.__dict__)
-    d["entities"] = dict(d["entities"])
-    d["offsets"] = dict(d["offsets"])
-    d["waiting_requests"] = list(d["waiting_requests"])
-    return d
+                    for message in (*out.jobs, *out.events):
+                        message.model_dump_json().encode()
+    return run, table, jobs
 
 
 def timed(fn, *args) -> float:
@@ -584,70 +677,107 @@ def timed(fn, *args) -> float:
     return time.perf_counter() - t0
 
 
+def heap_per_row(settings, msgs, codec) -> tuple[float, int]:
+    """tracemalloc: Python heap retained per table row (every 10th scope)."""
+    sample = [m for m in msgs if zlib.crc32(m[3]) % 10 == 0]
+    run, table, _ = agent_body(settings, codec)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    run(sample, serialize=False)
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return (after - before) / max(len(table), 1), len(table)
+
+
 CATEGORIES = [
     ("our code (streams/, schemas/)", lambda f, n: f.startswith((str(REPO_ROOT / "streams"), str(REPO_ROOT / "schemas")))),
     ("pydantic validation", lambda f, n: "pydantic" in f or "pydantic" in n),
     ("regex (extract)", lambda f, n: "re.Pattern" in n or "/re/" in f or "_sre" in n),
+    ("dataclasses.asdict + copy.deepcopy", lambda f, n: "dataclasses.py" in f or "copy.py" in f),
     ("faust", lambda f, n: "/faust/" in f),
     ("mode", lambda f, n: "/mode/" in f),
     ("aiokafka", lambda f, n: "/aiokafka/" in f or "aiokafka" in n),
-    ("asyncio", lambda f, n: "/asyncio/" in f or "_asyncio" in n or "select" in n or "epoll" in n),
-    ("json (orjson/json)", lambda f, n: "orjson" in n or "/json/" in f or "json" in n),
-    ("dataclasses", lambda f, n: "dataclasses.py" in f or "deepcopy" in n or "copy.py" in f),
+    ("asyncio event loop", lambda f, n: "/asyncio/" in f or "_asyncio" in n or "epoll" in n or "selectors.py" in f),
+    ("socket I/O", lambda f, n: "socket" in n),
+    ("json / orjson", lambda f, n: "orjson" in n or "/json/" in f or "json" in n),
 ]
 
 
 def profile_breakdown(stats: pstats.Stats, per: int, label: str, top: int = 14) -> dict[str, float]:
-    """tottime per category and the top functions, in µs per event."""
+    """Own time per category and the top functions, in µs per event (inflated by cProfile)."""
     totals: dict[str, float] = {}
-    rows = []
-    grand = 0.0
+    rows, grand = [], 0.0
     for (filename, line, name), (cc, nc, tt, ct, callers) in stats.stats.items():
         grand += tt
         category = next((c for c, match in CATEGORIES if match(filename, name)), "other (stdlib, builtins)")
         totals[category] = totals.get(category, 0.0) + tt
         where = name if filename == "~" else f"{Path(filename).name}:{line} {name}"
         rows.append((tt, nc, where))
-    say(f"    {label}: tottime by category (total {grand:.2f} s under cProfile = {grand / per * 1e6:.1f} µs/event)")
+    say(f"    {label}: own time by category ({grand:.2f} s under cProfile = {grand / per * 1e6:.1f} µs/event)")
     for category, tt in sorted(totals.items(), key=lambda kv: -kv[1]):
-        say(f"      {tt / grand:6.1%}  {tt / per * 1e6:7.2f} µs/event  {category}")
+        say(f"      {tt / grand:6.1%}  {tt / per * 1e6:8.2f} µs/event  {category}")
     say("    top functions by own time:")
     for tt, nc, where in sorted(rows, reverse=True)[:top]:
-        say(f"      {tt / grand:6.1%}  {tt / per * 1e6:7.2f} µs/event  {nc / per:5.2f} calls/event  {where[:110]}")
+        say(f"      {tt / grand:6.1%}  {tt / per * 1e6:8.2f} µs/event  {nc / per:6.2f} calls/event  {where[:100]}")
     return {c: round(tt / grand, 4) for c, tt in totals.items()}
 
 
-def in_process_phase(settings, msgs: list, worker_rate: float | None, baseline_rate: float, profile: bool) -> None:
+def in_process_phase(settings, msgs: list, worker_rate: float | None, profile: bool) -> None:
+    import orjson
+
     from schemas.scope import parse_scope
     from streams.decode import Decoder
     from streams.extract import extract
     from streams.policy import decide
     from streams.signals import ScopeSignals
 
-    section("5. the worker's per-event logic in this process (no Faust, no Kafka), same records")
+    section("6. the worker's per-event logic in this process (no Faust, no Kafka), same records")
     n = len(msgs)
+    subset = msgs[:LOGIC_SUBSET]
+    m = len(subset)
+
+    run, table, jobs = agent_body(settings, dict_rows())
+    t_logic = timed(run, msgs, False)
+    figure("logic_events_per_s", round(n / t_logic),
+           f"Processor.decode + apply + decide + row round trip (dict rows, as today): {n / t_logic:,.0f} events/s "
+           f"({t_logic / n * 1e6:.1f} µs/event, all {n:,} records, {jobs[0]} jobs)")
+    run_s, _, _ = agent_body(settings, dict_rows())
+    t_ser = timed(run_s, subset)
+    figure("logic_with_changelog_serialization_events_per_s", round(m / t_ser),
+           f"  + the changelog's key/value serialisation (Faust json codec): {m / t_ser:,.0f} events/s "
+           f"({t_ser / m * 1e6:.1f} µs/event)")
+    run_b, _, _ = agent_body(settings, bytes_rows())
+    t_bytes = timed(run_b, subset)
+    figure("logic_bytes_rows_events_per_s", round(m / t_bytes),
+           f"  candidate, row kept as orjson bytes (same changelog bytes): {m / t_bytes:,.0f} events/s "
+           f"({t_bytes / m * 1e6:.1f} µs/event)")
+
     decoder = Decoder(settings.topics, settings.max_event_bytes)
-    events = []
-    t_validate = timed(lambda: [decoder.decode(t, k, v) for t, p, o, k, v in msgs])
-    events = [decoder.decode(t, k, v) for t, p, o, k, v in msgs]
-
-    run, table, stats = _agent_body(settings)
-    t_logic = timed(run, msgs)
-    logic_rate = n / t_logic
-    jobs = stats["jobs"]
-    run_s, _, _ = _agent_body(settings, serialize=True)
-    t_logic_ser = timed(run_s, msgs)
-    run_f, _, _ = _agent_body(settings, to_json=fast_to_json, serialize=True)
-    t_logic_fast = timed(run_f, msgs)
-
-    t_extract = timed(lambda: [extract(e.role, e.content) for e in events])
-    rows = list(table.values())
-    t_from = timed(lambda: [ScopeSignals.from_json(r) for r in rows])
+    events = [decoder.decode(t, k, v) for t, p, o, k, v in subset]
+    scopes = [e.scope for e in events]
+    rows = list(table.values())[:m]
     objs = [ScopeSignals.from_json(r) for r in rows]
-    t_to = timed(lambda: [s.to_json() for s in objs])
-    t_to_fast = timed(lambda: [fast_to_json(s) for s in objs])
+    raw = [orjson.dumps(s) for s in objs]
     from faust.serializers import codecs
-    t_dumps = timed(lambda: [codecs.dumps("json", r) for r in rows])
+
+    stage = {
+        "validate (Decoder.decode: model_validate_json + key check)":
+            timed(lambda: [decoder.decode(t, k, v) for t, p, o, k, v in subset]) / m,
+        "  of which parse_scope (validator; decide's tenant_of calls it again)": timed(lambda: [parse_scope(s) for s in scopes]) / m,
+        "extract (regexes)": timed(lambda: [extract(e.role, e.content) for e in events]) / m,
+        "ScopeSignals.from_json (dict row)": timed(lambda: [ScopeSignals.from_json(r) for r in rows]) / len(rows),
+        "ScopeSignals.to_json (dataclasses.asdict)": timed(lambda: [s.to_json() for s in objs]) / len(objs),
+        "Faust json codec dumps of the dict row": timed(lambda: [codecs.dumps("json", r) for r in rows]) / len(rows),
+        "candidate: orjson.dumps(signals) -> bytes row": timed(lambda: [orjson.dumps(s) for s in objs]) / len(objs),
+        "candidate: ScopeSignals(**orjson.loads(row))": timed(lambda: [ScopeSignals(**orjson.loads(r)) for r in raw]) / len(raw),
+    }
+    say("    per-event stages (µs/event, measured separately on the same records):")
+    for name, secs in stage.items():
+        say(f"      {secs * 1e6:7.2f}  {name}")
+    FIGURES["logic_stage_us"] = {k.strip(): round(v * 1e6, 2) for k, v in stage.items()}
+
     now = time.time()
 
     def nudge_scan():  # streams.app.nudge_quiet_scopes without the sends
@@ -655,92 +785,133 @@ def in_process_phase(settings, msgs: list, worker_rate: float | None, baseline_r
             signals = ScopeSignals.from_json(row)
             decide(signals, settings.policy_for(parse_scope(scope)[0]), now)
     t_scan = timed(nudge_scan)
+    figure("timer_scan_ms", round(t_scan * 1e3, 1),
+           f"timer nudge_quiet_scopes: one tick scans all {len(table):,} rows in {t_scan * 1e3:,.0f} ms "
+           f"({t_scan / len(table) * 1e6:.1f} µs/row; every {settings.timer_interval_s:g} s = "
+           f"{t_scan / settings.timer_interval_s:.1%} of the worker, the agent stalled meanwhile)")
 
-    figure("logic_events_per_s", round(logic_rate),
-           f"Processor.decode + apply + decide + signals row round trip: {logic_rate:,.0f} events/s "
-           f"({t_logic / n * 1e6:.1f} µs/event; {jobs} jobs)")
-    ser_rate = n / t_logic_ser
-    figure("logic_with_changelog_serialization_events_per_s", round(ser_rate),
-           f"  + changelog key/value serialisation (faust json codec): {ser_rate:,.0f} events/s "
-           f"({t_logic_ser / n * 1e6:.1f} µs/event)")
-    say("    per-event stages (µs/event, measured separately on the same records):")
-    stage = {
-        "validate (Decoder.decode: model_validate_json + key check)": t_validate / n,
-        "extract (regexes)": t_extract / n,
-        "ScopeSignals.from_json": t_from / len(rows),
-        "ScopeSignals.to_json (dataclasses.asdict)": t_to / len(rows),
-        "faust json codec dumps of the row": t_dumps / len(rows),
-    }
-    for name, secs in stage.items():
-        say(f"      {secs * 1e6:7.2f}  {name}")
-    FIGURES["logic_stage_us"] = {k: round(v * 1e6, 2) for k, v in stage.items()}
-    fast_rate = n / t_logic_fast
-    figure("logic_fast_to_json_events_per_s", round(fast_rate),
-           f"with a shallow-copy to_json instead of dataclasses.asdict: {fast_rate:,.0f} events/s "
-           f"(to_json {t_to / len(rows) * 1e6:.2f} -> {t_to_fast / len(rows) * 1e6:.2f} µs)")
-    scan_ms = t_scan * 1e3
-    figure("timer_scan_ms", round(scan_ms, 1),
-           f"timer nudge_quiet_scopes scan of {len(table):,} rows: {scan_ms:,.0f} ms per tick "
-           f"(every {settings.timer_interval_s:g} s = {t_scan / settings.timer_interval_s:.1%} of one core, "
-           f"blocking the agent meanwhile)")
     if worker_rate:
-        per_worker, per_logic = 1 / worker_rate, t_logic_ser / n
+        per_worker, per_logic = 1 / worker_rate, t_ser / m
         figure("faust_overhead_us_per_event", round((per_worker - per_logic) * 1e6, 1),
-               f"worker {per_worker * 1e6:.1f} µs/event = our logic {per_logic * 1e6:.1f} µs "
-               f"({per_logic / per_worker:.0%}) + Faust/aiokafka/changelog/commit {(per_worker - per_logic) * 1e6:.1f} µs "
+               f"worker {per_worker * 1e6:,.0f} µs/event = our logic {per_logic * 1e6:.0f} µs ({per_logic / per_worker:.0%})"
+               f" + Faust/aiokafka/changelog/commit {(per_worker - per_logic) * 1e6:,.0f} µs "
                f"({1 - per_logic / per_worker:.0%})")
-        figure("logic_share_of_worker_time", round(per_logic / per_worker, 3), "")
+        figure("logic_share_of_worker_time", round(per_logic / per_worker, 3))
 
-    # Python heap held per scope row (tracemalloc, on every 10th scope: the memory store keeps the dict)
-    sample = [m for m in msgs if zlib.crc32(m[3]) % 10 == 0]
-    run_m, table_m, _ = _agent_body(settings)
-    gc.collect()
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    run_m(sample)
-    gc.collect()
-    after = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    heap = (after - before) / max(len(table_m), 1)
+    heap, rows_n = heap_per_row(settings, msgs, dict_rows())
+    heap_b, _ = heap_per_row(settings, msgs, bytes_rows())
     figure("python_heap_bytes_per_row", round(heap),
-           f"Python heap per table row (key + dict, tracemalloc over {len(table_m):,} scopes): {heap:,.0f} bytes")
-    del table_m
+           f"Python heap per table row (key + row, tracemalloc over {rows_n:,} scopes): dict row {heap:,.0f} B; "
+           f"candidate bytes row {heap_b:,.0f} B")
+    figure("python_heap_bytes_per_row_bytes_candidate", round(heap_b))
 
     if profile:
-        run_p, _, _ = _agent_body(settings, serialize=True)
+        run_p, _, _ = agent_body(settings, dict_rows())
         prof = cProfile.Profile()
         prof.enable()
-        run_p(msgs)
+        run_p(subset)
         prof.disable()
-        FIGURES["logic_profile_shares"] = profile_breakdown(pstats.Stats(prof), n, "cProfile of the in-process logic")
+        FIGURES["logic_profile_shares"] = profile_breakdown(pstats.Stats(prof), m, "cProfile of the in-process logic")
 
 
-def profiled_worker_phase(settings, home: Path, total: int, extra_env: dict[str, str], admin) -> None:
+# --------------------------------------------------------------------------- phase 7: prototype of the fix
+
+def prototype_phase(settings, total: int) -> None:
+    """The same Processor logic in a confluent-kafka loop: consume(1000), fold, produce the changelog
+    row (orjson bytes) through librdkafka, flush + commit every 10,000 events (Faust's commit_every)."""
+    from confluent_kafka import Consumer, Producer
+
+    from dreamstream.topic_admin import ensure_topics
+    from streams.processor import Outputs, Processor
+
+    section("7. prototype of the suggested fix: same logic in a confluent-kafka loop (not the product)")
+    proto = settings.model_copy(update={"app_id": f"{settings.app_id}-proto"})
+    ensure_topics(proto)
+    CREATED.append(proto)
+    consumer = Consumer({**proto.kafka_client_config(), "group.id": proto.app_id, "enable.auto.commit": False,
+                         "enable.auto.offset.store": False, "auto.offset.reset": "earliest",
+                         "partition.assignment.strategy": "range", "session.timeout.ms": proto.session_timeout_ms})
+    producer = Producer({**proto.kafka_client_config(), "linger.ms": 20, "acks": "all", "enable.idempotence": True,
+                         "batch.num.messages": 10_000, "partitioner": "murmur2_random"})
+    consumer.subscribe([proto.topics.turns])
+    processor = Processor(proto)
+    from_row, to_row, _ = bytes_rows()
+    table: dict = {}
+    changelog, produce = proto.topics.signals_changelog, producer.produce
+    done = since_commit = 0
+    samples: list[tuple[float, int]] = []
+    errors: list[str] = []
+    t0 = time.monotonic()
+    cpu0 = time.process_time()
+    try:
+        while done < total and time.monotonic() - t0 < 120 + total / 1000:
+            batch = consumer.consume(num_messages=1_000, timeout=1.0)
+            for msg in batch:
+                topic, partition, offset = msg.topic(), msg.partition(), msg.offset()
+                out = Outputs()
+                decoded = processor.decode(topic, partition, offset, msg.key(), msg.value(), out)
+                if decoded is not None:
+                    now = time.time()
+                    signals = from_row(table.get(decoded.scope))
+                    processor.apply(decoded, topic, partition, offset, signals, now)
+                    processor.decide(decoded.scope, signals, now, out)
+                    row = table[decoded.scope] = to_row(signals)
+                    produce(changelog, key=decoded.scope.encode(), value=row, partition=partition)
+                for job in out.jobs:
+                    produce(proto.topics.jobs, key=job.scope.encode(), value=job.model_dump_json().encode(),
+                            partition=partition)
+                for ev in out.events:
+                    produce(proto.topics.audit, key=ev.scope.encode(), value=ev.model_dump_json().encode(),
+                            partition=partition)
+            producer.poll(0)
+            done += len(batch)
+            since_commit += len(batch)
+            if since_commit >= 10_000 or done >= total:
+                if producer.flush(30):  # rows durable before the input offsets move
+                    errors.append("changelog flush timed out")
+                consumer.commit(asynchronous=False)
+                since_commit = 0
+            samples.append((time.monotonic(), done))
+    finally:
+        consumer.close()
+        producer.flush(30)
+    cpu = (time.process_time() - cpu0) / (time.monotonic() - t0)
+    rate, a, b = window_rate(samples, total)
+    if rate is None or errors:
+        say(f"    prototype did not finish: {done:,} of {total:,} {errors}")
+        return
+    figure("prototype_events_per_s", round(rate),
+           f"{rate:,.0f} events/s ({cpu:.2f} cores; changelog rows produced per event, commit after flush); "
+           f"lacks Faust's rebalance/recovery/timer wiring, so it is a ceiling for that design, not a drop-in")
+
+
+# --------------------------------------------------------------------------- phase 8: worker under cProfile
+
+def profiled_worker_phase(settings, home: Path, count: int, extra_env: dict[str, str], admin, watermarks) -> None:
     """A second worker (own app id, so it reads the turns topic from the start) under cProfile."""
     from dreamstream.topic_admin import ensure_topics
 
-    section("6. a second worker under cProfile, same topic (own app id)")
+    section(f"8. a second worker under cProfile (main thread), same topic, first ~{count:,} records")
+    prof = settings.model_copy(update={"app_id": f"{settings.app_id}-prof"})
+    ensure_topics(prof)
+    CREATED.append(prof)
     out = home / "worker.prof"
-    worker = Worker(settings, home, "profiled-worker", extra_env, profile_out=out)
-    t0 = time.monotonic()
+    child = Child(prof, home, "profiled-worker", extra_env, argv=["--_profiled-worker", str(out)])
     try:
-        while committed(admin, settings.app_id, settings.topics.turns, settings.partitions) < total:
-            worker.check()
-            if time.monotonic() - t0 > 120 + total / 200:
-                raise RuntimeError("profiled worker did not finish")
-            time.sleep(0.5)
-        elapsed = time.monotonic() - t0
+        Follow(child, admin, watermarks, prof.app_id, prof.topics.turns, None, prof.partitions, count,
+               quiet=True).run(timeout_s=120 + count / 100)
     finally:
-        worker.stop()
-    say(f"    processed {total:,} events in {elapsed:.1f} s under cProfile (startup included)")
+        child.stop()
+    processed = end_offsets(watermarks, prof.topics.signals_changelog, prof.partitions)
     if not out.exists():
         say("    (no profile written)")
         return
-    FIGURES["worker_profile_shares"] = profile_breakdown(pstats.Stats(str(out)), total, "cProfile of the worker")
+    FIGURES["worker_profile_shares"] = profile_breakdown(pstats.Stats(str(out)), processed,
+                                                         f"cProfile of the worker ({processed:,} events incl. startup)")
 
 
 def _profiled_worker(out: str) -> None:
-    """Entry for the profiled child: the `dreamstream worker streams` command under cProfile."""
+    """Child mode: the `dreamstream worker streams` command under cProfile, dumped at exit."""
     prof = cProfile.Profile()
 
     def dump() -> None:
@@ -748,7 +919,6 @@ def _profiled_worker(out: str) -> None:
         prof.dump_stats(out)
 
     atexit.register(dump)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # mode's own handler is installed later
     sys.argv = ["dreamstream", "worker", "streams"]
     from dreamstream.cli import main
 
@@ -758,6 +928,9 @@ def _profiled_worker(out: str) -> None:
 
 # --------------------------------------------------------------------------- main
 
+CREATED: list = []  # Settings whose topics this run created (deleted at the end)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.streams", description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=200_000)
@@ -765,17 +938,25 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="20,000 events over 10,000 scopes")
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--policy", choices=["bench", "default"], default="bench",
-                        help="bench: threshold_messages=40 only (a hot scope per 1000 emits one job); "
-                             "default: the Settings default policy (many jobs: signals threshold 3)")
-    parser.add_argument("--profile-worker", action="store_true", help="also run a worker under cProfile (slow)")
+                        help="bench: threshold_messages=40, other triggers off (one job per hot scope, ~scopes/1000); "
+                             "default: the Settings default policy (far more jobs: signals threshold 3)")
+    parser.add_argument("--floor-events", type=int, help="records for each Faust floor run (default events/10, "
+                                                         "at least 10,000)")
+    parser.add_argument("--no-floor", action="store_true", help="skip phase 5")
+    parser.add_argument("--no-prototype", action="store_true", help="skip phase 7")
     parser.add_argument("--no-profile", action="store_true", help="skip the in-process cProfile")
+    parser.add_argument("--profile-worker", action="store_true", help="phase 8: a worker under cProfile (slow)")
+    parser.add_argument("--profile-events", type=int, default=20_000)
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
-                        help="extra environment for the worker, e.g. Faust's STREAM_BUFFER_MAXSIZE=16384 (experiments)")
-    parser.add_argument("--logs", type=Path, help="copy the workers' logs into this directory")
+                        help="extra environment for the worker children, e.g. Faust's PRODUCER_LINGER=0.05")
+    parser.add_argument("--logs", type=Path, help="copy the children's logs into this directory")
     parser.add_argument("--_profiled-worker", dest="profiled_worker", help=argparse.SUPPRESS)
+    parser.add_argument("--_faust-floor", dest="faust_floor", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.profiled_worker:
         return _profiled_worker(args.profiled_worker)
+    if args.faust_floor:
+        return _faust_floor(args.faust_floor)
     if args.quick:
         args.events, args.scopes = 20_000, 10_000
     args.scopes = min(args.scopes, args.events)
@@ -784,7 +965,7 @@ def main() -> None:
     from confluent_kafka import Consumer
     from confluent_kafka.admin import AdminClient
 
-    from dreamstream.topic_admin import delete_topics, ensure_topics
+    from dreamstream.topic_admin import delete_topics
     from schemas.policy import TriggerPolicy
     from tests.integration.kafka_env import broker_bootstrap, unique_settings
 
@@ -794,62 +975,63 @@ def main() -> None:
     policy = (TriggerPolicy(threshold_messages=40, threshold_signals=1_000_000, idle_s=86_400, schedule_s=0)
               if args.policy == "bench" else TriggerPolicy())
     overrides = {"partitions": args.partitions, "trigger": policy}
-    say(f"dreamstream stream worker benchmark: {args.events:,} events, {args.scopes:,} scopes, "
-        f"{args.partitions} partitions, Kafka {bootstrap}, {os.cpu_count()} CPUs, policy {args.policy}")
+    say(f"dreamstream stream worker benchmark: {args.events:,} events, {args.scopes:,} scopes, {args.partitions} "
+        f"partitions, Kafka {bootstrap}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, policy {args.policy}")
     FIGURES.update(events=args.events, scopes=args.scopes, partitions=args.partitions, policy=args.policy,
                    worker_env=extra_env)
-    created: list = []
     groups: list[str] = []
     admin = watermarks = None
     try:
         settings = unique_settings(bootstrap, home, **overrides)
-        created.append(settings)
+        CREATED.append(settings)
         admin = AdminClient(settings.kafka_client_config())
-        watermarks = Consumer({**settings.kafka_client_config(), "group.id": f"bench-watermarks-{uuid.uuid4().hex[:8]}"})
-        groups.append(settings.app_id)
+        watermarks = Consumer({**settings.kafka_client_config(), "group.id": f"bench-wm-{uuid.uuid4().hex[:8]}"})
         produce_phase(settings, args.events, args.scopes)
         total = end_offsets(watermarks, settings.topics.turns, settings.partitions)
         msgs = baseline_phase(settings, total)
 
         idle_settings = unique_settings(bootstrap, home, **overrides)
-        created.append(idle_settings)
-        groups.append(idle_settings.app_id)
-        idle = idle_phase(idle_settings, home, extra_env, admin)
+        CREATED.append(idle_settings)
+        idle_rss = idle_phase(idle_settings, home, extra_env, admin)
 
-        result = worker_phase(settings, home, total, args.scopes, extra_env, admin, watermarks, idle,
-                              broker_pid(bootstrap))
-        changelog_phase(settings)
-        ratio = result["rate"] / FIGURES["baseline_events_per_s"]
+        rate = worker_phase(settings, home, total, args.scopes, extra_env, admin, watermarks, idle_rss,
+                            broker_pid(bootstrap))
+        row = changelog_phase(settings) or b'{"messages":1}'
+        ratio = rate / FIGURES["baseline_events_per_s"]
         figure("ratio_worker_to_baseline", round(ratio, 3), f"ratio worker/baseline {ratio:.3f}")
 
-        in_process_phase(settings, msgs, result["rate"], FIGURES["baseline_events_per_s"], not args.no_profile)
+        if not args.no_floor:
+            floor_phase(settings, home, min(total, args.floor_events or max(10_000, total // 10)), extra_env, row)
+        in_process_phase(settings, msgs, rate, not args.no_profile)
         del msgs
-
+        if not args.no_prototype:
+            prototype_phase(settings, total)
         if args.profile_worker:
-            prof_settings = settings.model_copy(update={"app_id": f"{settings.app_id}-prof"})
-            ensure_topics(prof_settings)  # its changelog topic
-            created.append(prof_settings)
-            groups.append(prof_settings.app_id)
-            profiled_worker_phase(prof_settings, home, total, extra_env, admin)
+            profiled_worker_phase(settings, home, min(total, args.profile_events), extra_env, admin, watermarks)
 
-        section("targets (2-core machine)")
+        section("targets (this machine)")
         checks = {
             "worker >= 20,000 events/s": FIGURES["worker_events_per_s"] >= 20_000,
             "worker/baseline >= 0.25": FIGURES["ratio_worker_to_baseline"] >= 0.25,
-            "<= 2 KB state per scope (peak)": FIGURES["bytes_per_scope_peak"] <= 2048,
+            "<= 2 KB state per scope (peak RSS - idle RSS)": FIGURES["bytes_per_scope_peak"] <= 2048,
         }
         for name, ok in checks.items():
-            say(f"  {'MET ' if ok else 'MISSED'}  {name}")
+            say(f"  {'met   ' if ok else 'MISSED'}  {name}")
         FIGURES["targets_met"] = checks
     finally:
         section("cleanup")
-        for s in created:
-            with contextlib.suppress(Exception):
-                names = [spec.name for spec in s.topics.specs()]
-                if s is not created[0] and s.topic_prefix == created[0].topic_prefix:
-                    names = [s.topics.signals_changelog]  # the profiled worker shares the input topics
+        main_prefix = CREATED[0].topic_prefix if CREATED else None
+        for s in CREATED:
+            names = [spec.name for spec in s.topics.specs()]
+            if s is not CREATED[0] and s.topic_prefix == main_prefix:
+                names = [s.topics.signals_changelog]  # floor/proto/profiled apps share the input topics
+            groups.append(s.app_id)
+            try:
                 delete_topics(s, names)
-                say(f"  deleted {len(names)} topics of {s.app_id}")
+            except Exception as err:  # keep cleaning up the rest
+                say(f"  could not delete topics of {s.app_id}: {err}")
+        if CREATED:
+            say(f"  deleted the topics of {len(CREATED)} app ids")
         if admin is not None:
             with contextlib.suppress(Exception):
                 for future in admin.delete_consumer_groups(groups, request_timeout=10).values():
@@ -861,10 +1043,10 @@ def main() -> None:
             args.logs.mkdir(parents=True, exist_ok=True)
             for log in home.glob("*.log"):
                 shutil.copy(log, args.logs / log.name)
-            say(f"  worker logs copied to {args.logs}")
+            say(f"  children's logs copied to {args.logs}")
         shutil.rmtree(home, ignore_errors=True)
         FIGURES["bench_wall_s"] = round(time.monotonic() - started, 1)
-        say(f"  total wall time {FIGURES['bench_wall_s']} s")
+        say(f"  wall time {FIGURES['bench_wall_s']} s")
     print(json.dumps(FIGURES), flush=True)
 
 

@@ -49,6 +49,7 @@ class ConsolidationWorker:
         self.passes_run = 0
         self.assigned = False
         self._lag_checked_at = 0.0
+        self._lag_series: set[tuple[str, int]] = set()
 
     def run(self) -> None:
         topics = [self._topics.turns, self._topics.memory_adds, self._topics.jobs]
@@ -76,6 +77,9 @@ class ConsolidationWorker:
         # Queued jobs of a revoked partition were never committed: the next owner gets them.
         for p in partitions:
             self._positions.pop((p.topic, p.partition), None)
+            if (p.topic, p.partition) in self._lag_series:  # a revoked partition is no longer ours to report
+                self._lag_series.discard((p.topic, p.partition))
+                CONSUMER_LAG.remove(p.topic, str(p.partition))
             if p.topic == self._topics.jobs:
                 self._queued.pop(p.partition, None)
                 self._paused.discard(p.partition)
@@ -196,6 +200,7 @@ class ConsolidationWorker:
             position = self._positions.get((tp.topic, tp.partition))
             if position is not None and high >= 0:
                 CONSUMER_LAG.labels(tp.topic, str(tp.partition)).set(max(high - position, 0))
+                self._lag_series.add((tp.topic, tp.partition))
 
     def _publish(self, events, job: DreamJob, partition: int) -> None:
         for event in events:

@@ -19,6 +19,7 @@ import faust.web
 from schemas import ControlEvent, JobLifecycleEvent
 from schemas.scope import ScopeError, parse_scope
 from schemas.settings import get_settings
+from streams.credentials import broker_credentials
 from streams.decode import InputEvent
 from streams.metrics import DEAD_LETTERS, EVENTS, JOBS_EMITTED, SCOPES_TRACKED
 from streams.policy import decide
@@ -32,6 +33,8 @@ processor = Processor(settings)
 
 app = faust.App(
     settings.app_id,
+    broker_credentials=broker_credentials(settings),
+    datadir=str(settings.home / "faust"),
     broker=[f"kafka://{server}" for server in settings.kafka_bootstrap_servers.split(",")],
     store="memory://",  # state is rebuilt from the changelog topic on restart
     topic_partitions=settings.partitions,

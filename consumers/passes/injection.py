@@ -12,25 +12,27 @@ from typing import Iterable
 
 from schemas import ConversationTurn
 
-_INJECTION_PATTERNS = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
-        r"(?:previous|prior|above|earlier|existing|system)\s+(?:instructions|prompts?|rules|messages|context)\b",
-        r"^\s*(?:system|developer|assistant)\s*(?:prompt)?\s*:",  # a spoofed role prefix
-        r"\b(?:delete|erase|wipe|remove|purge|drop|forget)\s+(?:every|all|each|any)\b(?:\s+\w+){0,3}?\s+"
-        r"(?:memor(?:y|ies)|data|records|users|tenants|notes)\b",
-        r"\bforget\s+everything\b",
-        r"\byou\s+are\s+now\s+(?:a|an|in|the)\b",
-        r"\bnew\s+instructions\s*:",
-        r"\b(?:reveal|print|show)\s+(?:me\s+)?(?:your|the)\s+system\s+prompt\b",
-    )
+INJECTION_PATTERNS: tuple[str, ...] = (
+    r"(?i)\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?"
+    r"(?:previous|prior|above|earlier|existing|system)\s+(?:instructions|prompts?|rules|messages|context)\b",
+    r"(?i)^\s*(?:system|developer|assistant)\s*(?:prompt)?\s*:",  # a spoofed role prefix
+    r"(?i)\b(?:delete|erase|wipe|remove|purge|drop|forget)\s+(?:every|all|each|any)\b(?:\s+\w+){0,3}?\s+"
+    r"(?:memor(?:y|ies)|data|records|users|tenants|notes)\b",
+    r"(?i)\bforget\s+everything\b",
+    r"(?i)\byou\s+are\s+now\s+(?:a|an|in|the)\b",
+    r"(?i)\bnew\s+instructions\s*:",
+    r"(?i)\b(?:reveal|print|show)\s+(?:me\s+)?(?:your|the)\s+system\s+prompt\b",
 )
+"""Sources in the dialect polars and `re` share (see `consumers.passes.patterns`): the gather pass
+runs them over whole columns, the engines one message at a time."""
+INJECTION = "|".join(f"(?:{p.removeprefix('(?i)')})" for p in INJECTION_PATTERNS)
+INJECTION = f"(?i){INJECTION}"
+_INJECTION = re.compile(INJECTION)
 _NOTE_EXCERPT_CHARS = 120
 
 
 def is_injection(text: str) -> bool:
-    return any(pattern.search(text) for pattern in _INJECTION_PATTERNS)
+    return _INJECTION.search(text) is not None
 
 
 def injection_message_ids(turns: Iterable[ConversationTurn]) -> tuple[str, ...]:

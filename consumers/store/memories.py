@@ -26,6 +26,17 @@ _INT = models.PayloadSchemaType.INTEGER
 _APPLIED_JOBS_KEPT = 500
 
 
+class OperatorDecision(BaseModel):
+    """Who decided what about a generation, and why (consumers/store/quarantine.py)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: Literal["approved", "rejected", "rolled-back"]
+    by: str
+    reason: str = ""
+    at: datetime
+
+
 class GenerationInfo(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -35,6 +46,8 @@ class GenerationInfo(BaseModel):
     created_at: datetime
     reason: str = ""
     memories_active: int = 0
+    decision: OperatorDecision | None = None
+    """The last operator decision about this generation, if any."""
 
 
 class AppliedJob(BaseModel):
@@ -88,6 +101,10 @@ class MemoryStore:
         if not found:
             return ScopeState(scope=scope, tenant=parse_scope(scope)[0])
         return ScopeState.model_validate(found[0].payload["state"])
+
+    def save_state(self, state: ScopeState) -> None:
+        """Write the pointer as given: one atomic point write (operator decisions use it)."""
+        self._save_state(state)
 
     def _save_state(self, state: ScopeState) -> None:
         payload = {"tenant": state.tenant, "scope": state.scope, "state": state.model_dump(mode="json")}
@@ -213,6 +230,10 @@ class MemoryStore:
         new_state = state.model_copy(update={"generations": tuple(g for g in state.generations if g.generation in kept_numbers)})
         self._save_state(new_state)
         return new_state
+
+    def delete_generation(self, scope: str, generation: int) -> None:
+        """Delete a generation's points (a rejected candidate); the pointer is the caller's."""
+        self._delete_generation(scope, generation)
 
     def _delete_generation(self, scope: str, generation: int) -> None:
         flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))

@@ -8,12 +8,12 @@ with as many words as the old one has, then words both phrases share at the end 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-_MAX_WORDS = 3
-_WORD = r"[\w.+#'\u2019-]+"
-_PHRASE = rf"{_WORD}(?:\s+{_WORD}){{0,{_MAX_WORDS + 2}}}"
+from consumers.passes import patterns
+from consumers.passes.patterns import compiled
+
+_MAX_WORDS = patterns.MAX_VALUE_WORDS
 
 # Words that end a value phrase when reading forwards ...
 _FORWARD_STOP = frozenset("""
@@ -29,21 +29,11 @@ changed not that's that
 """.split())
 _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "their"})
 
-_FROM_TO = re.compile(
-    rf"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|went)\s+(?:{_WORD}\s+){{0,3}}?"
-    rf"from\s+(?P<old>{_PHRASE}?)\s+to\s+(?P<new>{_PHRASE})",
-    re.IGNORECASE,
-)
-_INSTEAD = re.compile(rf"\b(?:instead\s+of|rather\s+than)\s+(?P<old>{_PHRASE})", re.IGNORECASE)
-_COMMA_NOT = re.compile(rf",\s*(?:and\s+|but\s+)?not\s+(?P<old>{_PHRASE})", re.IGNORECASE)
-_NOT_BUT = re.compile(
-    rf"\bnot\s+(?P<old>{_WORD}(?:\s+{_WORD})?)\s*,\s*(?:it'?s|it\s+is|but|rather)\s+(?P<new>{_PHRASE})",
-    re.IGNORECASE,
-)
-_SWITCH_TO = re.compile(
-    rf"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing))\s+(?:{_WORD}\s+){{0,3}}?to\s+(?P<new>{_PHRASE})",
-    re.IGNORECASE,
-)
+_FROM_TO = compiled(patterns.CHANGE_FROM_TO)
+_INSTEAD = compiled(patterns.CHANGE_INSTEAD)
+_COMMA_NOT = compiled(patterns.CHANGE_COMMA_NOT)
+_NOT_BUT = compiled(patterns.CHANGE_NOT_BUT)
+_SWITCH_TO = compiled(patterns.CHANGE_SWITCH_TO)
 _EDGE_PUNCTUATION = ".,;:!?\"'()"
 
 

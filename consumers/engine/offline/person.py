@@ -11,13 +11,16 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-_NAME_WORD = r"[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?"
+from consumers.passes import patterns
+from consumers.passes.patterns import compiled
+
+_NAME_WORD = patterns.NAME_WORD
 # Case-insensitive lead-ins, case-sensitive names: "I'm vegetarian" is not an introduction.
 _INTRODUCTIONS = (
     re.compile(rf"\b(?i:my name is|my name's|call me)\s+(?P<name>{_NAME_WORD})\b"),
     re.compile(rf"^\s*(?i:hi|hello|hey)(?i:\s+there)?[,!.]?\s+(?i:i'm|i am|this is)\s+(?P<name>{_NAME_WORD})\b"),
 )
-INTRODUCTION_CLAUSE = re.compile(rf"^(?i:my name is|my name's|call me|i'm|i am)\s+(?P<name>{_NAME_WORD})[.!]?$")
+INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 
 _ADVERB = (r"(?:\w+(?:ally|ently|antly|ously|ively|arly|ully)|always|never|often|sometimes|also|still|just|only"
            r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually)")

@@ -72,6 +72,9 @@ combination fails the whole render with one clear message.
 {{- fail (printf "%s.replicas (%d) must not exceed topics.partitions (%d): each partition goes to one member of the consumer group, so the extra %s workers would sit idle. Lower %s.replicas or raise topics.partitions (for new topics only)." $component $replicas $partitions $component $component) }}
 {{- end }}
 {{- end }}
+{{- if eq (int .Values.streams.webPort) (int .Values.metrics.port) }}
+{{- fail (printf "streams.webPort and metrics.port are both %d: give Faust's web server another port" (int .Values.metrics.port)) }}
+{{- end }}
 {{- if and .Values.kafka.sasl.passwordSecret.name (not .Values.kafka.sasl.mechanism) }}
 {{- fail "kafka.sasl.passwordSecret is set but kafka.sasl.mechanism is empty: set the SASL mechanism (e.g. SCRAM-SHA-512)" }}
 {{- end }}

@@ -1,0 +1,336 @@
+"""The consolidation worker's HTTP API: health, readiness, a scope's memories, diary and
+generations, and manual triggers.
+
+It runs in a background thread of the worker process with its own event loop (`start_api`), on
+`api_host:api_port` (127.0.0.1 by default). Whenever `api_token` is set, every route except the
+two probes needs `Authorization: Bearer <api_token>`; the settings refuse a non-loopback host
+without a token.
+
+| route | answer |
+|---|---|
+| `GET /healthz` | 200 while the process serves requests |
+| `GET /readyz` | 200 when the store answers and the consumer has partitions, else 503 |
+| `GET /scopes[?tenant=T]` | the scopes the store knows |
+| `GET /scopes/{tenant}/{agent}/{subject}/memories[?generation=N&include_inactive=true]` | a generation's memories (default: the active one, active records) |
+| `GET /scopes/{tenant}/{agent}/{subject}/diary` | one entry per pass and operator decision |
+| `GET /scopes/{tenant}/{agent}/{subject}/generations` | the pointer: active generation and the kept ones |
+| `POST /scopes/{tenant}/{agent}/{subject}/trigger` | 202 `{"request_id", "scope"}`; body `{"reason": "…"}` optional |
+
+Errors are JSON `{"error": "…"}`: 400 for a malformed scope or parameter, 401 for a missing or
+wrong token, 404 for an unknown scope or generation, 503 while the store is busy for too long.
+
+Embedded Qdrant is one in-process client that is not safe to use from two threads at once, so
+every store access here holds the runtime's lock, which the worker holds around its own store
+access; against a Qdrant server no lock is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from aiohttp import web
+from confluent_kafka import KafkaException, Producer
+
+from consumers.kafka_io import flush_or_raise, make_producer
+from consumers.runtime import Runtime
+from consumers.store.history import ScopeReader, ScopeView
+from schemas import ControlEvent, ScopeError, parse_scope
+from schemas.settings import Settings
+
+log = logging.getLogger(__name__)
+OPEN_PATHS = frozenset({"/healthz", "/readyz"})
+"""Probes answer without a token: they reveal nothing about any scope."""
+STORE_WAIT_S = 30.0
+"""How long a request waits for the store while the worker uses it, before a 503."""
+
+
+def send_triggers(settings: Settings, scopes: Iterable[str], reason: str = "manual",
+                  producer: Producer | None = None) -> dict[str, str]:
+    """Produce one manual `trigger` control event per scope; returns request id → scope. The job
+    that answers a request lists its id in `request_ids` on every lifecycle event."""
+    producer = producer or make_producer(settings)
+    errors: list[str] = []
+    requests: dict[str, str] = {}
+    for scope in scopes:
+        request_id = f"req-{uuid.uuid4().hex[:12]}"
+        event = ControlEvent(scope=scope, action="trigger", request_id=request_id, reason=reason)
+        producer.produce(settings.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
+                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+        requests[request_id] = scope
+    flush_or_raise(producer, errors)
+    return requests
+
+
+class StoreBusy(RuntimeError):
+    pass
+
+
+class StoreGuard:
+    """Serialises store access with the worker when the store is embedded."""
+
+    def __init__(self, lock: threading.RLock | None, wait_s: float = STORE_WAIT_S) -> None:
+        self._lock = lock
+        self._wait_s = wait_s
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        if self._lock is None:
+            yield
+            return
+        if not self._lock.acquire(timeout=self._wait_s):
+            raise StoreBusy(f"the store stayed busy for {self._wait_s:.0f}s; retry")
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    def busy(self) -> bool:
+        """True when someone else holds the store right now (so it is in use, hence reachable)."""
+        if self._lock is None or not self._lock.acquire(blocking=False):
+            return self._lock is not None
+        self._lock.release()
+        return False
+
+
+def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], None], ready: Callable[[], bool],
+             guard: StoreGuard, trigger: Callable[[str, str], str]) -> web.Application:
+    token = settings.api_token.get_secret_value().encode() if settings.api_token else None
+
+    @web.middleware
+    async def errors(request: web.Request, handler):
+        try:
+            return await handler(request)
+        except web.HTTPException as exc:  # aiohttp's own (unknown route, wrong method): JSON too
+            if exc.status < 400:
+                raise
+            return _error(exc.status, exc.reason, headers={k: v for k, v in exc.headers.items() if k == "Allow"})
+        except (ScopeError, BadRequest) as exc:
+            return _error(400, str(exc))
+        except LookupError as exc:
+            return _error(404, str(exc).strip("'\""))
+        except StoreBusy as exc:
+            return _error(503, str(exc))
+        except KafkaException as exc:
+            log.warning("API: Kafka: %s", exc)
+            return _error(503, f"Kafka: {exc}")
+
+    @web.middleware
+    async def auth(request: web.Request, handler):
+        if token is not None and request.path not in OPEN_PATHS:
+            scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token):
+                return _error(401, "missing or wrong bearer token", headers={"WWW-Authenticate": 'Bearer realm="dreamstream"'})
+        return await handler(request)
+
+    async def blocking(fn: Callable[[], object]) -> object:
+        def run() -> object:
+            with guard():
+                return fn()
+
+        return await asyncio.to_thread(run)
+
+    async def healthz(request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"})
+
+    async def readyz(request: web.Request) -> web.Response:
+        assigned = bool(ready())
+        store, detail = await asyncio.to_thread(_store_reachable, guard, store_ping)
+        body = {"ready": assigned and store, "consumer_assigned": assigned, "store_reachable": store}
+        if detail:
+            body["store_error"] = detail
+        return web.json_response(body, status=200 if body["ready"] else 503)
+
+    async def scopes(request: web.Request) -> web.Response:
+        tenant = request.query.get("tenant") or None
+        return web.json_response({"scopes": await blocking(lambda: reader.scopes(tenant))})
+
+    async def memories(request: web.Request) -> web.Response:
+        scope = _scope(request)
+        generation = _int_param(request, "generation")
+        include_inactive = _bool_param(request, "include_inactive")
+        records = await blocking(lambda: reader.records(scope, generation, include_inactive))
+        state = await blocking(lambda: reader.state(scope))
+        return web.json_response({
+            "scope": scope, "generation": state.active_generation if generation is None else generation,
+            "memories": [m.model_dump(mode="json") for m in records],
+        })
+
+    async def diary(request: web.Request) -> web.Response:
+        scope = _scope(request)
+        entries = await blocking(lambda: reader.diary(scope))
+        return web.json_response({"scope": scope, "entries": [e.model_dump(mode="json") for e in entries]})
+
+    async def generations(request: web.Request) -> web.Response:
+        scope = _scope(request)
+        state = await blocking(lambda: reader.state(scope))
+        return web.json_response(generations_json(state))
+
+    async def trigger_pass(request: web.Request) -> web.Response:
+        scope = _scope(request)
+        reason = await _reason(request)
+        request_id = await asyncio.to_thread(trigger, scope, reason)
+        return web.json_response({"request_id": request_id, "scope": scope}, status=202)
+
+    app = web.Application(middlewares=[errors, auth])
+    base = "/scopes/{tenant}/{agent}/{subject}"
+    app.add_routes([
+        web.get("/healthz", healthz),
+        web.get("/readyz", readyz),
+        web.get("/scopes", scopes),
+        web.get(f"{base}/memories", memories),
+        web.get(f"{base}/diary", diary),
+        web.get(f"{base}/generations", generations),
+        web.post(f"{base}/trigger", trigger_pass),
+    ])
+    return app
+
+
+def generations_json(state) -> dict:
+    """The pointer as the API shows it (without the internal record of applied jobs)."""
+    return {"scope": state.scope, "active_generation": state.active_generation,
+            "next_generation": state.next_generation,
+            "generations": [g.model_dump(mode="json") for g in state.generations]}
+
+
+class BadRequest(ValueError):
+    pass
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response({"error": message}, status=status, headers=headers)
+
+
+def _scope(request: web.Request) -> str:
+    m = request.match_info
+    scope = f"{m['tenant']}/{m['agent']}/{m['subject']}"
+    parse_scope(scope)
+    return scope
+
+
+def _int_param(request: web.Request, name: str) -> int | None:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be an integer, got {raw!r}") from None
+    if value < 0:
+        raise BadRequest(f"{name} must not be negative")
+    return value
+
+
+def _bool_param(request: web.Request, name: str) -> bool:
+    raw = request.query.get(name, "").lower()
+    if raw in ("", "0", "false", "no"):
+        return False
+    if raw in ("1", "true", "yes"):
+        return True
+    raise BadRequest(f"{name} must be true or false, got {raw!r}")
+
+
+async def _reason(request: web.Request) -> str:
+    if not request.can_read_body:
+        return "manual"
+    try:
+        body = await request.json()
+    except json.JSONDecodeError:
+        raise BadRequest("the body must be JSON: {\"reason\": \"...\"}") from None
+    reason = body.get("reason", "manual") if isinstance(body, dict) else None
+    if not isinstance(reason, str):
+        raise BadRequest("reason must be a string")
+    return reason
+
+
+def _store_reachable(guard: StoreGuard, ping: Callable[[], None]) -> tuple[bool, str]:
+    if guard.busy():
+        return True, ""  # the worker is using it right now
+    try:
+        with guard():
+            ping()
+    except Exception as err:  # noqa: BLE001 - any failure to answer means "not ready"; reported, not hidden
+        log.warning("readiness: store unreachable: %s", err)
+        return False, f"{type(err).__name__}: {err}"
+    return True, ""
+
+
+@dataclass
+class ApiServer:
+    url: str
+    _loop: asyncio.AbstractEventLoop
+    _thread: threading.Thread
+    _producer: Producer
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout_s)
+        self._producer.flush(5)
+
+
+class ApiError(RuntimeError):
+    pass
+
+
+def start_api(settings: Settings, runtime: Runtime, ready: Callable[[], bool],
+              lock: threading.RLock | None = None) -> ApiServer:
+    """Serve the API on settings.api_host:settings.api_port (0: any free port) in a daemon
+    thread. `ready` says whether the worker's consumer has partitions; `lock` (default
+    `runtime.lock`) is the one the worker holds while it uses the store."""
+    guard = StoreGuard(None if settings.qdrant_url else (lock if lock is not None else runtime.lock))
+    producer = make_producer(settings)
+    producer_lock = threading.Lock()
+
+    def trigger(scope: str, reason: str) -> str:
+        with producer_lock:  # one flush at a time keeps each request's delivery errors its own
+            return next(iter(send_triggers(settings, [scope], reason, producer)))
+
+    def ping() -> None:
+        runtime.client.get_collections()
+
+    reader = ScopeView(runtime.memories, runtime.diary)
+    app = make_app(settings, reader, ping, ready, guard, trigger)
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    failure: list[BaseException] = []
+    bound: list[int] = []
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        runner = web.AppRunner(app, access_log=None)
+        try:
+            loop.run_until_complete(runner.setup())
+            site = web.TCPSite(runner, settings.api_host, settings.api_port)
+            loop.run_until_complete(site.start())
+            bound.append(site._server.sockets[0].getsockname()[1])  # the real port when api_port is 0
+        except BaseException as err:  # surfaced to the caller of start_api
+            failure.append(err)
+            started.set()
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+            return
+        started.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+
+    thread = threading.Thread(target=serve, name="dreamstream-api", daemon=True)
+    thread.start()
+    if not started.wait(30):
+        raise ApiError("the HTTP API did not start within 30s")
+    if failure:
+        raise ApiError(f"cannot serve the HTTP API on {settings.api_host}:{settings.api_port}: {failure[0]}") from failure[0]
+    host = f"[{settings.api_host}]" if ":" in settings.api_host else settings.api_host
+    url = f"http://{host}:{bound[0]}"
+    log.info("HTTP API on %s%s", url, " (bearer token required)" if settings.api_token else "")
+    return ApiServer(url, loop, thread, producer)

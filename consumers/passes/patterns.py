@@ -1,0 +1,118 @@
+"""The regexes that read a user's message, in one place.
+
+Two readers share them: the offline engine's clause classifier (Python `re`, one clause at a
+time) and the gather pass (polars, whose regexes are Rust's `regex` crate, over whole columns).
+So every pattern here is written in the subset both dialects accept: no look-around, no
+backreferences, flags inline (`(?i)`) rather than as `re` flags. Each constant is the pattern's
+source; `compiled()` gives the Python form. Splitting into clauses needs look-around in Python,
+so what is shared there is the word list (`CLAUSE_COMMA_WORDS`) and each side builds its own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# --- clause boundaries: a comma starts a new clause when a new subject or a question/request follows it.
+CLAUSE_COMMA_WORDS: tuple[str, ...] = tuple("""
+i i'm i've i'll i'd we we're we'll we've can could would will please what when where why how who which do
+does did is are my our so but
+""".split())
+CLAUSE_COMMA_ALTERNATION = "|".join(re.escape(word) for word in CLAUSE_COMMA_WORDS)
+
+LEAD_INS = (
+    r"(?i)^(?:(?:and|also|so|but|oh|well|btw|by the way|fyi|plus|anyway|ok|okay|hi|hello|hey)(?:\s+there)?[,!.]?\s+"
+    r"|(?:please\s+)?(?:also\s+)?(?:note|remember|keep in mind|bear in mind|don't forget)(?:\s+that)?[,:]?\s+"
+    r"|(?:for the record|just so you know|for your information)[,:]?\s+)"
+)
+GREETING = (
+    r"(?i)^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|cheers|bye|goodbye|ok|okay|sure"
+    r"|great|perfect|got it|sounds good|no worries|noted|cool|awesome|yes|no|yep|nope|nice)"
+    r"(?:\s+(?:there|so much|a lot|again|you))*[\s!.,]*$"
+)
+QUESTION_START = (
+    r"(?i)^(?:(?:what|when|where|why|how|who|which|whose)(?:'s|\s+(?:is|are|was|were|do|does|did|can|could|should"
+    r"|would|will|has|have|much|many|long|about))"
+    r"|(?:do|does|did|is|are|was|were|should|shall|have|has)\s+(?:you|i|we|it|there|this|that|the|my|our)\b)"
+)
+REQUEST_START = (
+    r"(?i)^(?:please|kindly|let's|let us|help me|i need you to|i want you to|i'd like you to"
+    r"|(?:can|could|would|will)\s+you)\b"
+)
+IMPERATIVE_VERBS = frozenset("""
+add analyse analyze ask book bring buy calculate call cancel check compare compile compose confirm
+continue convert create define delete describe design draft draw edit email estimate explain find fix
+forget generate get give go help implement improve include keep list look make move open order outline
+plan prepare print put read recommend remind remove rename reply reschedule reserve review rewrite run
+save schedule search send set show sort start stop suggest summarise summarize switch take tell
+translate try turn update upgrade write
+""".split())
+FIRST_WORD = r"^\W*(\w+)"
+
+DISSATISFACTION: tuple[str, ...] = (
+    r"(?i)^(?:that|this|it|these|those)(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were)\s+(?:just|only|merely|still|too|not)\b",
+    r"(?i)^(?:it|this|that|these|those|the \w+)\s+(?:has|have|had)\s+no\b",
+    r"(?i)^(?:it|this|that|they|these|those)\s+(?:doesn't|does not|didn't|did not|don't|do not)\s+"
+    r"(?:say|explain|answer|address|help|work|make sense|tell|show)\b",
+    r"(?i)^too\s+\w+[.!]*$",
+    r"(?i)\btoo\s+(?:generic|vague|long|short|shallow|abstract|general|complicated|technical|basic|simple)\b",
+    r"(?i)\b(?:not\s+(?:helpful|useful|what i (?:asked|wanted|meant|needed))|still not (?:right|it|good)"
+    r"|not quite right|anyone could say|missing the point|no soul|useless)\b",
+)
+CORRECTION_MARKER = (
+    r"(?i)^(?:actually|correction|to be clear|i meant|sorry,? i meant|no,)\b|\b(?:changed my mind|no longer)\b"
+)
+DECISION_MARKER = (
+    r"(?i)\b(?:we|i)(?:'ll|\s+will|\s+are going to|'re going to|\s+have decided|'ve decided|\s+decided|\s+chose"
+    r"|\s+picked|\s+agreed|\s+settled on)\b|\bdecided to\b|\bdecision is\b|\bgoing with\b|\blet's (?:go with|use)\b"
+)
+PREFERENCE_MARKER = (
+    r"(?i)\b(?:i|we)\s+(?:\w+ly\s+|always\s+)?(?:prefer|like|love|hate|dislike|enjoy|would rather|'d rather)\b"
+    r"|\bfavou?rite\b|\bi (?:always|never)\b"
+)
+NAME_WORD = r"[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?"
+INTRODUCTION_CLAUSE = rf"^(?i:my name is|my name's|call me|i'm|i am)\s+(?P<name>{NAME_WORD})[.!]?$"
+"""A clause that only says who the user is ("I'm Ava"); lead-ins are case-insensitive, the name is not."""
+DEICTIC_START = r"(?i)^(?:it|it's|its|this|that|that's|these|those|there|here|they|no|yes)\b"
+WORD = r"\w+"
+MIN_STATEMENT_WORDS = 3  # "I'm vegetarian" counts as three: I, m, vegetarian
+
+# --- value changes: "aisle, not window", "DuckDB instead of PostgreSQL", "switched from X to Y".
+# Values are short phrases; the named groups mark where the offline engine reads the values.
+MAX_VALUE_WORDS = 3
+VALUE_WORD = r"[\w.+#'\u2019-]+"
+VALUE_PHRASE = rf"{VALUE_WORD}(?:\s+{VALUE_WORD}){{0,{MAX_VALUE_WORDS + 2}}}"
+CHANGE_FROM_TO = (
+    rf"(?i)\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|went)\s+(?:{VALUE_WORD}\s+){{0,3}}?"
+    rf"from\s+(?P<old>{VALUE_PHRASE}?)\s+to\s+(?P<new>{VALUE_PHRASE})"
+)
+CHANGE_INSTEAD = rf"(?i)\b(?:instead\s+of|rather\s+than)\s+(?P<old>{VALUE_PHRASE})"
+CHANGE_COMMA_NOT = rf"(?i),\s*(?:and\s+|but\s+)?not\s+(?P<old>{VALUE_PHRASE})"
+CHANGE_NOT_BUT = (
+    rf"(?i)\bnot\s+(?P<old>{VALUE_WORD}(?:\s+{VALUE_WORD})?)\s*,\s*(?:it'?s|it\s+is|but|rather)\s+(?P<new>{VALUE_PHRASE})"
+)
+CHANGE_SWITCH_TO = (
+    rf"(?i)\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing))\s+(?:{VALUE_WORD}\s+){{0,3}}?to\s+(?P<new>{VALUE_PHRASE})"
+)
+_CHANGES = (CHANGE_FROM_TO, CHANGE_INSTEAD, CHANGE_COMMA_NOT, CHANGE_NOT_BUT, CHANGE_SWITCH_TO)
+
+
+def _without_groups_or_flags(pattern: str) -> str:
+    return re.sub(r"\(\?P<\w+>", "(?:", pattern.removeprefix("(?i)"))
+
+
+CHANGE_CUE = "(?i)" + "|".join(f"(?:{_without_groups_or_flags(p)})" for p in _CHANGES)
+"""Any of the value-change shapes, without capture groups: a clause that states a change."""
+
+# --- entities: runs of capitalised words or model codes ("Project Falcon", "PostgreSQL 16", "AX3000").
+ENTITY_RUN = r"\b[A-Z][\w+-]*(?:\s+(?:[A-Z][\w+-]*|\d[\w.+-]*))*"
+SENTENCE_INITIAL_ENTITY_RUN = r"(?:^|[.!?\n])\s*" + ENTITY_RUN
+"""The same runs when they open a sentence: capitalised by grammar, not necessarily a name."""
+
+THREAD_GAP_MINUTES = 30
+"""A new thread starts with a new session, or when nobody spoke for this long."""
+
+
+@lru_cache(maxsize=None)
+def compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)

@@ -1,0 +1,429 @@
+"""What the `dreamstream` read and operator commands share: settings, opening the store (or
+reading through a worker's HTTP API), the audit topic, output as JSON or tables, progress bars,
+and errors as one clear line with a non-zero exit.
+
+Embedded Qdrant allows one client per directory, and a running consolidation worker holds it. A
+read command therefore opens the store directly when it can (a Qdrant server, or embedded with
+no worker running) and otherwise reads through the worker's HTTP API given by `--api URL` (or
+DREAMSTREAM_API_URL); both are a `ScopeReader`, so each command has one code path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import logging
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import click
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from pydantic import ValidationError
+from qdrant_client import QdrantClient
+
+from consumers.embedding import LocalEmbedder
+from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
+from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
+from schemas import JobLifecycleEvent, MemoryRecord, TERMINAL_JOB_STATUSES, audit_event_adapter, parse_scope
+from schemas.settings import Settings, get_settings
+
+log = logging.getLogger("dreamstream.cli")
+
+
+# --- errors: one clear line, non-zero exit
+class CliError(RuntimeError):
+    """An expected failure whose message is already the line to show."""
+
+
+class StoreLocked(CliError):
+    pass
+
+
+class ApiUnavailable(CliError):
+    pass
+
+
+def describe_error(err: BaseException) -> str:
+    """One line for any error: the message for the ones we expect, the type for the rest."""
+    if isinstance(err, ValidationError):
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or err.title
+        text = f"{where}: {first['msg']}" + (f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else "")
+    elif isinstance(err, KafkaException) and err.args and isinstance(err.args[0], KafkaError):
+        text = f"Kafka: {err.args[0].str()}"
+    elif isinstance(err, KeyError):
+        text = f"missing {err}"
+    elif isinstance(err, (CliError, LookupError, ValueError, OSError, KafkaException, RuntimeError)):
+        text = str(err) or type(err).__name__
+    else:
+        text = f"unexpected {type(err).__name__}: {err} (run `dreamstream -v ...` for the traceback)"
+    return " ".join(text.split())
+
+
+class Command(click.Command):
+    """A command whose failures end as `Error: <one line>` and exit status 1, never a traceback
+    (`dreamstream -v` logs the traceback at DEBUG)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            raise click.Abort() from None
+        except Exception as err:  # the CLI boundary: every error becomes one line and exit 1
+            log.debug("command failed", exc_info=True)
+            raise click.ClickException(describe_error(err)) from err
+
+
+class Group(click.Group):
+    command_class = Command
+    group_class = type  # subgroups are Groups too
+
+
+def load_settings() -> Settings:
+    try:
+        return get_settings()
+    except ValidationError as err:
+        raise CliError(f"invalid settings: {describe_error(err)}") from err
+
+
+def operator_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "operator"
+
+
+# --- output
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, default=str))
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int = 72) -> str:
+    """A plain aligned table; cells longer than `max_width` are cut with an ellipsis."""
+    cells = [[_cell(v, max_width) for v in row] for row in rows]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.upper().ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+def _cell(value: Any, max_width: int) -> str:
+    if value is None:
+        text = "-"
+    elif isinstance(value, datetime):
+        text = when(value)
+    else:
+        text = " ".join(str(value).split())
+    return text if len(text) <= max_width else text[: max_width - 1] + "…"
+
+
+def when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "-"
+
+
+@contextlib.contextmanager
+def progress(length: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (stdout stays clean for --json); yields `advance(n)`."""
+    with click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True, show_percent=True) as bar:
+        yield bar.update
+
+
+# --- the store, directly or through the worker's API
+@dataclass
+class Stores:
+    client: QdrantClient
+    memories: MemoryStore
+    transcripts: TranscriptStore
+    diary: Diary
+
+    def view(self) -> ScopeView:
+        return ScopeView(self.memories, self.diary)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def open_stores(settings: Settings) -> Stores:
+    """This process's own client on the store. Raises StoreLocked when another process (a running
+    worker) holds the embedded store."""
+    try:
+        client = open_qdrant(settings)
+    except RuntimeError as err:
+        # qdrant-client's local mode turns portalocker's LockException into this RuntimeError.
+        if "already accessed by another instance" not in str(err):
+            raise
+        raise StoreLocked(f"the embedded store {settings.qdrant_path} is in use by another process "
+                          f"(a running worker)") from err
+    embed = LocalEmbedder(settings.embedding_dims).embed
+    prefix = settings.collection_prefix
+    return Stores(
+        client,
+        MemoryStore(client, prefix, settings.embedding_dims, embed, settings.generations_kept),
+        TranscriptStore(client, prefix, settings.embedding_dims, embed),
+        Diary(client, prefix),
+    )
+
+
+@contextlib.contextmanager
+def writable_stores(settings: Settings) -> Iterator[Stores]:
+    """For operator commands: they write, so they need the store itself, not the API."""
+    try:
+        stores = open_stores(settings)
+    except StoreLocked as err:
+        raise StoreLocked(f"{err}: stop the worker first, or run the workers on a Qdrant server (QDRANT_URL)") from err
+    try:
+        yield stores
+    finally:
+        stores.close()
+
+
+@contextlib.contextmanager
+def scope_reader(settings: Settings, api_url: str | None) -> Iterator[ScopeReader]:
+    """The store directly when this process can open it, else the worker's HTTP API."""
+    try:
+        stores = open_stores(settings)
+    except StoreLocked as err:
+        if not api_url:
+            raise StoreLocked(f"{err}: pass --api URL (or set DREAMSTREAM_API_URL) to read through the "
+                              f"worker's HTTP API, or stop the worker") from err
+        log.debug("%s; reading through %s", err, api_url)
+        stores = None
+    if stores is None:
+        yield HttpReader(api_url, settings.api_token.get_secret_value() if settings.api_token else None)
+        return
+    try:
+        yield stores.view()
+    finally:
+        stores.close()
+
+
+class HttpReader:
+    """`ScopeReader` over the consolidation worker's HTTP API (consumers/api.py)."""
+
+    def __init__(self, base_url: str, token: str | None = None, timeout_s: float = 60.0) -> None:
+        self._base = base_url.rstrip("/")
+        self._token = token
+        self._timeout_s = timeout_s
+
+    def state(self, scope: str) -> ScopeState:
+        body = self._get(self._scope_path(scope, "generations"))
+        return ScopeState(scope=scope, tenant=parse_scope(scope)[0], active_generation=body["active_generation"],
+                          next_generation=body["next_generation"],
+                          generations=tuple(GenerationInfo.model_validate(g) for g in body["generations"]))
+
+    def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
+        query = {"include_inactive": "true" if include_inactive else "false"}
+        if generation is not None:
+            query["generation"] = str(generation)
+        body = self._get(self._scope_path(scope, "memories"), query)
+        return [MemoryRecord.model_validate(m) for m in body["memories"]]
+
+    def diary(self, scope: str) -> list[DiaryEntry]:
+        return [DiaryEntry.model_validate(e) for e in self._get(self._scope_path(scope, "diary"))["entries"]]
+
+    def scopes(self, tenant: str | None = None) -> list[str]:
+        return list(self._get("/scopes", {"tenant": tenant} if tenant else None)["scopes"])
+
+    @staticmethod
+    def _scope_path(scope: str, what: str) -> str:
+        parse_scope(scope)  # the same message as a direct read, before any request
+        return f"/scopes/{urllib.parse.quote(scope, safe='/@:+')}/{what}"
+
+    def _get(self, path: str, query: dict[str, str] | None = None) -> dict:
+        url = self._base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        request = urllib.request.Request(url, headers={"Accept": "application/json"})
+        if self._token:
+            request.add_header("Authorization", f"Bearer {self._token}")
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout_s) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            message = _error_message(err)
+            if err.code == 404:
+                raise (UnknownScope if "unknown" in message else GenerationNotKept)(message) from None
+            if err.code == 400:
+                raise ValueError(message) from None
+            if err.code == 401:
+                raise ApiUnavailable(f"the API at {self._base} refused the token: set DREAMSTREAM_API_TOKEN") from None
+            raise ApiUnavailable(f"the API at {self._base} answered {err.code}: {message}") from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+            reason = getattr(err, "reason", err)
+            raise ApiUnavailable(f"cannot reach the API at {self._base}: {reason}") from None
+
+
+def _error_message(err: urllib.error.HTTPError) -> str:
+    try:
+        return str(json.loads(err.read())["error"])
+    except (ValueError, KeyError, TypeError):
+        return err.reason or f"HTTP {err.code}"
+
+
+# --- Kafka: topics and the audit topic
+def require_topics(settings: Settings, names: Iterable[str], timeout_s: float = 10.0) -> None:
+    """Fail with one line when the broker is unreachable or a topic is missing, before producing."""
+    consumer = Consumer({**settings.kafka_client_config(), "group.id": "dreamstream-cli-probe"})
+    try:
+        try:
+            topics = consumer.list_topics(timeout=timeout_s).topics
+        except KafkaException as err:
+            raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {describe_error(err)}") from err
+        missing = [n for n in names if n not in topics or topics[n].error is not None]
+        if missing:
+            raise CliError(f"topic(s) {', '.join(missing)} missing on {settings.kafka_bootstrap_servers}: "
+                           f"run `dreamstream kafka topics`")
+    finally:
+        consumer.close()
+
+
+def kafka_partition(key: bytes, partitions: int) -> int:
+    """The partition Kafka's default partitioner (murmur2, as librdkafka's `murmur2_random` and
+    Faust use it) gives a key, so a scope's events are read from its one partition."""
+    m, h = 0x5BD1E995, (0x9747B28C ^ len(key)) & 0xFFFFFFFF
+    whole = len(key) // 4 * 4
+    for i in range(0, whole, 4):
+        k = int.from_bytes(key[i:i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    rest = len(key) - whole
+    if rest == 3:
+        h ^= key[whole + 2] << 16
+    if rest >= 2:
+        h ^= key[whole + 1] << 8
+    if rest >= 1:
+        h ^= key[whole]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return (h & 0x7FFFFFFF) % partitions
+
+
+class AuditReader:
+    """A reader of the audit topic by assignment (no consumer group, nothing committed).
+
+    `tail=None` starts at the current end of each partition (only what happens from now on);
+    `tail=N` starts N events before it. `scope` restricts reading to that scope's partition and
+    events."""
+
+    def __init__(self, settings: Settings, *, tail: int | None = None, scope: str | None = None,
+                 timeout_s: float = 10.0) -> None:
+        self.topic = settings.topics.audit
+        self._scope = scope
+        self._consumer = Consumer({
+            **settings.kafka_client_config(),
+            "group.id": f"dreamstream-cli-audit-{uuid.uuid4().hex[:8]}",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        })
+        self._ends: dict[int, int] = {}
+        """Per partition with a backlog to read: the offset after its last event at start."""
+        self._positions: dict[int, int] = {}
+        try:
+            self._assign(settings, tail, timeout_s)
+        except BaseException:
+            self._consumer.close()
+            raise
+
+    def _assign(self, settings: Settings, tail: int | None, timeout_s: float) -> None:
+        try:
+            meta = self._consumer.list_topics(self.topic, timeout=timeout_s).topics.get(self.topic)
+        except KafkaException as err:
+            raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {describe_error(err)}") from err
+        if meta is None or meta.error is not None or not meta.partitions:
+            raise CliError(f"topic {self.topic} missing on {settings.kafka_bootstrap_servers}: run `dreamstream kafka topics`")
+        partitions = sorted(meta.partitions)
+        if self._scope:
+            partitions = [kafka_partition(self._scope.encode(), len(partitions))]
+        assignment = []
+        for p in partitions:
+            low, high = self._consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=timeout_s)
+            start = high if tail is None else max(low, high - tail)
+            if start < high:
+                self._ends[p], self._positions[p] = high, start - 1
+            assignment.append(TopicPartition(self.topic, p, start))
+        self._consumer.assign(assignment)
+
+    def read(self, timeout_s: float) -> list:
+        """What arrived within `timeout_s` (of this scope, when one was given)."""
+        events = []
+        for msg in self._consumer.consume(num_messages=1000, timeout=timeout_s):
+            if msg.error():
+                if msg.error().code() != KafkaError._PARTITION_EOF:
+                    raise KafkaException(msg.error())
+                continue
+            self._positions[msg.partition()] = max(msg.offset(), self._positions.get(msg.partition(), -1))
+            try:
+                event = audit_event_adapter.validate_json(msg.value())
+            except ValidationError as err:
+                click.echo(f"skipping unreadable audit event at {msg.partition()}@{msg.offset()}: "
+                           f"{describe_error(err)}", err=True)
+                continue
+            if self._scope is None or event.scope == self._scope:
+                events.append(event)
+        return events
+
+    def backlog(self, timeout_s: float = 30.0) -> list:
+        """Everything up to the end the topic had when this reader started."""
+        events = []
+        deadline = time.monotonic() + timeout_s
+        while any(self._positions[p] < end - 1 for p, end in self._ends.items()):
+            if time.monotonic() > deadline:
+                raise CliError(f"timed out after {timeout_s:.0f}s reading {self.topic}")
+            events.extend(self.read(0.5))
+        return events
+
+    def wait_for(self, request_ids: Iterable[str], timeout_s: float, check: Callable[[], None] = lambda: None,
+                 seen: Callable[[list], None] = lambda events: None) -> list[JobLifecycleEvent]:
+        """Block until every request has a finished job; returns those terminal events in the
+        order they finished. `check` runs between reads (to fail fast); `seen` gets every batch."""
+        waiting = set(request_ids)
+        done: dict[str, JobLifecycleEvent] = {}
+        deadline = time.monotonic() + timeout_s
+        while waiting:
+            check()
+            if time.monotonic() > deadline:
+                raise CliError(f"timed out after {timeout_s:.0f}s waiting for {len(waiting)} pass(es): "
+                               f"{', '.join(sorted(waiting)[:5])}")
+            batch = self.read(0.5)
+            seen(batch)
+            for event in batch:
+                if isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
+                    for request_id in set(event.request_ids) & waiting:
+                        waiting.discard(request_id)
+                        done[request_id] = event
+        return list(dict.fromkeys(done.values()))
+
+    def close(self) -> None:
+        self._consumer.close()
+
+    def __enter__(self) -> "AuditReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- options every read command takes
+def json_option(fn: Callable) -> Callable:
+    return click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")(fn)
+
+
+def api_option(fn: Callable) -> Callable:
+    return click.option(
+        "--api", "api_url", envvar="DREAMSTREAM_API_URL", metavar="URL",
+        help="the consolidation worker's HTTP API, used when a running worker holds the embedded store "
+             "[env DREAMSTREAM_API_URL; token from DREAMSTREAM_API_TOKEN]",
+    )(fn)

@@ -1,0 +1,207 @@
+"""Dream over an evaluation set, and hand back the open runtime whose stores the metrics read.
+
+Two ways, both ending with every scope's memories curated in embedded Qdrant (or the configured
+Qdrant server):
+
+- `pipeline_run`: the real path. The local broker (started unless KAFKA_BOOTSTRAP_SERVERS is
+  set), a private topic set, the Faust stream worker and the consolidation worker
+  (`LocalPipeline`); the event files are replayed as agent runtimes would produce them, and once
+  the stream worker has read every event each scope gets a manual trigger. Automatic triggers
+  (threshold, pressure) may fire during the replay too: that is the pipeline being measured.
+- `direct_run`: no Kafka. Per scope, its turns are indexed and its memory-adds put in the inbox
+  of a private store, then `DreamPass.run` runs on a job built here — one pass over everything, or
+  one pass per `pass_every` events to imitate incremental passes. Same pass, same engine, same
+  stores: only the transport and the trigger policy are left out.
+
+Both are context managers that clean up what they created (topics, the private store, a broker
+they started).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from confluent_kafka import Consumer, TopicPartition
+
+from consumers.runtime import Runtime, open_runtime
+from dreamstream import local_kafka
+from dreamstream.demo import broker_configured, demo_settings
+from dreamstream.evaluation.dataset import Dataset
+from dreamstream.pipeline import LocalPipeline, PipelineError
+from dreamstream.topic_admin import delete_topics, ensure_topics
+from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, TERMINAL_JOB_STATUSES, make_job_id
+from schemas.settings import Settings
+
+Say = Callable[[str], None]
+LOCAL_BROKER_PORT = 9092
+
+
+class RunError(RuntimeError):
+    """The passes could not be run; the message says which step failed."""
+
+
+@dataclass
+class Run:
+    mode: str
+    runtime: Runtime
+    settings: Settings
+    pass_statuses: Counter = field(default_factory=Counter)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def eval_settings(base: Settings, engine: str, run_id: str) -> Settings:
+    """The demo's private per-run settings (own topics, group ids), with an embedded store of its own."""
+    return demo_settings(base, run_id).model_copy(update={"home": base.home / "eval" / run_id, "engine": engine})
+
+
+def _fresh_home(settings: Settings) -> None:
+    shutil.rmtree(settings.home, ignore_errors=True)
+    settings.home.mkdir(parents=True)
+
+
+# --- direct
+def _job(scope: str, settings: Settings, turns_seen: int, adds_seen: int, trigger: str) -> DreamJob:
+    topics = settings.topics
+    marks = {topics.turns: turns_seen, topics.memory_adds: adds_seen}
+    return DreamJob(job_id=make_job_id(scope, trigger, marks), scope=scope, trigger=trigger,
+                    requested_at=datetime.now(timezone.utc), watermarks=marks)
+
+
+def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say: Say = lambda _: None) -> Counter:
+    """Index each scope's events (offsets count per scope, as in one partition) and run its passes."""
+    statuses: Counter = Counter()
+    settings = runtime.settings
+    for number, scope in enumerate(dataset.scopes, 1):
+        events = sorted([(t.ts, 0, t) for t in dataset.turns_of(scope)] + [(a.ts, 1, a) for a in dataset.adds_of(scope)],
+                        key=lambda e: (e[0], e[1]))
+        size = pass_every if pass_every > 0 else max(len(events), 1)
+        turns_seen = adds_seen = 0
+        for start in range(0, len(events), size):
+            chunk = [e for _, kind, e in events[start:start + size]]
+            turns = [e for e in chunk if isinstance(e, ConversationTurn)]
+            adds = [e for e in chunk if isinstance(e, MemoryAdd)]
+            runtime.transcripts.index_turns([(t, turns_seen + i) for i, t in enumerate(turns)])
+            runtime.transcripts.add_pending(adds)
+            turns_seen += len(turns)
+            adds_seen += len(adds)
+            last = start + size >= len(events)
+            result = runtime.dream_pass.run(_job(scope, settings, turns_seen, adds_seen, "manual" if last else "threshold"))
+            statuses[result.status] += 1
+        say(f"[{number}/{len(dataset.scopes)}] {scope}: {len(events)} events, "
+            f"{(len(events) + size - 1) // size} pass(es)")
+    return statuses
+
+
+@contextmanager
+def direct_run(dataset: Dataset, base: Settings, engine: str = "offline", pass_every: int = 0,
+               say: Say = lambda _: None) -> Iterator[Run]:
+    settings = eval_settings(base, engine, uuid.uuid4().hex[:8])
+    _fresh_home(settings)
+    runtime = open_runtime(settings)
+    try:
+        started = time.perf_counter()
+        statuses = dream_directly(runtime, dataset, pass_every, say)
+        yield Run("direct", runtime, settings, statuses, {"dream_s": time.perf_counter() - started})
+    finally:
+        runtime.close()
+        shutil.rmtree(settings.home, ignore_errors=True)
+
+
+# --- through the pipeline
+def wait_until_read(settings: Settings, group_id: str, topics: list[str], timeout_s: float, say: Say) -> None:
+    """Block until consumer group `group_id` has committed the end of every partition of `topics`.
+
+    A manual trigger sent earlier could overtake events still unread on other topics, and its job
+    would then cover less than the whole set."""
+    consumer = Consumer({**settings.kafka_client_config(), "group.id": group_id, "enable.auto.commit": False})
+    partitions = [TopicPartition(t, p) for t in topics for p in range(settings.partitions)]
+    deadline = time.monotonic() + timeout_s
+    try:
+        ends = {(tp.topic, tp.partition): consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in partitions}
+        total = sum(ends.values())
+        reported = -1
+        while True:
+            committed = consumer.committed(partitions, timeout=10)
+            done = sum(min(max(tp.offset, 0), ends[(tp.topic, tp.partition)]) for tp in committed)
+            if done >= total:
+                return
+            if done != reported and done // 1000 != reported // 1000:
+                say(f"stream worker has read {done}/{total} events")
+            reported = done
+            if time.monotonic() > deadline:
+                raise RunError(f"timed out after {timeout_s:.0f}s: the stream worker read {done} of {total} events")
+            time.sleep(0.5)
+    finally:
+        consumer.close()
+
+
+def _terminal_statuses(events: list) -> Counter:
+    seen: dict[str, str] = {}
+    for event in events:
+        if isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
+            seen[event.event_id] = event.status
+    return Counter(seen.values())
+
+
+@contextmanager
+def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", timeout_s: float = 600.0,
+                 say: Say = lambda _: None) -> Iterator[Run]:
+    started_broker = False
+    if not broker_configured():
+        running = local_kafka.status(base.home, LOCAL_BROKER_PORT)["running"]
+        say("starting the local Kafka broker…" if not running else "using the local Kafka broker")
+        local_kafka.start(base.home, LOCAL_BROKER_PORT)
+        started_broker = not running
+    settings = eval_settings(base, engine, uuid.uuid4().hex[:8])
+    _fresh_home(settings)
+    pipeline: LocalPipeline | None = None
+    topics_made = failed = False
+    try:
+        ensure_topics(settings)
+        topics_made = True
+        pipeline = LocalPipeline(settings)
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        pipeline.start()
+        counts = pipeline.replay(list(dataset.files))
+        timings["replay_s"] = time.perf_counter() - started
+        say(f"replayed {sum(counts.values())} events into {len(dataset.scopes)} scopes")
+        wait_until_read(settings, settings.app_id, [settings.topics.turns, settings.topics.memory_adds], timeout_s, say)
+        say(f"asking {len(dataset.scopes)} scopes to dream…")
+        pipeline.wait_for(pipeline.trigger(dataset.scopes, reason="eval"), timeout_s)
+        pipeline.read_audit(0.5)
+        timings["dream_s"] = time.perf_counter() - started
+        pipeline.stop()
+        yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), timings)
+    except PipelineError as err:
+        failed = True
+        raise RunError(f"{str(err).splitlines()[0]} (worker logs kept in {settings.home})") from err
+    finally:
+        if pipeline is not None:
+            pipeline.stop()
+            if pipeline.runtime is not None:
+                pipeline.runtime.close()
+        if topics_made:
+            delete_topics(settings, [spec.name for spec in settings.topics.specs()])
+        if not failed:
+            shutil.rmtree(settings.home, ignore_errors=True)
+        if started_broker:
+            local_kafka.stop(base.home, port=LOCAL_BROKER_PORT)
+
+
+def run_passes(dataset: Dataset, base: Settings, *, direct: bool, engine: str = "offline", pass_every: int = 0,
+               timeout_s: float = 600.0, say: Say = lambda _: None):
+    if direct:
+        return direct_run(dataset, base, engine, pass_every, say)
+    return pipeline_run(dataset, base, engine, timeout_s, say)
+
+
+__all__ = ["Run", "RunError", "dream_directly", "direct_run", "eval_settings", "pipeline_run", "run_passes"]
