@@ -509,13 +509,19 @@ def changelog_phase(settings) -> bytes | None:
     consumer = Consumer({**settings.kafka_client_config(), "group.id": f"bench-changelog-{uuid.uuid4().hex[:8]}",
                          "enable.auto.commit": False})
     topic = settings.topics.signals_changelog
-    total = end_offsets(consumer, topic, settings.partitions)
+    # compaction may already have removed older rows of a scope: read up to the end offsets
+    ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+            for p in range(settings.partitions)}
+    position = {p: 0 for p in ends}
     consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(settings.partitions)])
     sizes, example = [], None
     deadline = time.monotonic() + 120
-    while len(sizes) < total and time.monotonic() < deadline:
+    while any(position[p] < ends[p] for p in ends) and time.monotonic() < deadline:
         for msg in consumer.consume(num_messages=10_000, timeout=1.0):
-            if not msg.error() and msg.value() is not None:
+            if msg.error():
+                continue
+            position[msg.partition()] = msg.offset() + 1
+            if msg.value() is not None:
                 sizes.append(len(msg.value()))
                 if example is None and b'"entities":{"' in msg.value():
                     example = msg.value()
@@ -526,7 +532,7 @@ def changelog_phase(settings) -> bytes | None:
     median, p95 = sizes[len(sizes) // 2], sizes[int(len(sizes) * 0.95)]
     figure("signals_row_json_bytes", median,
            f"serialized signals row (changelog value): median {median} B, mean {statistics.fmean(sizes):.0f} B, "
-           f"p95 {p95} B, max {sizes[-1]} B over {len(sizes):,} writes")
+           f"p95 {p95} B, max {sizes[-1]} B over {len(sizes):,} rows still in the (compacted) topic")
     if example:
         say(f"    e.g. {example.decode()[:400]}")
     return example
@@ -544,7 +550,8 @@ def floor_phase(settings, home: Path, count: int, extra_env: dict[str, str], row
         floor = settings.model_copy(update={"app_id": f"{settings.app_id}-floor-{mode}"})
         ensure_topics(floor)  # its changelog topic
         CREATED.append(floor)
-        progress = home / f"floor-{mode}.progress"
+        progress = home / f"{floor.app_id}.progress"
+        progress.unlink(missing_ok=True)
         child = Child(floor, home, f"faust-floor-{mode}",
                       {**extra_env, "BENCH_FLOOR_ROW": row.decode(), "BENCH_PROGRESS": str(progress)},
                       argv=["--_faust-floor", mode])
@@ -566,7 +573,9 @@ def floor_phase(settings, home: Path, count: int, extra_env: dict[str, str], row
         rate, a, b = window_rate(samples, count)
         win = [c for c in cpu if a[0] <= c[0] <= b[0]]
         cores = (win[-1][1] - win[0][1]) / (win[-1][0] - win[0][0]) if len(win) >= 2 else float("nan")
-        figure(f"faust_floor_{mode}_events_per_s", round(rate), f"{rate:7,.0f} events/s, {cores:.2f} cores  ({what})")
+        figure(f"faust_floor_{mode}_events_per_s", round(rate),
+               f"{rate:7,.0f} events/s, {cores:.2f} cores = {cores / rate * 1e6:4.0f} µs CPU/event  ({what})")
+        figure(f"faust_floor_{mode}_cpu_us_per_event", round(cores / rate * 1e6, 1))
 
 
 def _faust_floor(mode: str) -> None:
@@ -577,8 +586,14 @@ def _faust_floor(mode: str) -> None:
 
     settings = get_settings()
     row = json.loads(os.environ["BENCH_FLOOR_ROW"])
+    try:
+        from streams.credentials import broker_credentials
+        credentials = broker_credentials(settings)
+    except ImportError:
+        credentials = None
     app = faust.App(
         settings.app_id,
+        broker_credentials=credentials, datadir=str(settings.home / f"faust-{settings.app_id}"),
         broker=[f"kafka://{server}" for server in settings.kafka_bootstrap_servers.split(",")],
         store="memory://", topic_partitions=settings.partitions, topic_replication_factor=settings.replication_factor,
         topic_allow_declare=False, topic_disable_leader=True, consumer_auto_offset_reset="earliest",
@@ -622,7 +637,8 @@ def dict_rows():
 
 def bytes_rows():
     """Candidate: keep the row as its JSON bytes (orjson serializes the dataclass directly, byte-identical
-    to today's changelog values); the table's value_serializer becomes "raw"."""
+    to today's changelog values); the table's value_serializer becomes "raw". orjson's result sits in
+    a ~1 KB allocation whatever its length, so the row is copied to an exact-size bytes object."""
     import orjson
 
     from streams.signals import ScopeSignals
@@ -632,15 +648,24 @@ def bytes_rows():
     def from_row(raw):
         return ScopeSignals(**loads(raw)) if raw else ScopeSignals()
 
-    return from_row, dumps, None
+    def to_row(signals):
+        return bytes(memoryview(dumps(signals)))
+
+    return from_row, to_row, None
 
 
 def agent_body(settings, codec):
-    """The body of streams.app.process without Faust, over a dict standing in for the table."""
+    """The body of streams.app.process / _fold for valid events, without Faust, over a dict standing
+    in for the table (Faust's memory store keeps exactly the objects it is given)."""
     from faust.serializers import codecs
 
+    from schemas import JobLifecycleEvent
     from streams.processor import Outputs, Processor
 
+    try:  # the per-event Prometheus counter the agent increments (when the module exists)
+        from streams.metrics import EVENTS
+    except ImportError:
+        EVENTS = None
     processor = Processor(settings)
     table: dict = {}
     from_row, to_row, encode = codec
@@ -653,15 +678,20 @@ def agent_body(settings, codec):
             decoded = processor.decode(topic, partition, offset, key, value, out)
             if decoded is not None:
                 now = time.time()
-                signals = from_row(table.get(decoded.scope))
-                processor.apply(decoded, topic, partition, offset, signals, now)
-                processor.decide(decoded.scope, signals, now, out)
-                row = to_row(signals)
-                table[decoded.scope] = row
-                if serialize:  # what the table's changelog send does with key and value
-                    key_dumps("json", decoded.scope)
-                    if encode is not None:
-                        encode(row)
+                row = table.get(decoded.scope)
+                if row is None and isinstance(decoded, JobLifecycleEvent):
+                    continue
+                signals = from_row(row)
+                fresh = processor.apply(decoded, topic, partition, offset, signals, now)
+                if EVENTS is not None:
+                    EVENTS.labels(topic, "accepted" if fresh else "duplicate").inc()
+                if fresh:
+                    processor.decide(decoded.scope, signals, now, out)
+                    row = table[decoded.scope] = to_row(signals)
+                    if serialize:  # what the table's changelog send does with key and value
+                        key_dumps("json", decoded.scope)
+                        if encode is not None:
+                            encode(row)
             if out.jobs:
                 jobs[0] += len(out.jobs)
                 if serialize:
@@ -770,7 +800,7 @@ def in_process_phase(settings, msgs: list, worker_rate: float | None, profile: b
         "ScopeSignals.from_json (dict row)": timed(lambda: [ScopeSignals.from_json(r) for r in rows]) / len(rows),
         "ScopeSignals.to_json (dataclasses.asdict)": timed(lambda: [s.to_json() for s in objs]) / len(objs),
         "Faust json codec dumps of the dict row": timed(lambda: [codecs.dumps("json", r) for r in rows]) / len(rows),
-        "candidate: orjson.dumps(signals) -> bytes row": timed(lambda: [orjson.dumps(s) for s in objs]) / len(objs),
+        "candidate: bytes(memoryview(orjson.dumps(signals))) row": timed(lambda: [bytes(memoryview(orjson.dumps(s))) for s in objs]) / len(objs),
         "candidate: ScopeSignals(**orjson.loads(row))": timed(lambda: [ScopeSignals(**orjson.loads(r)) for r in raw]) / len(raw),
     }
     say("    per-event stages (µs/event, measured separately on the same records):")
@@ -829,7 +859,7 @@ def prototype_phase(settings, total: int) -> None:
     ensure_topics(proto)
     CREATED.append(proto)
     consumer = Consumer({**proto.kafka_client_config(), "group.id": proto.app_id, "enable.auto.commit": False,
-                         "enable.auto.offset.store": False, "auto.offset.reset": "earliest",
+                         "auto.offset.reset": "earliest",
                          "partition.assignment.strategy": "range", "session.timeout.ms": proto.session_timeout_ms})
     producer = Producer({**proto.kafka_client_config(), "linger.ms": 20, "acks": "all", "enable.idempotence": True,
                          "batch.num.messages": 10_000, "partitioner": "murmur2_random"})
@@ -880,8 +910,10 @@ def prototype_phase(settings, total: int) -> None:
     if rate is None or errors:
         say(f"    prototype did not finish: {done:,} of {total:,} {errors}")
         return
+    figure("prototype_cpu_us_per_event", round(cpu / rate * 1e6, 1))
     figure("prototype_events_per_s", round(rate),
-           f"{rate:,.0f} events/s ({cpu:.2f} cores; changelog rows produced per event, commit after flush); "
+           f"{rate:,.0f} events/s ({cpu:.2f} cores = {cpu / rate * 1e6:.0f} µs CPU/event, librdkafka threads "
+           f"included; a changelog row produced per event, commit after flush); "
            f"lacks Faust's rebalance/recovery/timer wiring, so it is a ceiling for that design, not a drop-in")
 
 

@@ -17,7 +17,9 @@ without a token.
 | `POST /scopes/{tenant}/{agent}/{subject}/trigger` | 202 `{"request_id", "scope"}`; body `{"reason": "…"}` optional |
 
 Errors are JSON `{"error": "…"}`: 400 for a malformed scope or parameter, 401 for a missing or
-wrong token, 404 for an unknown scope or generation, 503 while the store is busy for too long.
+wrong token, 404 for an unknown scope or generation (a trigger needs no known scope: a scope's
+first pass is triggered before the store knows it), 503 while the store stayed busy too long or
+Kafka refused the control event.
 
 Embedded Qdrant is one in-process client that is not safe to use from two threads at once, so
 every store access here holds the runtime's lock, which the worker holds around its own store
@@ -29,20 +31,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 import threading
-import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from aiohttp import web
-from confluent_kafka import KafkaException, Producer
+from confluent_kafka import KafkaException
+from pydantic import ValidationError
 
-from consumers.kafka_io import flush_or_raise, make_producer
 from consumers.runtime import Runtime
-from consumers.store.history import ScopeReader, ScopeView
-from schemas import ControlEvent, ScopeError, parse_scope
+from consumers.store.history import ScopeReader, ScopeView, generations_json
+from dreamstream.control import send_control
+from schemas import ScopeError, parse_scope
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -52,23 +53,6 @@ STORE_WAIT_S = 30.0
 """How long a request waits for the store while the worker uses it, before a 503."""
 
 
-def send_triggers(settings: Settings, scopes: Iterable[str], reason: str = "manual",
-                  producer: Producer | None = None) -> dict[str, str]:
-    """Produce one manual `trigger` control event per scope; returns request id → scope. The job
-    that answers a request lists its id in `request_ids` on every lifecycle event."""
-    producer = producer or make_producer(settings)
-    errors: list[str] = []
-    requests: dict[str, str] = {}
-    for scope in scopes:
-        request_id = f"req-{uuid.uuid4().hex[:12]}"
-        event = ControlEvent(scope=scope, action="trigger", request_id=request_id, reason=reason)
-        producer.produce(settings.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
-                         on_delivery=lambda err, msg: err and errors.append(str(err)))
-        requests[request_id] = scope
-    flush_or_raise(producer, errors)
-    return requests
-
-
 class StoreBusy(RuntimeError):
     pass
 
@@ -76,9 +60,9 @@ class StoreBusy(RuntimeError):
 class StoreGuard:
     """Serialises store access with the worker when the store is embedded."""
 
-    def __init__(self, lock: threading.RLock | None, wait_s: float = STORE_WAIT_S) -> None:
+    def __init__(self, lock: threading.RLock | None, wait_s: float | None = None) -> None:
         self._lock = lock
-        self._wait_s = wait_s
+        self._wait_s = STORE_WAIT_S if wait_s is None else wait_s
 
     @contextlib.contextmanager
     def __call__(self) -> Iterator[None]:
@@ -94,10 +78,12 @@ class StoreGuard:
 
     def busy(self) -> bool:
         """True when someone else holds the store right now (so it is in use, hence reachable)."""
-        if self._lock is None or not self._lock.acquire(blocking=False):
-            return self._lock is not None
-        self._lock.release()
-        return False
+        if self._lock is None:
+            return False
+        if self._lock.acquire(blocking=False):
+            self._lock.release()
+            return False
+        return True
 
 
 def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], None], ready: Callable[[], bool],
@@ -121,6 +107,9 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         except KafkaException as exc:
             log.warning("API: Kafka: %s", exc)
             return _error(503, f"Kafka: {exc}")
+        except Exception:  # the HTTP boundary: logged with its traceback, answered as JSON
+            log.exception("API: %s %s failed", request.method, request.path)
+            return _error(500, "internal error (see the worker's log)")
 
     @web.middleware
     async def auth(request: web.Request, handler):
@@ -156,8 +145,8 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         scope = _scope(request)
         generation = _int_param(request, "generation")
         include_inactive = _bool_param(request, "include_inactive")
-        records = await blocking(lambda: reader.records(scope, generation, include_inactive))
-        state = await blocking(lambda: reader.state(scope))
+        # One hold of the store for both reads, so the number and the records agree.
+        state, records = await blocking(lambda: (reader.state(scope), reader.records(scope, generation, include_inactive)))
         return web.json_response({
             "scope": scope, "generation": state.active_generation if generation is None else generation,
             "memories": [m.model_dump(mode="json") for m in records],
@@ -176,7 +165,10 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
     async def trigger_pass(request: web.Request) -> web.Response:
         scope = _scope(request)
         reason = await _reason(request)
-        request_id = await asyncio.to_thread(trigger, scope, reason)
+        try:
+            request_id = await asyncio.to_thread(trigger, scope, reason)
+        except ValidationError as err:  # the control event refused the reason (too long)
+            raise BadRequest(f"reason: {err.errors()[0]['msg']}") from None
         return web.json_response({"request_id": request_id, "scope": scope}, status=202)
 
     app = web.Application(middlewares=[errors, auth])
@@ -191,13 +183,6 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         web.post(f"{base}/trigger", trigger_pass),
     ])
     return app
-
-
-def generations_json(state) -> dict:
-    """The pointer as the API shows it (without the internal record of applied jobs)."""
-    return {"scope": state.scope, "active_generation": state.active_generation,
-            "next_generation": state.next_generation,
-            "generations": [g.model_dump(mode="json") for g in state.generations]}
 
 
 class BadRequest(ValueError):
@@ -242,7 +227,7 @@ async def _reason(request: web.Request) -> str:
         return "manual"
     try:
         body = await request.json()
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON, or not UTF-8
         raise BadRequest("the body must be JSON: {\"reason\": \"...\"}") from None
     reason = body.get("reason", "manual") if isinstance(body, dict) else None
     if not isinstance(reason, str):
@@ -267,13 +252,11 @@ class ApiServer:
     url: str
     _loop: asyncio.AbstractEventLoop
     _thread: threading.Thread
-    _producer: Producer
 
     def stop(self, timeout_s: float = 10.0) -> None:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout_s)
-        self._producer.flush(5)
 
 
 class ApiError(RuntimeError):
@@ -286,12 +269,9 @@ def start_api(settings: Settings, runtime: Runtime, ready: Callable[[], bool],
     thread. `ready` says whether the worker's consumer has partitions; `lock` (default
     `runtime.lock`) is the one the worker holds while it uses the store."""
     guard = StoreGuard(None if settings.qdrant_url else (lock if lock is not None else runtime.lock))
-    producer = make_producer(settings)
-    producer_lock = threading.Lock()
 
     def trigger(scope: str, reason: str) -> str:
-        with producer_lock:  # one flush at a time keeps each request's delivery errors its own
-            return next(iter(send_triggers(settings, [scope], reason, producer)))
+        return next(iter(send_control(settings, [scope], "trigger", reason)))
 
     def ping() -> None:
         runtime.client.get_collections()
@@ -333,4 +313,4 @@ def start_api(settings: Settings, runtime: Runtime, ready: Callable[[], bool],
     host = f"[{settings.api_host}]" if ":" in settings.api_host else settings.api_host
     url = f"http://{host}:{bound[0]}"
     log.info("HTTP API on %s%s", url, " (bearer token required)" if settings.api_token else "")
-    return ApiServer(url, loop, thread, producer)
+    return ApiServer(url, loop, thread)

@@ -1,4 +1,17 @@
-"""One dream pass over one scope: snapshot → propose → apply → prune → gate → promote or quarantine.
+"""One dream pass over one scope, as separate steps over an immutable snapshot:
+
+snapshot → orient → gather signal → consolidate (the engine) → apply → verify → prune → gate
+→ promote or quarantine → diary → audit events.
+
+- gather (`passes/gather.py`) decides whether there is anything to dream about: no signal and no
+  pending memory-add is a no-op, recorded, with no engine or model call and no generation written;
+- the engine proposes a plan from the snapshot and its signals; apply checks every action;
+- verify (`passes/verify.py`) judges the claims the plan left alone against the transcript index
+  and supersedes only what a newer message contradicts;
+- prune (`passes/prune.py`) condenses long memories, leaves long-retired records out and keeps
+  the cap;
+- the privacy filter masks (or, in block mode, lets the gate quarantine) what the pass writes;
+  the gate (`passes/gate.py`) checks evidence, protected memories, injection, privacy and size.
 
 No Kafka here: the worker hands in a job and publishes the events that come back, which keeps
 the pass testable on its own. Write order: candidate generation, then the diary (which holds the
@@ -10,25 +23,29 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Literal
 
 from consumers.audit_events import change_events
 from consumers.engine import Engine, EngineError, EngineResult
-from consumers.passes.apply import PlanRejected, apply_plan
+from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
 from consumers.passes.gate import gate
-from consumers.passes.privacy import PrivacyFilter
-from consumers.passes.prune import enforce_cap
+from consumers.passes.gather import Signals, gather
+from consumers.passes.orient import orient
+from consumers.passes.privacy import PrivacyFilter, mask_candidate
+from consumers.passes.prune import prune
+from consumers.passes.verify import Search, verify
+from consumers.snapshot import Snapshot
 from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
 from consumers.take_snapshot import take_snapshot
-from schemas import DreamJob, JobLifecycleEvent, MemoryChangeEvent
+from schemas import DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
 Outcome = Literal["completed", "no-op", "failed", "quarantined", "duplicate"]
 AuditEvent = JobLifecycleEvent | MemoryChangeEvent
-MAX_TEXT_CHARS = 2_000
 
 
 @dataclass(frozen=True)
@@ -42,7 +59,82 @@ class PassResult:
     memories_before: int = 0
     memories_after: int = 0
     engine: EngineResult | None = None
+    """None when the engine was not called (a no-op without signal, a duplicate)."""
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per phase: snapshot, orient, gather, propose, apply, verify, prune, gate, promote."""
+    motives: tuple[Motive, ...] = ()
+    notes: tuple[str, ...] = ()
+    """The diary's notes: what each phase saw and did."""
+
+
+@dataclass
+class Dreamed:
+    """What the in-memory phases made of one snapshot (orient → gate), before anything is written."""
+
+    signals: Signals
+    before: int
+    notes: list[str]
+    result: EngineResult | None = None
+    candidate: Candidate | None = None
+    gate_reasons: tuple[str, ...] = ()
+    status: Outcome | None = None
+    """Set when the pass ends without writing a generation: "no-op" or "failed"."""
+    reason: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.gate_reasons
+
+
+def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings, privacy: PrivacyFilter,
+          lap: Callable[[str], None] = lambda phase: None) -> Dreamed:
+    """The phases between reading and writing, over an immutable snapshot; `search` is the
+    transcript index the verify step asks (TranscriptStore.search, or `window_search`)."""
+    orientation = orient(snapshot)
+    lap("orient")
+    signals = gather(snapshot)
+    out = Dreamed(signals, orientation.stored_active, [orientation.describe(), signals.describe()])
+    lap("gather")
+    if not signals.has_signal:
+        out.status, out.reason = "no-op", "no signal: nothing to dream about"
+        return out
+    try:
+        out.result = engine.propose(snapshot, signals)
+    except EngineError as err:
+        out.status, out.reason = "failed", f"engine {engine.name} failed: {err}"
+        return out
+    out.notes.extend(out.result.notes)
+    lap("propose")
+    try:
+        candidate = apply_plan(snapshot, out.result.plan)
+    except PlanRejected as err:
+        out.status, out.reason = "failed", f"plan rejected: {err}"
+        return out
+    lap("apply")
+    checked = verify(snapshot, candidate, search, top_k=settings.verify_top_k, max_claims=settings.verify_max_claims)
+    out.notes.extend((checked.describe(), *checked.notes))
+    out.notes.extend(f"verify: {v.memory_id} contradicted by {v.finding.message_id}: \u201c{v.finding.quote}\u201d"
+                     for v in checked.verdicts if v.finding.judgement == "contradicted")
+    try:
+        candidate = apply_actions(snapshot, candidate, checked.actions)
+    except PlanRejected as err:
+        out.status, out.reason = "failed", f"verify actions rejected: {err}"
+        return out
+    lap("verify")
+    pruned = prune(snapshot, candidate, cap=settings.memory_cap, condense_chars=settings.condense_chars)
+    candidate = pruned.candidate
+    out.notes.extend((pruned.describe(), *pruned.notes))
+    lap("prune")
+    if settings.privacy_mode == "mask":
+        candidate, masked = mask_candidate(candidate, privacy)
+        out.notes.extend(masked)
+    verdict = gate(snapshot, candidate, memory_cap=settings.memory_cap, max_text_chars=settings.max_memory_chars,
+                   privacy=privacy)
+    out.candidate, out.gate_reasons = candidate, verdict.reasons
+    lap("gate")
+    if not candidate.changes:
+        out.status, out.reason = "no-op", "nothing to change: every claim stands"
+    return out
 
 
 class DreamPass:
@@ -53,7 +145,7 @@ class DreamPass:
         self._transcripts = transcripts
         self._diary = diary
         self._engine = engine
-        self._privacy = PrivacyFilter.default()
+        self._privacy = PrivacyFilter.with_extra(settings.privacy_patterns)
 
     def run(self, job: DreamJob) -> PassResult:
         timings: dict[str, float] = {}
@@ -65,54 +157,54 @@ class DreamPass:
             timings[phase] = now - started
             started = now
 
+        settings = self._settings
         state = self._memories.state(job.scope)
         previous = state.applied(job.job_id)
         if previous is not None:
             return self._duplicate(job, previous)
 
-        snapshot = take_snapshot(job, state, self._memories, self._transcripts, self._settings.transcript_window,
-                                 self._settings.topics.turns)
-        before = len(snapshot.active_memories) - len(snapshot.pending_add_ids)
+        snapshot = take_snapshot(job, state, self._memories, self._transcripts, settings.transcript_window,
+                                 settings.topics.turns, settings.inactive_generations)
         lap("snapshot")
-        try:
-            result = self._engine.propose(snapshot)
-        except EngineError as err:
-            return self._unchanged(state, job, "failed", f"engine {self._engine.name} failed: {err}", before, None, timings)
-        lap("propose")
-        if not result.plan.actions and not snapshot.pending_add_ids:
-            return self._unchanged(state, job, "no-op", "no signal: nothing to consolidate", before, result, timings)
-        try:
-            candidate = apply_plan(snapshot, result.plan)
-        except PlanRejected as err:
-            return self._unchanged(state, job, "failed", f"plan rejected: {err}", before, result, timings)
-        enforce_cap(candidate, self._settings.memory_cap)
-        lap("apply")
-        verdict = gate(snapshot, candidate, memory_cap=self._settings.memory_cap,
-                       max_text_chars=MAX_TEXT_CHARS, privacy=self._privacy)
-        lap("gate")
+        out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap)
+        if out.status is not None:
+            return self._unchanged(state, job, out.status, out.reason, out.before, out.result, out.signals, out.notes,
+                                   timings)
+        return self._write(state, snapshot, job, out, timings, lap)
 
-        status: Outcome = "completed" if verdict.passed else "quarantined"
+    def _write(self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, timings: dict[str, float],
+               lap: Callable[[str], None]) -> PassResult:
+        """Write the candidate as a new generation, then promote it, or quarantine it with the gate's reasons."""
+        candidate = out.candidate
+        assert candidate is not None, "only a pass that reached the gate writes"
+        passed = out.passed
+        status: Outcome = "completed" if passed else "quarantined"
         generation = state.next_generation
-        reason = "; ".join(verdict.reasons) or f"{len(candidate.changes)} changes"
+        reason = "; ".join(out.gate_reasons) or f"{len(candidate.changes)} changes"
+        if not passed:
+            out.notes.append(f"gate: generation {generation} quarantined, active memory unchanged: {reason}")
         after = len(candidate.active)
         events = (
-            JobLifecycleEvent.for_job(job, status, reason=reason, generation=generation, motives=result.motives, before=before, after=after),
+            JobLifecycleEvent.for_job(job, status, reason=reason, generation=generation, motives=out.signals.motives,
+                                      before=out.before, after=after),
             *change_events(job, generation, tuple(candidate.changes)),
         )
         records = sorted(candidate.records.values(), key=lambda m: (m.created_at, m.memory_id))
         self._memories.write_candidate(job.scope, generation, records)
-        self._diary.write(self._entry(job, status, reason, generation, result, events))
+        self._diary.write(self._entry(job, status, reason, generation, out.result, out.signals, out.notes, events))
         info = GenerationInfo(generation=generation, job_id=job.job_id, created_at=datetime.now(timezone.utc),
-                              status="active" if verdict.passed else "quarantined", reason=reason, memories_active=after)
+                              status="active" if passed else "quarantined", reason=reason, memories_active=after)
         applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
-        if verdict.passed:
+        if passed:
             self._memories.promote(state, info, applied)
             self._transcripts.absorb(job.scope, sorted(snapshot.pending_add_ids))
         else:
             self._memories.record_quarantine(state, info, applied)
         lap("promote")
-        log.info("pass %s on %s: %s, generation %d, %d changes", job.job_id, job.scope, status, generation, len(candidate.changes))
-        return PassResult(job, status, events, reason, generation, before, after, result, timings)
+        log.info("pass %s on %s: %s, generation %d, %d changes", job.job_id, job.scope, status, generation,
+                 len(candidate.changes))
+        return PassResult(job, status, events, reason, generation, out.before, after, out.result, timings,
+                          out.signals.motives, tuple(out.notes))
 
     def mark_published(self, job: DreamJob) -> None:
         """After the audit events are flushed: a redelivery of this job now publishes nothing."""
@@ -132,22 +224,24 @@ class DreamPass:
         return PassResult(job, "duplicate", events, f"job already ran ({previous.outcome})", previous.generation)
 
     def _unchanged(self, state: ScopeState, job: DreamJob, status: Outcome, reason: str, before: int,
-                   result: EngineResult | None, timings: dict[str, float]) -> PassResult:
+                   result: EngineResult | None, signals: Signals, notes: list[str],
+                   timings: dict[str, float]) -> PassResult:
         """A pass that leaves memory as it was (no-op or failure): diary, job record, one event."""
-        motives = result.motives if result else ()
-        events = (JobLifecycleEvent.for_job(job, status, reason=reason, motives=motives, before=before, after=before),)
-        self._diary.write(self._entry(job, status, reason, None, result, events))
+        events = (JobLifecycleEvent.for_job(job, status, reason=reason, motives=signals.motives, before=before,
+                                            after=before),)
+        self._diary.write(self._entry(job, status, reason, None, result, signals, notes, events))
         self._memories.record_job(state, AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks))
         log.info("pass %s on %s: %s (%s)", job.job_id, job.scope, status, reason)
-        return PassResult(job, status, events, reason, None, before, before, result, timings)
+        return PassResult(job, status, events, reason, None, before, before, result, timings, signals.motives,
+                          tuple(notes))
 
     @staticmethod
-    def _entry(job: DreamJob, status: str, reason: str, generation: int | None,
-               result: EngineResult | None, events: tuple[AuditEvent, ...]) -> DiaryEntry:
+    def _entry(job: DreamJob, status: str, reason: str, generation: int | None, result: EngineResult | None,
+               signals: Signals, notes: list[str], events: tuple[AuditEvent, ...]) -> DiaryEntry:
         return DiaryEntry(
             scope=job.scope, job_id=job.job_id, trigger=job.trigger, status=status, written_at=datetime.now(timezone.utc),
-            generation=generation, reason=reason, motives=result.motives if result else (),
-            notes=result.notes if result else (), model_calls=result.model_calls if result else 0,
+            generation=generation, reason=reason, motives=signals.motives, notes=tuple(notes),
+            model_calls=result.model_calls if result else 0,
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
             cost_usd=result.cost_usd if result else 0.0, events=events,

@@ -24,7 +24,11 @@ class Snapshot:
     pending_add_ids: frozenset[str] = field(default_factory=frozenset)
     """Memory ids in `memories` that arrived as memory-adds since the last pass."""
     new_message_ids: frozenset[str] = field(default_factory=frozenset)
-    """Transcript messages no earlier pass has read: where new signal comes from."""
+    """Transcript messages no earlier pass has read: where new signal comes from. Empty means
+    nothing is new (a snapshot of a first pass lists every message)."""
+    long_inactive_ids: frozenset[str] = field(default_factory=frozenset)
+    """Superseded, merged or archived records that were already inactive `N` promoted generations
+    back: the prune step leaves them out of the next generation."""
     taken_at: datetime | None = None
 
     @property

@@ -17,8 +17,25 @@ def record_from_add(add: MemoryAdd) -> MemoryRecord:
     )
 
 
+def generation_back(state: ScopeState, back: int) -> int | None:
+    """The promoted generation `back` promotions before the next one (1 = the active one), if kept."""
+    promoted = sorted(g.generation for g in state.generations
+                      if g.status in ("active", "retired") and g.generation <= state.active_generation)
+    return promoted[-back] if 0 < back <= len(promoted) else None
+
+
+def long_inactive_ids(state: ScopeState, memories: MemoryStore, current: list[MemoryRecord],
+                      inactive_after: int) -> frozenset[str]:
+    """Records already inactive `inactive_after` generations back (read from that kept generation)."""
+    number = generation_back(state, inactive_after)
+    if number is None:
+        return frozenset()
+    records = current if number == state.active_generation else memories.generation_records(state.scope, number)
+    return frozenset(m.memory_id for m in records if not m.is_active)
+
+
 def take_snapshot(job: DreamJob, state: ScopeState, memories: MemoryStore, transcripts: TranscriptStore,
-                  window: int, turns_topic: str) -> Snapshot:
+                  window: int, turns_topic: str, inactive_after: int = 3) -> Snapshot:
     current = memories.generation_records(job.scope, state.active_generation)
     known = {m.memory_id for m in current}
     # An add whose id is already in the generation was absorbed earlier (a redelivered event):
@@ -33,5 +50,6 @@ def take_snapshot(job: DreamJob, state: ScopeState, memories: MemoryStore, trans
         transcript=tuple(turn for turn, _ in rows),
         pending_add_ids=frozenset(m.memory_id for m in pending),
         new_message_ids=frozenset(turn.message_id for turn, offset in rows if offset >= covered),
+        long_inactive_ids=long_inactive_ids(state, memories, current, inactive_after),
         taken_at=datetime.now(timezone.utc),
     )

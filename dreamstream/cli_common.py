@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import heapq
 import json
 import logging
 import sys
@@ -33,7 +34,7 @@ from qdrant_client import QdrantClient
 from consumers.embedding import LocalEmbedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
 from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
-from schemas import JobLifecycleEvent, MemoryRecord, TERMINAL_JOB_STATUSES, audit_event_adapter, parse_scope
+from schemas import MemoryRecord, audit_event_adapter, parse_scope
 from schemas.settings import Settings, get_settings
 
 log = logging.getLogger("dreamstream.cli")
@@ -59,7 +60,7 @@ def describe_error(err: BaseException) -> str:
         where = ".".join(str(p) for p in first["loc"]) or err.title
         text = f"{where}: {first['msg']}" + (f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else "")
     elif isinstance(err, KafkaException) and err.args and isinstance(err.args[0], KafkaError):
-        text = f"Kafka: {err.args[0].str()}"
+        text = f"Kafka: {_kafka_reason(err)}"
     elif isinstance(err, KeyError):
         text = f"missing {err}"
     elif isinstance(err, (CliError, LookupError, ValueError, OSError, KafkaException, RuntimeError)):
@@ -69,9 +70,31 @@ def describe_error(err: BaseException) -> str:
     return " ".join(text.split())
 
 
-class Command(click.Command):
-    """A command whose failures end as `Error: <one line>` and exit status 1, never a traceback
-    (`dreamstream -v` logs the traceback at DEBUG)."""
+class UsageError(click.ClickException):
+    exit_code = 2
+
+
+def _one_line_usage(err: click.UsageError, info_name: str | None) -> click.UsageError:
+    if isinstance(err, click.exceptions.NoArgsIsHelpError):  # a bare group: its help, as click shows it
+        return err
+    path = err.ctx.command_path if err.ctx else info_name
+    return UsageError(f"{err.format_message()} (see `{path} --help`)")
+
+
+class _OneLineUsage:
+    """Usage errors (a missing argument, an unknown option) as one line too, exit status 2."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as err:
+            raise _one_line_usage(err, info_name) from None
+
+
+class Command(_OneLineUsage, click.Command):
+    """A command whose failures end as `Error: <one line>` and exit status 1 (2 for a usage
+    error), never a traceback (`dreamstream -v` logs the traceback at DEBUG)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -85,16 +108,24 @@ class Command(click.Command):
             raise click.ClickException(describe_error(err)) from err
 
 
-class Group(click.Group):
+class Group(_OneLineUsage, click.Group):
     command_class = Command
     group_class = type  # subgroups are Groups too
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as err:
+            raise _one_line_usage(err, ctx.info_name) from None
+
 
 def load_settings() -> Settings:
+    """The process's settings; invalid ones end the command with one line (usable in any click
+    callback, the `main` group's included)."""
     try:
         return get_settings()
     except ValidationError as err:
-        raise CliError(f"invalid settings: {describe_error(err)}") from err
+        raise click.ClickException(f"invalid settings: {describe_error(err)}") from None
 
 
 def operator_name() -> str:
@@ -270,14 +301,24 @@ def _error_message(err: urllib.error.HTTPError) -> str:
 
 
 # --- Kafka: topics and the audit topic
+def _kafka_reason(err: KafkaException) -> str:
+    return err.args[0].str() if err.args and isinstance(err.args[0], KafkaError) else str(err)
+
+
+def quiet_kafka() -> dict[str, Any]:
+    """librdkafka logs connection failures to stderr itself; a command reports them as its one
+    error line instead (they go to logging, shown with `dreamstream -v`)."""
+    return {"logger": logging.getLogger("dreamstream.cli.kafka")} if log.isEnabledFor(logging.DEBUG) else {"log_level": 0}
+
+
 def require_topics(settings: Settings, names: Iterable[str], timeout_s: float = 10.0) -> None:
     """Fail with one line when the broker is unreachable or a topic is missing, before producing."""
-    consumer = Consumer({**settings.kafka_client_config(), "group.id": "dreamstream-cli-probe"})
+    consumer = Consumer({**settings.kafka_client_config(), "group.id": "dreamstream-cli-probe", **quiet_kafka()})
     try:
         try:
             topics = consumer.list_topics(timeout=timeout_s).topics
         except KafkaException as err:
-            raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {describe_error(err)}") from err
+            raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {_kafka_reason(err)}") from err
         missing = [n for n in names if n not in topics or topics[n].error is not None]
         if missing:
             raise CliError(f"topic(s) {', '.join(missing)} missing on {settings.kafka_bootstrap_servers}: "
@@ -311,8 +352,9 @@ def kafka_partition(key: bytes, partitions: int) -> int:
     return (h & 0x7FFFFFFF) % partitions
 
 
-class AuditReader:
-    """A reader of the audit topic by assignment (no consumer group, nothing committed).
+class AuditTail:
+    """The end of the audit topic, for `audit tail`: read by assignment (no consumer group,
+    nothing committed). (Waiting for a request's outcome is dreamstream.control.AuditReader.)
 
     `tail=None` starts at the current end of each partition (only what happens from now on);
     `tail=N` starts N events before it. `scope` restricts reading to that scope's partition and
@@ -327,6 +369,7 @@ class AuditReader:
             "group.id": f"dreamstream-cli-audit-{uuid.uuid4().hex[:8]}",
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
+            **quiet_kafka(),
         })
         self._ends: dict[int, int] = {}
         """Per partition with a backlog to read: the offset after its last event at start."""
@@ -341,7 +384,7 @@ class AuditReader:
         try:
             meta = self._consumer.list_topics(self.topic, timeout=timeout_s).topics.get(self.topic)
         except KafkaException as err:
-            raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {describe_error(err)}") from err
+            raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {_kafka_reason(err)}") from err
         if meta is None or meta.error is not None or not meta.partitions:
             raise CliError(f"topic {self.topic} missing on {settings.kafka_bootstrap_servers}: run `dreamstream kafka topics`")
         partitions = sorted(meta.partitions)
@@ -358,6 +401,9 @@ class AuditReader:
 
     def read(self, timeout_s: float) -> list:
         """What arrived within `timeout_s` (of this scope, when one was given)."""
+        return [event for _, event in self._read(timeout_s)]
+
+    def _read(self, timeout_s: float) -> list[tuple[int, Any]]:
         events = []
         for msg in self._consumer.consume(num_messages=1000, timeout=timeout_s):
             if msg.error():
@@ -372,44 +418,25 @@ class AuditReader:
                            f"{describe_error(err)}", err=True)
                 continue
             if self._scope is None or event.scope == self._scope:
-                events.append(event)
+                events.append((msg.partition(), event))
         return events
 
     def backlog(self, timeout_s: float = 30.0) -> list:
-        """Everything up to the end the topic had when this reader started."""
-        events = []
+        """Everything up to the end the topic had when this reader started: each partition in its
+        own order (a scope's events keep the order they were published in), merged by time."""
+        by_partition: dict[int, list] = {}
         deadline = time.monotonic() + timeout_s
         while any(self._positions[p] < end - 1 for p, end in self._ends.items()):
             if time.monotonic() > deadline:
                 raise CliError(f"timed out after {timeout_s:.0f}s reading {self.topic}")
-            events.extend(self.read(0.5))
-        return events
-
-    def wait_for(self, request_ids: Iterable[str], timeout_s: float, check: Callable[[], None] = lambda: None,
-                 seen: Callable[[list], None] = lambda events: None) -> list[JobLifecycleEvent]:
-        """Block until every request has a finished job; returns those terminal events in the
-        order they finished. `check` runs between reads (to fail fast); `seen` gets every batch."""
-        waiting = set(request_ids)
-        done: dict[str, JobLifecycleEvent] = {}
-        deadline = time.monotonic() + timeout_s
-        while waiting:
-            check()
-            if time.monotonic() > deadline:
-                raise CliError(f"timed out after {timeout_s:.0f}s waiting for {len(waiting)} pass(es): "
-                               f"{', '.join(sorted(waiting)[:5])}")
-            batch = self.read(0.5)
-            seen(batch)
-            for event in batch:
-                if isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
-                    for request_id in set(event.request_ids) & waiting:
-                        waiting.discard(request_id)
-                        done[request_id] = event
-        return list(dict.fromkeys(done.values()))
+            for partition, event in self._read(0.5):
+                by_partition.setdefault(partition, []).append(event)
+        return list(heapq.merge(*by_partition.values(), key=lambda e: e.ts))
 
     def close(self) -> None:
         self._consumer.close()
 
-    def __enter__(self) -> "AuditReader":
+    def __enter__(self) -> "AuditTail":
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -12,7 +12,7 @@ from schemas.scope import ScopeStr
 
 Trigger = Literal["threshold", "idle", "schedule", "manual", "pressure", "forget"]
 """`forget` is not a dream: the worker that owns the scope deletes everything it holds of it."""
-MotiveKind = Literal["correction", "decision", "repetition", "memory_add", "unresolved", "dissatisfaction"]
+MotiveKind = Literal["correction", "decision", "new_facts", "repetition", "memory_add", "unresolved", "dissatisfaction"]
 
 
 class Motive(Contract):

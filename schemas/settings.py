@@ -68,6 +68,30 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_retries: int = Field(default=1, ge=0, le=10)
+    max_memory_chars: int = Field(default=2_000, ge=100, description="gate: longest memory text a pass may write")
+    condense_chars: int = Field(default=400, ge=80, description="prune: longer memories keep their first sentences")
+    inactive_generations: int = Field(
+        default=3, ge=1, description="prune: generations a superseded/merged/archived record is carried before it is left out")
+    verify_top_k: int = Field(default=8, ge=1, le=100, description="verify: transcript search hits per claim")
+    verify_max_claims: int = Field(default=100, ge=0, description="verify: claims searched per pass (pending adds first)")
+    privacy_mode: Literal["mask", "block"] = Field(
+        default="mask", description="gate: mask findings in new/changed memories, or block (quarantine) the pass")
+    privacy_patterns: dict[str, str] = Field(
+        default_factory=dict, description='extra privacy patterns, name -> regex: {"iban": "\\bDE\\d{20}\\b"}')
+
+    @field_validator("privacy_patterns")
+    @classmethod
+    def _check_privacy_patterns(cls, value: dict[str, str]) -> dict[str, str]:
+        import re
+
+        for name, pattern in value.items():
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", name):
+                raise ValueError(f"privacy_patterns: name {name!r} must be a short identifier")
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                raise ValueError(f"privacy_patterns[{name!r}]: not a valid regex: {err}") from err
+        return value
 
     # --- Operations
     metrics_port: int = Field(default=0, ge=0, le=65_535, description="0 disables the metrics server")

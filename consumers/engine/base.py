@@ -1,10 +1,16 @@
-"""The interface both engines implement."""
+"""The interface both engines implement.
+
+An engine reads the immutable snapshot and the signals the gather pass found in it (the motives:
+why this scope is worth a pass) and proposes a plan. The pass has already decided that there is
+something to do: an engine is never called for a scope without signal.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from consumers.passes.gather import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan, Motive
 
@@ -18,6 +24,7 @@ class EngineError(RuntimeError):
 class EngineResult:
     plan: ActionPlan
     motives: tuple[Motive, ...] = ()
+    """The motives the engine worked from (the gather pass's)."""
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -29,6 +36,7 @@ class EngineResult:
 class Engine(Protocol):
     name: str
 
-    def propose(self, snapshot: Snapshot) -> EngineResult:
-        """Read the snapshot, return the actions that would curate it. Must not mutate anything."""
+    def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
+        """Read the snapshot and its signals, return the actions that would curate it. Must not
+        mutate anything."""
         ...

@@ -16,6 +16,7 @@ from schemas import (
     ActionPlan,
     ArchiveAction,
     CreateAction,
+    MemoryAction,
     MemoryRecord,
     MergeAction,
     SupersedeAction,
@@ -66,11 +67,12 @@ def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class _Applier:
-    def __init__(self, snapshot: Snapshot, when: datetime) -> None:
+    def __init__(self, snapshot: Snapshot, when: datetime, start: Candidate | None = None) -> None:
         self.snapshot = snapshot
         self.when = when
         self.known_messages = {t.message_id for t in snapshot.transcript}
-        self.candidate = Candidate(records={m.memory_id: m for m in snapshot.memories})
+        self.candidate = (Candidate(records={m.memory_id: m for m in snapshot.memories}) if start is None
+                          else Candidate(records=dict(start.records), changes=list(start.changes)))
         self.refs: dict[str, str] = {}
         self.problems: list[str] = []
 
@@ -188,9 +190,19 @@ def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
             applier.candidate.changes.append(
                 Change("created", add_id, None, record, "memory-add written by the live agent", record.evidence_message_ids)
             )
+    return _run(applier, plan.actions)
+
+
+def apply_actions(snapshot: Snapshot, candidate: Candidate, actions: tuple[MemoryAction, ...]) -> Candidate:
+    """Apply more actions (from a later phase) on top of `candidate`, with the same checks; the
+    result is a new candidate and `candidate` is left as it was, also when they are rejected."""
+    return _run(_Applier(snapshot, snapshot.job.requested_at, start=candidate), actions)
+
+
+def _run(applier: _Applier, actions: tuple[MemoryAction, ...]) -> Candidate:
     handlers = {"create": applier.create, "update": applier.update, "merge": applier.merge,
                 "supersede": applier.supersede, "archive": applier.archive}
-    for action in plan.actions:
+    for action in actions:
         handlers[action.kind](action)
     if applier.problems:
         raise PlanRejected(applier.problems)

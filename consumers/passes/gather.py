@@ -35,12 +35,14 @@ from consumers.passes import patterns
 from consumers.passes.injection import INJECTION
 from consumers.snapshot import Snapshot
 from schemas import Motive
+from schemas.jobs import MotiveKind
 
 MIN_REPETITIONS = 3
 MIN_COMPLAINTS = 3
 MIN_COMPLAINT_THREADS = 2
 _MAX_LISTED = 5
 _MIN_THEME_CHARS = 3
+_MAX_SUMMARY_CHARS = 2_000  # Motive.summary's limit
 # Words that say "I am unhappy" rather than what about: never a theme.
 COMPLAINT_VOCABULARY = canonical_tokens(
     "not just only merely still too generic vague long short shallow abstract general complicated technical "
@@ -75,7 +77,7 @@ class Signals:
     corrections: tuple[str, ...] = ()
     decisions: tuple[str, ...] = ()
     statements: tuple[str, ...] = ()
-    """New user messages stating a fact or preference: worth a pass, but not a motive of their own."""
+    """New user messages stating a fact or preference."""
     repeated_entities: tuple[tuple[str, tuple[str, ...]], ...] = ()
     pending_adds: tuple[str, ...] = ()
     """Memory ids of the memory-adds waiting for this pass."""
@@ -127,8 +129,7 @@ def gather(snapshot: Snapshot) -> Signals:
     frame = with_threads(transcript_frame(snapshot))
     injected = frame.filter((pl.col("role") != "assistant") & pl.col("content").str.contains(INJECTION))
     readable = frame.filter(~pl.col("message_id").is_in(injected["message_id"].implode()))
-    clauses = classify_clauses(readable)
-    fresh = clauses.filter(pl.col("is_new"))
+    fresh = classify_clauses(readable.filter(pl.col("is_new")))  # only new messages carry new signal
 
     signals = Signals(
         corrections=_ids(fresh.filter(pl.col("kind") == "correction")),
@@ -136,7 +137,7 @@ def gather(snapshot: Snapshot) -> Signals:
         statements=_ids(fresh.filter(pl.col("kind").is_in(STATEMENT_KINDS))),
         repeated_entities=repeated_entities(readable.filter(pl.col("is_new") & (pl.col("role") == "user"))),
         pending_adds=pending,
-        unresolved=unresolved_threads(readable, clauses),
+        unresolved=unresolved_threads(readable, fresh),
         complaint=recurring_complaint(readable, fresh),
         injected=tuple(injected["message_id"].to_list()),
         messages=frame.height,
@@ -248,9 +249,9 @@ def repeated_entities(user_turns: pl.DataFrame) -> tuple[tuple[str, tuple[str, .
     return tuple(ranked)
 
 
-def unresolved_threads(readable: pl.DataFrame, clauses: pl.DataFrame) -> tuple[str, ...]:
+def unresolved_threads(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> tuple[str, ...]:
     """New user questions or requests that end a thread with nothing after them."""
-    asking = clauses.filter(pl.col("kind").is_in(("question", "request")))["message_id"].unique()
+    asking = fresh_clauses.filter(pl.col("kind").is_in(("question", "request")))["message_id"].unique()
     last = readable.group_by("thread", maintain_order=True).agg(pl.all().last())
     open_ = last.filter((pl.col("role") == "user") & pl.col("is_new") & pl.col("message_id").is_in(asking.implode()))
     return tuple(open_.sort("thread")["message_id"].to_list())
@@ -302,25 +303,33 @@ def _listed(items: list[str]) -> str:
     return shown + (f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else "")
 
 
+def _motive(kind: MotiveKind, summary: str, message_ids: tuple[str, ...]) -> Motive:
+    if len(summary) > _MAX_SUMMARY_CHARS:
+        summary = summary[: _MAX_SUMMARY_CHARS - 1] + "\u2026"
+    return Motive(kind=kind, summary=summary, message_ids=message_ids)
+
+
 def build_motives(signals: Signals, pending_evidence: tuple[str, ...]) -> tuple[Motive, ...]:
+    """One motive per kind of signal, each naming the messages behind it."""
     motives: list[Motive] = []
     if ids := signals.corrections:
-        motives.append(Motive(kind="correction", summary=f"the user corrected stored values in {len(ids)} message(s)",
-                              message_ids=ids))
+        motives.append(_motive("correction", f"the user corrected stored values in {len(ids)} message(s)", ids))
     if ids := signals.decisions:
-        motives.append(Motive(kind="decision", summary=f"{len(ids)} decision(s) stated", message_ids=ids))
+        motives.append(_motive("decision", f"{len(ids)} decision(s) stated", ids))
+    if ids := signals.statements:
+        motives.append(_motive("new_facts", f"{len(ids)} new fact(s) or preference(s) stated by the user", ids))
     if repeated := signals.repeated_entities:
         ids = tuple(dict.fromkeys(i for _, message_ids in repeated for i in message_ids))
         names = [f"{name} ({len(message_ids)} messages)" for name, message_ids in repeated]
-        motives.append(Motive(kind="repetition", summary=f"repeatedly mentioned: {_listed(names)}", message_ids=ids))
+        motives.append(_motive("repetition", f"repeatedly mentioned: {_listed(names)}", ids))
     if pending := signals.pending_adds:
-        motives.append(Motive(kind="memory_add", message_ids=pending_evidence, summary=(
-            f"{len(pending)} memory-add(s) to consolidate: {_listed(list(pending))}")))
+        summary = f"{len(pending)} memory-add(s) to consolidate: {_listed(list(pending))}"
+        motives.append(_motive("memory_add", summary, pending_evidence))
     if ids := signals.unresolved:
-        motives.append(Motive(kind="unresolved", message_ids=ids,
-                              summary=f"{len(ids)} thread(s) end on an unanswered question or request"))
+        motives.append(_motive("unresolved", f"{len(ids)} thread(s) end on an unanswered question or request", ids))
     if (complaint := signals.complaint) is not None:
-        motives.append(Motive(kind="dissatisfaction", message_ids=complaint.message_ids, summary=(
-            f"repeated dissatisfaction across {complaint.thread_count} threads, all about "
-            f"\u201c{complaint.theme}\u201d: " + " / ".join(f"\u201c{q}\u201d" for q in complaint.quotes))))
+        quotes = " / ".join(f"\u201c{q}\u201d" for q in complaint.quotes)
+        summary = (f"repeated dissatisfaction across {complaint.thread_count} threads, all about "
+                   f"\u201c{complaint.theme}\u201d: {quotes}")
+        motives.append(_motive("dissatisfaction", summary, complaint.message_ids))
     return tuple(motives)

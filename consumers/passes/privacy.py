@@ -1,9 +1,18 @@
-"""A privacy filter for text a pass is about to write: contact details, card numbers, secrets."""
+"""A privacy filter for text a pass is about to write: contact details, card numbers, secrets.
+
+Two modes (`privacy_mode`): **mask** (default) rewrites every new or changed memory before the
+gate, replacing each finding by `[<name> removed]` and noting which memories were masked in the
+diary; **block** leaves the texts alone, so the gate finds them and quarantines the generation.
+Extra patterns come from `privacy_patterns` (name -> regex) and run after the defaults.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from consumers.passes.apply import Candidate
 
 # Patterns err on the side of catching: a masked false positive costs a word, a leaked card
 # number costs far more. Each is (name, pattern).
@@ -22,7 +31,13 @@ class PrivacyFilter:
 
     @classmethod
     def default(cls) -> "PrivacyFilter":
-        return cls(tuple((name, re.compile(p)) for name, p in DEFAULT_PATTERNS))
+        return cls.with_extra({})
+
+    @classmethod
+    def with_extra(cls, extra: Mapping[str, str]) -> "PrivacyFilter":
+        """The default patterns plus `extra` (name -> regex), e.g. from the `privacy_patterns` setting."""
+        named = list(DEFAULT_PATTERNS) + sorted(extra.items())
+        return cls(tuple((name, re.compile(pattern)) for name, pattern in named))
 
     def findings(self, text: str) -> list[str]:
         return [name for name, pattern in self.patterns if pattern.search(text)]
@@ -34,3 +49,23 @@ class PrivacyFilter:
             if count:
                 found.append(name)
         return text, found
+
+
+def mask_candidate(candidate: Candidate, privacy: PrivacyFilter) -> tuple[Candidate, tuple[str, ...]]:
+    """Mask what the pass writes (new and changed memories); returns the new candidate and one
+    note per masked memory. Records carried over unchanged were checked when they were written."""
+    records = dict(candidate.records)
+    changes = []
+    notes: list[str] = []
+    for change in candidate.changes:
+        after = change.after
+        if change.kind in ("created", "updated") and after is not None:
+            text, found = privacy.mask(after.text)
+            if found:
+                after = after.model_copy(update={"text": text})
+                if records.get(after.memory_id) is not None and records[after.memory_id].text == change.after.text:
+                    records[after.memory_id] = after
+                notes.append(f"privacy: masked {', '.join(found)} in memory {after.memory_id}")
+                change = replace(change, after=after)
+        changes.append(change)
+    return Candidate(records=records, changes=changes), tuple(dict.fromkeys(notes))

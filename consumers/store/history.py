@@ -10,7 +10,7 @@ protocol, so each read works the same way through either.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from consumers.store.diary import Diary, DiaryEntry
@@ -96,6 +96,13 @@ def readable_generations(state: ScopeState) -> list[GenerationInfo]:
     return sorted((g for g in state.generations if g.status != "rejected"), key=lambda g: g.generation)
 
 
+def generations_json(state: ScopeState) -> dict:
+    """The pointer as readers see it (without its internal record of applied jobs)."""
+    return {"scope": state.scope, "active_generation": state.active_generation,
+            "next_generation": state.next_generation,
+            "generations": [g.model_dump(mode="json") for g in state.generations]}
+
+
 def previous_generation(state: ScopeState) -> int:
     """The promoted generation before the active one (0, the empty one, when there is none)."""
     earlier = [g.generation for g in state.generations
@@ -147,7 +154,7 @@ class GenerationDiff:
     to_generation: int
     added: tuple[MemoryRecord, ...] = ()
     removed: tuple[MemoryRecord, ...] = ()
-    changed: tuple[RecordChange, ...] = field(default=())
+    changed: tuple[RecordChange, ...] = ()
 
     @property
     def empty(self) -> bool:

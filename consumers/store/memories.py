@@ -46,8 +46,8 @@ class GenerationInfo(BaseModel):
     created_at: datetime
     reason: str = ""
     memories_active: int = 0
-    decision: OperatorDecision | None = None
-    """The last operator decision about this generation, if any."""
+    decisions: tuple[OperatorDecision, ...] = ()
+    """Operator decisions about this generation (approve, reject, rollback to it), oldest first."""
 
 
 class AppliedJob(BaseModel):

@@ -36,15 +36,15 @@ def approve(memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, s
     A candidate is built on the generation that was active when its pass ran; if a later
     generation has been promoted since, approving the older candidate would silently undo it, so
     that needs `force`."""
+    decision = _decision("approved", by, reason)
     state = _known_state(memories, scope)
     info = _quarantined(state, generation)
     if state.active_generation > generation and not force:
         raise DecisionRefused(
             f"generation {generation} of {scope!r} predates the active generation {state.active_generation}: "
             f"approving it would undo the changes made since (force it to approve anyway)")
-    decision = _decision("approved", by, reason)
     generations = tuple(
-        g.model_copy(update={"status": "active", "decision": decision}) if g.generation == generation
+        g.model_copy(update={"status": "active", "decisions": g.decisions + (decision,)}) if g.generation == generation
         else g.model_copy(update={"status": "retired"}) if g.status == "active" else g
         for g in state.generations
     )
@@ -66,11 +66,11 @@ def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by:
     """Mark a quarantined generation rejected and delete its records. The pointer goes first: a
     crash before the delete leaves orphan points no reader can reach (dropped with old generations),
     never a quarantined entry whose records are gone."""
+    decision = _decision("rejected", by, reason)
     state = _known_state(memories, scope)
     info = _quarantined(state, generation)
-    decision = _decision("rejected", by, reason)
     generations = tuple(
-        g.model_copy(update={"status": "rejected", "decision": decision}) if g.generation == generation else g
+        g.model_copy(update={"status": "rejected", "decisions": g.decisions + (decision,)}) if g.generation == generation else g
         for g in state.generations
     )
     new_state = state.model_copy(update={"generations": generations})
@@ -82,13 +82,14 @@ def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by:
 
 def rollback(memories: MemoryStore, diary: Diary, scope: str, generation: int | None, by: str, reason: str) -> ScopeState:
     """Make an earlier kept generation active again (default: the one before the active one)."""
+    decision = _decision("rolled-back", by, reason)
     _known_state(memories, scope)
     state = memories.rollback(scope, generation)
     ROLLBACKS.inc()
     target = state.generation(state.active_generation)
-    decision = _decision("rolled-back", by, reason)
     state = state.model_copy(update={"generations": tuple(
-        g.model_copy(update={"decision": decision}) if g.generation == target.generation else g for g in state.generations
+        g.model_copy(update={"decisions": g.decisions + (decision,)}) if g.generation == target.generation else g
+        for g in state.generations
     )})
     memories.save_state(state)
     _write_entry(diary, scope, target, decision)

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from consumers.embedding import LocalEmbedder
 from consumers.runtime import Runtime
-from dreamstream.evaluation.baseline import Scores, baseline_scores, memory_item, memory_scores, search_transcripts
+from dreamstream.evaluation.baseline import Scores, TranscriptSearch, baseline_scores, memory_item, memory_scores
 from dreamstream.evaluation.dataset import Dataset, Question
 from dreamstream.evaluation.metrics import (
     Item,
@@ -67,10 +68,11 @@ def evaluate(runtime: Runtime, dataset: Dataset, k: int) -> Evaluation:
     for scope, items in active.items():
         leaks.update(isolation_leaks(scope, items, owners))
     baseline_leaks: set[str] = set()
+    transcripts = TranscriptSearch(runtime.transcripts, LocalEmbedder(runtime.settings.embedding_dims))
     results: list[QuestionResult] = []
     for question in dataset.questions:
         top_memories = [memory_item(r) for r, _ in runtime.memories.search(question.scope, question.question, k)]
-        top_messages = search_transcripts(runtime.transcripts, question, k)
+        top_messages = transcripts.search(question.scope, question.question, k)
         leaks.update(isolation_leaks(question.scope, top_memories, owners))
         baseline_leaks.update(isolation_leaks(question.scope, top_messages, owners))
         results.append(QuestionResult(

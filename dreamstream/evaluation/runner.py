@@ -169,16 +169,24 @@ def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", time
         topics_made = True
         pipeline = LocalPipeline(settings)
         timings: dict[str, float] = {}
-        started = time.perf_counter()
+        lap = time.perf_counter()
+
+        def clock(name: str) -> None:
+            nonlocal lap
+            now = time.perf_counter()
+            timings[name] = now - lap
+            lap = now
+
         pipeline.start()
+        clock("start_s")
         counts = pipeline.replay(list(dataset.files))
-        timings["replay_s"] = time.perf_counter() - started
         say(f"replayed {sum(counts.values())} events into {len(dataset.scopes)} scopes")
         wait_until_read(settings, settings.app_id, [settings.topics.turns, settings.topics.memory_adds], timeout_s, say)
+        clock("replay_s")
         say(f"asking {len(dataset.scopes)} scopes to dream…")
         pipeline.wait_for(pipeline.trigger(dataset.scopes, reason="eval"), timeout_s)
         pipeline.read_audit(0.5)
-        timings["dream_s"] = time.perf_counter() - started
+        clock("dream_s")
         pipeline.stop()
         yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), timings)
     except PipelineError as err:

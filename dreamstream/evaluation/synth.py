@@ -101,11 +101,12 @@ TEMPORAL_THINGS = ("dentist appointment", "visa interview", "car service", "pian
 RELATIVE_FORMS = ("next {weekday}", "tomorrow", "in {n} days", "in {n} weeks", "at the end of next month",
                   "this {weekday}")
 
-# --- dedup: (first wording, second wording, question, answer, the second as a live agent noted it)
+# --- dedup: (first wording, second wording, question, answer, the second as a live agent noted it);
+# the answer is in the first wording and in the note, so whichever paraphrase survives a merge states it
 PARAPHRASES = (
-    ("I'm vegetarian.", "I don't eat meat.", "What does {name} eat?", "vegetarian", "{name} does not eat meat"),
+    ("I'm vegetarian.", "I don't eat meat.", "What does {name} eat?", "vegetarian", "{name} is vegetarian"),
     ("I don't drink alcohol.", "No alcohol for me, I'm teetotal.", "What does {name} not drink?", "alcohol",
-     "{name} is teetotal"),
+     "{name} does not drink alcohol"),
     ("I prefer meetings in the morning.", "I'd rather have meetings in the morning.",
      "When does {name} like to have meetings?", "morning", "{name} would rather have meetings in the morning"),
     ("I love hiking in the mountains.", "I enjoy hiking in the mountains.", "Which hobby does {name} enjoy?",

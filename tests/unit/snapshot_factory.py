@@ -44,6 +44,7 @@ def build_snapshot(scope: str, events: Iterable[Mapping], memory_adds: Iterable[
         memories=records,
         transcript=tuple(turns),
         pending_add_ids=frozenset(a.memory_id for a in adds) if pending else frozenset(),
+        new_message_ids=frozenset(t.message_id for t in turns),  # a first pass: every message is new
     )
 
 

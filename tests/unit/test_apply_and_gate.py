@@ -121,3 +121,81 @@ def test_gate_quarantines_changes_that_rest_only_on_an_injected_instruction():
     candidate = apply_plan(snap, plan(ArchiveAction(target="tea", evidence_message_ids=("evil",), rationale="asked to")))
     verdict = gate(snap, candidate, memory_cap=100, max_text_chars=2000, privacy=PrivacyFilter.default())
     assert not verdict.passed and "instruction-like" in verdict.reasons[0]
+
+
+# --- later phases on top of a candidate: apply_actions, prune, privacy masking ------------------
+
+def test_apply_actions_continues_a_candidate_and_leaves_it_alone_when_rejected():
+    from consumers.passes.apply import apply_actions
+
+    first = apply_plan(BASE, plan(MergeAction(survivor="veg", duplicates=("meat",), rationale="same diet")))
+    more = apply_actions(BASE, first, (UpdateAction(target="window", text="Ava prefers aisle seats",
+                                                    evidence_message_ids=("m3",), rationale="r"),))
+    assert [c.kind for c in more.changes] == ["merged", "updated", "updated"]
+    assert first.records["window"].text == "Ava prefers window seats", "the earlier candidate is not edited"
+    with pytest.raises(PlanRejected, match="already merged"):
+        apply_actions(BASE, first, (UpdateAction(target="meat", text="x", evidence_message_ids=("m1",), rationale="r"),))
+    assert first.records["meat"].status == "merged" and len(first.changes) == 2
+
+
+def test_condensed_text_keeps_whole_first_sentences_or_cuts_at_a_word():
+    from consumers.passes.prune import condensed_text
+
+    text = "Ava runs the Oslo office. She joined in 2019. She plays chess on Fridays."
+    assert condensed_text(text, 200) == text
+    assert condensed_text(text, 50) == "Ava runs the Oslo office. She joined in 2019."
+    assert condensed_text("one two three four five six seven", 16) == "one two three\u2026"
+
+
+def test_prune_condenses_with_evidence_and_notes_what_it_cannot_cite():
+    from consumers.passes.prune import prune
+
+    long_cited = memory("bio", "Ava runs the Oslo office. " + "She likes maps. " * 10, ("m1",))
+    long_bare = memory("bare", "Ava once said a lot. " * 10)
+    snap = snapshot(long_cited, long_bare)
+    result = prune(snap, apply_plan(snap, plan()), cap=100, condense_chars=45)
+    assert result.condensed == ("bio",)
+    assert result.candidate.records["bio"].text == "Ava runs the Oslo office. She likes maps."
+    assert result.candidate.records["bio"].evidence_message_ids == ("m1",)
+    assert result.candidate.records["bare"] == long_bare and any("bare" in n for n in result.notes)
+    assert gate(snap, result.candidate, memory_cap=100, max_text_chars=2000, privacy=PrivacyFilter.default()).passed
+
+
+def test_prune_leaves_out_records_inactive_long_enough_but_never_active_ones():
+    from consumers.passes.prune import prune
+
+    old = memory("old", "Ava prefers window seats", ("m0",), status="superseded", superseded_by="veg")
+    recent = memory("recent", "Ava prefers tea", ("m1",), status="merged", merged_into="veg")
+    snap = Snapshot(job=BASE.job, generation=3, memories=(memory("veg", "Ava is vegetarian", ("m1",)), old, recent),
+                    transcript=BASE.transcript, long_inactive_ids=frozenset({"old", "veg"}))
+    result = prune(snap, apply_plan(snap, plan()), cap=100, condense_chars=400)
+    assert result.left_out == ("old",) and set(result.candidate.records) == {"veg", "recent"}
+
+
+def test_mask_candidate_rewrites_only_what_the_pass_writes():
+    from consumers.passes.privacy import mask_candidate
+
+    leaky = memory("leak", "Ava's old mail was ava@example.com", ("m1",))
+    snap = snapshot(leaky)
+    candidate = apply_plan(snap, plan(CreateAction(ref="a", text="Ava's phone is +44 20 7946 0958",
+                                                   evidence_message_ids=("m1",), rationale="r")))
+    masked, notes = mask_candidate(candidate, PrivacyFilter.with_extra({"codename": r"\bBluebird\b"}))
+    [created] = [c.after for c in masked.changes]
+    assert created.text == "Ava's phone is [phone removed]" and masked.records[created.memory_id] == created
+    assert masked.records["leak"] == leaky, "records carried over unchanged are not rewritten"
+    assert notes == (f"privacy: masked phone in memory {created.memory_id}",)
+    assert PrivacyFilter.with_extra({"codename": r"\bBluebird\b"}).mask("Project Bluebird")[0] == "Project [codename removed]"
+
+
+def test_privacy_settings_validate_their_patterns():
+    from pydantic import ValidationError
+
+    from schemas.settings import Settings
+
+    assert Settings(privacy_mode="block", privacy_patterns={"iban": r"\bDE\d{20}\b"}).privacy_mode == "block"
+    with pytest.raises(ValidationError, match="not a valid regex"):
+        Settings(privacy_patterns={"broken": "(unclosed"})
+    with pytest.raises(ValidationError, match="short identifier"):
+        Settings(privacy_patterns={"no spaces please": "x"})
+    with pytest.raises(ValidationError):
+        Settings(privacy_mode="shrug")

@@ -139,8 +139,11 @@ def test_good_reply_is_applied_through_a_real_pass(runtime: Runtime, llm: Script
     engine = result.engine
     assert (engine.model_calls, engine.prompt_tokens, engine.completion_tokens) == (1, 900, 150)
     assert engine.cost_usd == 0.0, "an unpriced model costs nothing rather than crashing the pass"
-    assert {m.kind for m in engine.motives} == {"correction", "repetition", "decision", "memory_add"}
+    assert {m.kind for m in engine.motives} == {"correction", "new_facts", "memory_add"}, "the gather pass's motives"
+    assert lifecycle.motives == engine.motives
     body = llm.requests[0]
+    signals = data_block("SIGNALS", body["messages"][1]["content"])
+    assert '"kind": "correction"' in signals and '"ava-s2#2"' in signals, "the model is told why the pass runs"
     assert body["model"] == "test-model" and body["temperature"] == 0
     assert body["response_format"] == {"type": "json_object"}
 
@@ -210,10 +213,14 @@ def test_repair_call_feeds_the_problem_back_and_applies_the_fix(established: Fee
 
 
 # --- (10) prompt injection: data in the prompt, and the plan it asks for is still checked
-def transcript_block(user_message: str) -> str:
-    match = re.search(r"^BEGIN TRANSCRIPT DATA (\w+)$(.*)^END TRANSCRIPT DATA \1$", user_message, re.MULTILINE | re.DOTALL)
-    assert match, "the transcript must sit in a delimited data block"
+def data_block(name: str, user_message: str) -> str:
+    match = re.search(rf"^BEGIN {name} DATA (\w+)$(.*)^END {name} DATA \1$", user_message, re.MULTILINE | re.DOTALL)
+    assert match, f"the {name.lower()} must sit in a delimited data block"
     return match.group(2)
+
+
+def transcript_block(user_message: str) -> str:
+    return data_block("TRANSCRIPT", user_message)
 
 
 def test_injection_stays_data_and_an_obedient_plan_is_still_rejected(established: Feed, llm: ScriptedLlmServer):
@@ -296,13 +303,19 @@ def test_context_adds_the_previous_message_of_the_same_session():
 def test_no_new_signal_means_no_model_call(established: Feed, llm: ScriptedLlmServer, settings: Settings):
     rt = established.rt
     llm.reply(EMPTY_PLAN)
-    assert rt.dream_pass.run(established.job()).status == "no-op"  # reads session 2
+    first = rt.dream_pass.run(established.job())  # reads session 2; the model proposes nothing ...
+    assert len(llm.requests) == 1
+    superseded = [e for e in first.events[1:] if e.change == "superseded"]
+    # ... but the verify step still finds the claim session 2 contradicts, engine or no engine
+    assert first.status == "completed" and [(e.memory_id, e.evidence_message_ids) for e in superseded] == [
+        ("ava-m1", ("ava-s2#2",))]
+    assert superseded[0].reason.startswith("verify:")
     llm.requests.clear()
 
     result = rt.dream_pass.run(established.job())  # nothing arrived since
 
     assert result.status == "no-op" and llm.requests == []
-    assert result.engine.model_calls == 0
+    assert result.engine is None, "the pass stopped at the gather step: the engine was not even asked"
     quiet = LlmEngine(settings).propose(snapshot_with(synthetic_memories(10), set()))
     assert quiet.plan.actions == () and quiet.model_calls == 0 and llm.requests == []
 

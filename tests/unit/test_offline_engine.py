@@ -379,3 +379,26 @@ def test_rival_memories_resolve_to_the_newest_evidence() -> None:
     result = propose(build_snapshot(LENA, events, adds))
     [supersede] = of_kind(result, SupersedeAction)
     assert (supersede.target, supersede.replacement, supersede.evidence_message_ids) == ("l-old", "l-new", ("l2#0",))
+
+
+PROJECTS = "test/data-bot/projects"
+
+
+def test_a_correction_overrules_only_the_memory_its_conversation_is_about() -> None:
+    """Every memory says "Project <name> uses <db>": "project" is generic in this scope, so only the
+    project the conversation named ties the correction to a memory (engine and verify agree)."""
+    from consumers.passes.apply import apply_plan
+    from consumers.passes.verify import verify, window_search
+
+    names = ["Orca", "Cobra", "Heron", "Lynx", "Otter"]
+    adds = [{"scope": PROJECTS, "memory_id": f"p-{n.lower()}", "text": f"Project {n} uses MySQL as the warehouse",
+             "ts": "2026-05-01T09:00:00+00:00"} for n in names]
+    events = [turn_row(PROJECTS, "d1", 0, "assistant", "I set MySQL for Project Orca.", "2026-05-02T09:00:00+00:00"),
+              turn_row(PROJECTS, "d1", 1, "user", "No, it's DuckDB, not MySQL.", "2026-05-02T09:01:00+00:00")]
+    snapshot = build_snapshot(PROJECTS, events, adds, pending=False)
+    result = propose(snapshot)
+    assert [a.target for a in of_kind(result, SupersedeAction)] == ["p-orca"]
+    assert created(result, of_kind(result, SupersedeAction)[0].replacement).text == "Project Orca uses DuckDB as the warehouse"
+    rest = replace(snapshot, generation=1)
+    checked = verify(rest, apply_plan(rest, result.plan), window_search(rest))
+    assert checked.actions == (), "verify finds nothing more: the other projects were not talked about"

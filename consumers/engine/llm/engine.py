@@ -20,9 +20,9 @@ from litellm.exceptions import ModelNotMappedError
 from consumers.embedding import LocalEmbedder
 from consumers.engine.base import EngineError, EngineResult
 from consumers.engine.llm.context import PromptContext, PromptLimits, select_context
-from consumers.engine.llm.motives import motives_from_plan
 from consumers.engine.llm.parse import InvalidReply, ModelRefused, ModelReply, parse_plan
 from consumers.engine.llm.prompt import ChatMessage, build_messages, repair_messages
+from consumers.passes.gather import Signals, gather
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan
 from schemas.settings import Settings
@@ -51,29 +51,32 @@ class LlmEngine:
         self._limits = limits or PromptLimits()
         self._embed = LocalEmbedder(settings.embedding_dims).embed
 
-    def propose(self, snapshot: Snapshot) -> EngineResult:
-        if not snapshot.new_message_ids and not snapshot.pending_add_ids:
-            return EngineResult(plan=ActionPlan(), notes=("no new messages or memory-adds: the model was not called",))
+    def propose(self, snapshot: Snapshot, signals: Signals | None = None) -> EngineResult:
+        signals = signals if signals is not None else gather(snapshot)
+        if not signals.has_signal:
+            return EngineResult(plan=ActionPlan(), notes=("no signal in new messages or memory-adds: "
+                                                          "the model was not called",))
 
         context = select_context(snapshot, self._limits, self._embed)
         spend = _Spend()
         notes = _context_notes(context)
         try:
-            plan = self._plan(snapshot, context, spend, notes)
+            plan = self._plan(snapshot, signals, context, spend, notes)
         except EngineError as err:
             # The pass records only the reason; the spend of a failed pass is worth a log line.
             log.warning("llm pass on %s failed after %d model calls (%d prompt + %d completion tokens, $%.6f): %s",
                         snapshot.scope, spend.calls, spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, err)
             raise
         return EngineResult(
-            plan=plan, motives=motives_from_plan(snapshot, plan), model_calls=spend.calls,
+            plan=plan, motives=signals.motives, model_calls=spend.calls,
             prompt_tokens=spend.prompt_tokens, completion_tokens=spend.completion_tokens,
             cost_usd=spend.cost_usd, notes=tuple(notes),
         )
 
-    def _plan(self, snapshot: Snapshot, context: PromptContext, spend: _Spend, notes: list[str]) -> ActionPlan:
+    def _plan(self, snapshot: Snapshot, signals: Signals, context: PromptContext, spend: _Spend,
+              notes: list[str]) -> ActionPlan:
         """One call; one repair call only when the first reply is not a usable plan."""
-        messages = build_messages(snapshot, context, self._limits.max_text_chars)
+        messages = build_messages(snapshot, context, self._limits.max_text_chars, signals.motives)
         known_messages = frozenset(t.message_id for t in snapshot.transcript)
         reply = self._complete(messages, spend)
         try:

@@ -16,6 +16,8 @@ Protected memories are never targets; they are reported so the pass can note the
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -68,25 +70,55 @@ def substitute_value(text: str, old: str, new: str) -> str | None:
     return text[: match.start()] + replacement + text[match.end():]
 
 
+GENERIC_SHARE = 0.5
+MIN_MEMORIES_FOR_GENERIC = 4
+
+
+def generic_tokens(token_sets: Iterable[frozenset[str]]) -> frozenset[str]:
+    """Tokens in more than half of a scope's memories (given at least four): in a scope where
+    every memory is about "Project <name>", the word "project" ties a correction to none of them."""
+    sets = list(token_sets)
+    if len(sets) < MIN_MEMORIES_FOR_GENERIC:
+        return frozenset()
+    counts = Counter(token for tokens in sets for token in tokens)
+    return frozenset(token for token, count in counts.items() if count > GENERIC_SHARE * len(sets))
+
+
+def overruled_text(text: str, tokens: frozenset[str], evidence_ts: datetime, change: ValueChange,
+                   context: frozenset[str], said_at: datetime, ignore: frozenset[str] = frozenset()) -> str | None:
+    """The contradiction test for a stated change: what the claim `text` says once `change` is
+    applied, or None when the change does not overrule it.
+
+    It overrules the claim only when the claim holds the old value as a whole phrase, is older than
+    the change (newest evidence wins), does not already say the new value, and shares some context
+    with the conversation the change was said in (`context`: tokens of the message and the answer
+    it replies to), so "window" in an unrelated memory is left alone. `ignore` holds words that
+    tie nothing: the user's name and the scope's generic words (`generic_tokens`).
+    """
+    if change.old is None:
+        return None
+    old_tokens = canonical_tokens(change.old)
+    if not old_tokens or not old_tokens <= tokens or evidence_ts >= said_at:
+        return None
+    replaced = apply_change(text, change)
+    if replaced is None:
+        return None  # the old value is only part of another word
+    new_tokens = canonical_tokens(replaced) - tokens
+    if not new_tokens:
+        return None  # it already says the new value too
+    if not (tokens - old_tokens - new_tokens - ignore) & context:
+        return None  # nothing ties the claim to this conversation
+    return replaced
+
+
 def explicit_targets(change: ValueChange, working: WorkingSet, context: frozenset[str], said_at: datetime,
                      ignore: frozenset[str] = frozenset()) -> Targets:
     """Live memories a stated change overrules (only when the old value is known)."""
     targets = Targets()
-    if change.old is None:
-        return targets
-    old_tokens = canonical_tokens(change.old)
-    if not old_tokens:
-        return targets
+    old_tokens = canonical_tokens(change.old) if change.old is not None else frozenset()
     for memory in working.containing_all(old_tokens):
-        replaced = apply_change(memory.text, change)
-        if memory.evidence_ts >= said_at or replaced is None:
-            continue  # newer than the correction, or the old value is only part of another word
-        new_tokens = canonical_tokens(replaced) - memory.tokens
-        if not new_tokens:
-            continue  # it already says the new value too
-        if not (memory.tokens - old_tokens - new_tokens - ignore) & context:
-            continue  # "window" in an unrelated memory: nothing ties it to this correction
-        (targets.protected if memory.protected else targets.overruled).append(memory)
+        if overruled_text(memory.text, memory.tokens, memory.evidence_ts, change, context, said_at, ignore) is not None:
+            (targets.protected if memory.protected else targets.overruled).append(memory)
     return targets
 
 
@@ -101,15 +133,16 @@ def attribute_of(text: str, ignore: frozenset[str] = frozenset()) -> tuple[froze
     return subject, value
 
 
+def rival_values(text: str, other: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """The contradiction test for two statements: both say "<subject> is <value>" of the same
+    subject, with different values."""
+    mine, theirs = attribute_of(text, ignore), attribute_of(other, ignore)
+    return mine is not None and theirs is not None and mine[0] == theirs[0] and values_conflict(mine[1], theirs[1])
+
+
 def attribute_rivals(text: str, working: WorkingSet, ignore: frozenset[str] = frozenset()) -> list[WorkingMemory]:
     """Live memories giving the same subject a different value than `text` does."""
     attribute = attribute_of(text, ignore)
     if attribute is None:
         return []
-    subject, value = attribute
-    rivals = []
-    for memory in working.containing_all(subject):
-        other = attribute_of(memory.text, ignore)
-        if other is not None and other[0] == subject and values_conflict(value, other[1]):
-            rivals.append(memory)
-    return rivals
+    return [memory for memory in working.containing_all(attribute[0]) if rival_values(text, memory.text, ignore)]

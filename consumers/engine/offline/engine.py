@@ -5,9 +5,10 @@ One pass, in order:
 2. split user messages into clauses and classify them;
 3. walk the messages in time order: corrections supersede what they overrule, fresh statements
    become memories (TranscriptPass);
-4. look for motives: corrections, decisions, repeated entities, pending memory-adds, unanswered
-   threads, one complaint repeated across threads (which also earns a memory);
-5. only if there was any signal: tidy the remaining memories (rivals, duplicates, relative dates).
+4. the motives are the gather pass's (`consumers.passes.gather`); a complaint repeated across
+   threads for one reason also earns a memory;
+5. only if there was any motive or action: tidy the remaining memories (rivals, duplicates,
+   relative dates).
 
 The same snapshot always yields the same plan: every collection is walked in a stable order and
 create-refs are numbered in the order the actions are made.
@@ -18,16 +19,16 @@ from __future__ import annotations
 from consumers.embedding import LocalEmbedder, canonical_tokens
 from consumers.engine.base import EngineResult
 from consumers.engine.offline.clauses import clauses_of
-from consumers.engine.offline.dissatisfaction import complaint_memory_text, recurring_complaint
+from consumers.engine.offline.corrections import generic_tokens
+from consumers.engine.offline.dissatisfaction import complaint_memory_text
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
 from consumers.passes.injection import injection_message_ids, injection_note
-from consumers.engine.offline.motives import SignalLog, build_motives, repeated_entities, unresolved_threads
 from consumers.engine.offline.person import detect_user_name
 from consumers.engine.offline.plan_builder import PlanBuilder
-from consumers.engine.offline.threads import thread_index
 from consumers.engine.offline.transcript_pass import TranscriptPass
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+from consumers.passes.gather import Signals, gather
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan, ConversationTurn
 
@@ -40,7 +41,8 @@ class OfflineEngine:
     def __init__(self, embedder: LocalEmbedder | None = None) -> None:
         self.embedder = embedder or LocalEmbedder()
 
-    def propose(self, snapshot: Snapshot) -> EngineResult:
+    def propose(self, snapshot: Snapshot, signals: Signals | None = None) -> EngineResult:
+        signals = signals if signals is not None else gather(snapshot)
         notes: list[str] = []
         turns = self._own_turns(snapshot, notes)
         consumed = self._consumed_messages(snapshot, turns)
@@ -51,33 +53,26 @@ class OfflineEngine:
         user_name = detect_user_name(t.content for t in readable if t.role == "user")
         messages = {t.message_id: t for t in turns}
 
-        builder, signals = PlanBuilder(), SignalLog()
+        builder = PlanBuilder()
         working = WorkingSet.from_records(snapshot.memories, {i: t.ts for i, t in messages.items()})
-        TranscriptPass(builder, working, user_name, consumed, signals, notes).run(readable, clauses)
+        generic = generic_tokens(canonical_tokens(m.text) for m in snapshot.memories if m.is_active)
+        TranscriptPass(builder, working, user_name, consumed, notes, generic).run(readable, clauses)
+        if signals.complaint is not None:
+            self._remember_complaint(builder, working, complaint_memory_text(signals.complaint, user_name),
+                                     signals.complaint.message_ids, messages)
 
-        thread_of = thread_index(turns)
-        fresh_user_turns = [t for t in readable if t.role == "user" and t.message_id not in consumed]
-        complaint = recurring_complaint(readable, clauses, thread_of, excluded=consumed)
-        unresolved = [i for i in unresolved_threads(readable, clauses, thread_of) if i not in consumed]
-        pending = [m for m in snapshot.memories if m.memory_id in snapshot.pending_add_ids]
-        motives = build_motives(signals, repeated_entities(fresh_user_turns), pending, unresolved, complaint)
-        if complaint is not None:
-            self._remember_complaint(builder, working, complaint_memory_text(complaint, user_name),
-                                     complaint.message_ids, messages)
-
-        if not motives and not builder.actions:
+        if not signals.motives and not builder.actions:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
         name_tokens = canonical_tokens(user_name) if user_name else frozenset()
         Housekeeping(builder, working, messages, self.embedder, name_tokens, notes).run(snapshot.memories)
-        return EngineResult(plan=builder.build(), motives=motives, notes=tuple(notes))
+        return EngineResult(plan=builder.build(), motives=signals.motives, notes=tuple(notes))
 
     @staticmethod
     def _consumed_messages(snapshot: Snapshot, turns: list[ConversationTurn]) -> frozenset[str]:
         """Messages an earlier pass already consolidated: cited by any memory (superseded ones
-        too), or read by an earlier pass when the snapshot says which messages are new."""
+        too), or read by an earlier pass (not in the snapshot's new messages)."""
         cited = {i for m in snapshot.memories for i in m.evidence_message_ids}
-        if snapshot.new_message_ids:
-            cited.update(t.message_id for t in turns if t.message_id not in snapshot.new_message_ids)
+        cited.update(t.message_id for t in turns if t.message_id not in snapshot.new_message_ids)
         return frozenset(cited)
 
     @staticmethod

@@ -19,7 +19,6 @@ from consumers.engine.offline.clauses import Clause
 from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.facts import memory_text_for
-from consumers.engine.offline.motives import SignalLog
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from schemas import ConversationTurn
@@ -30,13 +29,14 @@ FACT_CONFIDENCE = 0.8
 
 class TranscriptPass:
     def __init__(self, builder: PlanBuilder, working: WorkingSet, user_name: str | None,
-                 consumed: frozenset[str], signals: SignalLog, notes: list[str]) -> None:
+                 consumed: frozenset[str], notes: list[str], generic: frozenset[str] = frozenset()) -> None:
         self.builder = builder
         self.working = working
         self.user_name = user_name
         self.name_tokens = canonical_tokens(user_name) if user_name else frozenset()
+        self.generic = generic
+        """The scope's generic words (`corrections.generic_tokens`): they tie a correction to no memory."""
         self.consumed = consumed
-        self.signals = signals
         self.notes = notes
         self._created_from: dict[str, list[frozenset[str]]] = defaultdict(list)
 
@@ -53,10 +53,7 @@ class TranscriptPass:
     def _clause(self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None) -> None:
         fresh = turn.message_id not in self.consumed
         if clause.kind in ("correction", "decision"):
-            applied = clause.change is not None and self._apply_change(turn, clause, clause.change, answered)
-            if applied or fresh:
-                self.signals.add(clause.kind, turn.message_id)
-            if applied:
+            if clause.change is not None and self._apply_change(turn, clause, clause.change, answered):
                 return
         if not fresh:
             return  # an earlier pass consolidated this message
@@ -67,7 +64,7 @@ class TranscriptPass:
     def _apply_change(self, turn: ConversationTurn, clause: Clause, change: ValueChange,
                       answered: ConversationTurn | None) -> bool:
         context = canonical_tokens(turn.content) | (canonical_tokens(answered.content) if answered else frozenset())
-        targets = explicit_targets(change, self.working, context, turn.ts, self.name_tokens)
+        targets = explicit_targets(change, self.working, context, turn.ts, self.name_tokens | self.generic)
         for memory in targets.protected if turn.message_id not in self.consumed else ():
             self.notes.append(f"message {turn.message_id} contradicts protected memory {memory.key}; "
                               "left untouched for a person to review")
@@ -119,7 +116,6 @@ class TranscriptPass:
             self.builder.supersede(rival.key, ref, (turn.message_id,),
                                    f"newer value stated by the user in {turn.message_id}")
             self.working.retire(rival.key)
-            self.signals.add("correction", turn.message_id)
 
     def _create(self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str,
                 confidence: float) -> str:

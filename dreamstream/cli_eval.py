@@ -1,0 +1,111 @@
+"""`dreamstream eval` and `dreamstream eval-data`: measure dreaming on an evaluation set.
+
+Registered on the main group in `dreamstream/cli.py`; `python -m dreamstream.cli_eval eval ...`
+runs the same commands on their own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach for the network
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def _one_line(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
+@click.command("eval")
+@click.option("--events", "events", required=True, type=_FILE, help="conversation turns (JSONL); memory-add lines may be mixed in")
+@click.option("--questions", "questions", required=True, type=_FILE, help="questions (JSONL)")
+@click.option("--memory-adds", "memory_adds", type=_FILE, help="memory-adds (JSONL)")
+@click.option("--engine", type=click.Choice(["offline", "llm"]), help="dream engine (default: the configured one)")
+@click.option("--k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="memories/messages retrieved per question")
+@click.option("--direct", is_flag=True, help="run the dream pass on per-scope snapshots without Kafka (fast)")
+@click.option("--pass-every", default=0, show_default=True, type=click.IntRange(min=0),
+              help="with --direct: one pass per this many events of a scope (0 = one pass over everything)")
+@click.option("--timeout", "timeout_s", default=600.0, show_default=True, type=click.FloatRange(min=1),
+              help="seconds to wait for the pipeline's passes")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
+def eval_command(events: Path, questions: Path, memory_adds: Path | None, engine: str | None, k: int, direct: bool,
+                 pass_every: int, timeout_s: float, as_json: bool) -> None:
+    """Replay EVENTS through the pipeline, dream, then ask QUESTIONS of the curated memories and,
+    as a baseline, of the raw transcripts; report the figures per category and overall."""
+    from confluent_kafka import KafkaException
+
+    from dreamstream.evaluation.dataset import DatasetError, load_dataset
+    from dreamstream.evaluation.evaluate import evaluate
+    from dreamstream.evaluation.report import build_report, render_table
+    from dreamstream.evaluation.runner import RunError, run_passes
+    from schemas.settings import get_settings
+
+    logging.getLogger().setLevel(logging.WARNING)
+    say = (lambda msg: click.echo(msg, err=True)) if as_json else click.echo
+    if pass_every and not direct:
+        raise click.UsageError("--pass-every needs --direct (the pipeline's own trigger policy decides its passes)")
+    started = time.perf_counter()
+    try:
+        dataset = load_dataset(events, questions, memory_adds)
+        settings = get_settings()
+        engine = engine or settings.engine
+        say(f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
+            f"in {len(dataset.scopes)} scopes; dreaming {'directly' if direct else 'through the pipeline'} "
+            f"with the {engine} engine")
+        with run_passes(dataset, settings, direct=direct, engine=engine, pass_every=pass_every,
+                        timeout_s=timeout_s, say=say) as run:
+            asked = time.perf_counter()
+            evaluation = evaluate(run.runtime, dataset, k)
+            timings = {**run.timings, "evaluate_s": time.perf_counter() - asked}
+            passes = dict(run.pass_statuses)
+    except (DatasetError, RunError, OSError, RuntimeError, KafkaException) as err:
+        raise click.ClickException(_one_line(err)) from err
+    timings["total_s"] = time.perf_counter() - started
+    inputs = {
+        "events": str(events), "memory_adds_file": str(memory_adds) if memory_adds else None,
+        "questions_file": str(questions), "scopes": len(dataset.scopes), "turns": len(dataset.turns),
+        "memory_adds": len(dataset.adds), "questions": len(dataset.questions),
+    }
+    report = build_report(evaluation, mode="direct" if direct else "pipeline", engine=engine, inputs=inputs,
+                          passes=passes, timings=timings)
+    click.echo(json.dumps(report, ensure_ascii=False) if as_json else render_table(report))
+
+
+@click.command("eval-data")
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--seed", default=7, show_default=True, type=int)
+@click.option("--scopes", default=10, show_default=True, type=click.IntRange(min=2), help="scopes (pairs across two tenants)")
+@click.option("--messages", default=6000, show_default=True, type=click.IntRange(min=100), help="about this many messages in all")
+def eval_data_command(out_dir: Path, seed: int, scopes: int, messages: int) -> None:
+    """Write a deterministic synthetic evaluation set (events, memory_adds, questions .jsonl) to OUT_DIR."""
+    from dreamstream.evaluation.synth import generate
+
+    data = generate(seed=seed, scopes=scopes, messages=messages)
+    try:
+        paths = data.write(out_dir)
+    except OSError as err:
+        raise click.ClickException(f"cannot write {out_dir}: {err.strerror or err}") from err
+    click.echo(f"wrote {len(data.events)} messages, {len(data.memory_adds)} memory-adds and {len(data.questions)} "
+               f"questions in {scopes} scopes to {out_dir}/ ({', '.join(p.name for p in paths.values())})")
+
+
+@click.group()
+def _standalone() -> None:
+    """The evaluation commands on their own (normally `dreamstream eval` / `dreamstream eval-data`)."""
+    logging.basicConfig(level="WARNING", format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+_standalone.add_command(eval_command)
+_standalone.add_command(eval_data_command)
+
+if __name__ == "__main__":
+    _standalone()

@@ -1,0 +1,182 @@
+"""Operator commands: `replay`, `trigger`, `rollback`, `quarantine list|approve|reject`.
+
+`replay` and `trigger` only talk to Kafka, so they work while the workers run. `rollback`,
+`approve` and `reject` write the pointer, so they open the store themselves: with embedded
+Qdrant, stop the consolidation worker first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from consumers.store import quarantine as decisions
+from consumers.store.history import generations_json
+from dreamstream.cli_common import (
+    CliError,
+    Command,
+    Group,
+    api_option,
+    emit_json,
+    json_option,
+    load_settings,
+    operator_name,
+    progress,
+    require_topics,
+    scope_reader,
+    table,
+    writable_stores,
+)
+from dreamstream.control import AuditReader, send_control
+from dreamstream.replay import produce, read_events
+from schemas import parse_scope
+
+_BY = click.option("--by", default=operator_name, show_default="your user name", help="who decides (recorded with the decision)")
+
+
+@click.command(cls=Command)
+@click.argument("event_files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="print {events, topics} as JSON")
+def replay(event_files: tuple[Path, ...], as_json: bool) -> None:
+    """Produce the events of EVENT_FILES (JSONL: turns, memory-adds, control events) onto the
+    input topics, in timestamp order, as agent runtimes would."""
+    settings = load_settings()
+    topics = settings.topics
+    events = read_events(event_files, topics)
+    require_topics(settings, sorted({e.topic for e in events}))
+    with progress(len(events), "replaying") as advance:
+        counts = produce(settings, events, on_progress=advance)
+    if as_json:
+        emit_json({"events": len(events), "topics": counts})
+        return
+    summary = ", ".join(f"{n} to {topic}" for topic, n in sorted(counts.items())) or "nothing"
+    click.echo(f"replayed {len(events)} events: {summary}")
+
+
+@click.command(cls=Command)
+@click.argument("scopes", nargs=-1, required=True)
+@click.option("--reason", default="manual", show_default=True, help="why (carried by the control event)")
+@click.option("--wait", is_flag=True, help="wait until each pass has finished and show its outcome")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
+              help="seconds to wait with --wait")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def trigger(scopes: tuple[str, ...], reason: str, wait: bool, timeout_s: float, as_json: bool) -> None:
+    """Ask SCOPES to dream now (a manual trigger control event each). Exits 1 when a waited-for pass failed."""
+    for scope in scopes:
+        parse_scope(scope)
+    settings = load_settings()
+    topics = settings.topics
+    require_topics(settings, [topics.control, topics.audit] if wait else [topics.control])
+    # Start reading the audit topic before anything is sent, so no outcome can slip past.
+    reader = AuditReader(settings) if wait else None
+    try:
+        requests = send_control(settings, dict.fromkeys(scopes), "trigger", reason)
+        if not wait:
+            if as_json:
+                emit_json({"requests": [{"request_id": r, "scope": s} for r, s in requests.items()]})
+            else:
+                for request_id, scope in requests.items():
+                    click.echo(f"{scope}: requested ({request_id})")
+            return
+        if not as_json:
+            click.echo(f"waiting for {len(requests)} pass(es)…", err=True)
+        finished = reader.wait_for(requests, timeout_s)
+    finally:
+        if reader is not None:
+            reader.close()
+    outcomes = [
+        {"request_id": request_id, "scope": scope, **_outcome(event)}
+        for request_id, scope in requests.items()
+        for event in finished if request_id in event.request_ids
+    ]
+    if as_json:
+        emit_json({"requests": outcomes})
+    else:
+        click.echo(table(["scope", "status", "generation", "job", "reason"],
+                         [(o["scope"], o["status"], o["generation"], o["job_id"], o["reason"]) for o in outcomes]))
+    failed = [o for o in outcomes if o["status"] == "failed"]
+    if failed:
+        raise CliError(f"{len(failed)} pass(es) failed: " + "; ".join(f"{o['scope']}: {o['reason']}" for o in failed))
+
+
+def _outcome(event) -> dict:
+    return {"status": event.status, "job_id": event.job_id, "generation": event.generation, "reason": event.reason,
+            "memories_before": event.memories_before, "memories_after": event.memories_after}
+
+
+@click.command(cls=Command)
+@click.argument("scope")
+@click.argument("generation", type=click.IntRange(min=1), required=False)
+@click.option("--reason", default="", help="why (recorded in the pointer and the diary)")
+@_BY
+@click.option("--json", "as_json", is_flag=True, help="print the scope's generations as JSON")
+def rollback(scope: str, generation: int | None, reason: str, by: str, as_json: bool) -> None:
+    """Make an earlier kept generation of SCOPE active again [default: the one before the active one]."""
+    parse_scope(scope)
+    with writable_stores(load_settings()) as stores:
+        before = stores.memories.state(scope).active_generation
+        state = decisions.rollback(stores.memories, stores.diary, scope, generation, by, reason)
+    if as_json:
+        emit_json(generations_json(state))
+    else:
+        click.echo(f"{scope}: generation {state.active_generation} is active again (was {before})")
+
+
+# --- quarantine
+@click.group(cls=Group)
+def quarantine() -> None:
+    """Candidate generations the gate held back: list them, approve or reject them."""
+
+
+@quarantine.command("list")
+@click.argument("scope", required=False)
+@json_option
+@api_option
+def quarantine_list(scope: str | None, as_json: bool, api_url: str | None) -> None:
+    """Quarantined generations of SCOPE [default: of every scope]."""
+    with scope_reader(load_settings(), api_url) as reader:
+        scopes = [scope] if scope else reader.scopes()
+        held = [(s, g) for s in scopes for g in decisions.quarantined(reader.state(s))]
+    if as_json:
+        emit_json({"quarantined": [{"scope": s, **g.model_dump(mode="json")} for s, g in held]})
+        return
+    if not held:
+        click.echo("no quarantined generations")
+        return
+    click.echo(table(["scope", "gen", "job", "created", "active", "reason"],
+                     [(s, g.generation, g.job_id, g.created_at, g.memories_active, g.reason) for s, g in held]))
+
+
+@quarantine.command("approve")
+@click.argument("scope")
+@click.argument("generation", type=click.IntRange(min=1))
+@click.option("--reason", required=True, help="why it may be promoted (recorded in the pointer and the diary)")
+@_BY
+@click.option("--force", is_flag=True, help="approve even though a newer generation was promoted since")
+@click.option("--json", "as_json", is_flag=True, help="print the scope's generations as JSON")
+def quarantine_approve(scope: str, generation: int, reason: str, by: str, force: bool, as_json: bool) -> None:
+    """Promote quarantined GENERATION of SCOPE: readers see it from now on."""
+    with writable_stores(load_settings()) as stores:
+        state = decisions.approve(stores.memories, stores.transcripts, stores.diary, scope, generation, by, reason,
+                                  force=force)
+    if as_json:
+        emit_json(generations_json(state))
+    else:
+        click.echo(f"{scope}: generation {generation} approved by {by} and active")
+
+
+@quarantine.command("reject")
+@click.argument("scope")
+@click.argument("generation", type=click.IntRange(min=1))
+@click.option("--reason", required=True, help="why it is rejected (recorded in the pointer and the diary)")
+@_BY
+@click.option("--json", "as_json", is_flag=True, help="print the scope's generations as JSON")
+def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json: bool) -> None:
+    """Reject quarantined GENERATION of SCOPE and delete its records."""
+    with writable_stores(load_settings()) as stores:
+        state = decisions.reject(stores.memories, stores.diary, scope, generation, by, reason)
+    if as_json:
+        emit_json(generations_json(state))
+    else:
+        click.echo(f"{scope}: generation {generation} rejected by {by}; its records are deleted")

@@ -1,0 +1,275 @@
+"""The evaluation metrics and answer matching, on hand-built inputs (no store, no Kafka)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from dreamstream.evaluation.matching import (
+    contains_answer,
+    contains_words,
+    has_undated_relative_time,
+    normalised_date,
+    with_iso_dates,
+)
+from dreamstream.evaluation.metrics import (
+    Item,
+    answer_containment,
+    baseline_knowledge_update,
+    compression,
+    evidence_recall,
+    is_near_duplicate,
+    isolation_leaks,
+    knowledge_update,
+    mean,
+    memory_add_retained,
+    near_duplicate_tokens,
+    near_duplicates,
+    rests_only_on,
+    retention,
+    undated_relative_times,
+)
+from schemas import MemoryRecord
+
+SCOPE = "demo/travel-assistant/ava"
+OTHER = "globex/travel-assistant/ava"
+T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+
+
+def item(text: str, *provenance: str, scope: str = SCOPE, key: str = "") -> Item:
+    return Item(text, tuple(provenance), scope, key or text)
+
+
+def record(memory_id: str, text: str = "x", status: str = "active", **extra) -> MemoryRecord:
+    return MemoryRecord(scope=SCOPE, memory_id=memory_id, text=text, status=status, origin="memory_add",
+                        created_at=T0, updated_at=T0, **extra)
+
+
+# --- matching
+@pytest.mark.parametrize("spelling", [
+    "2026-03-10", "March 10, 2026", "10 March 2026", "Mar 10 2026", "10th of March, 2026",
+    "Tuesday, March 10, 2026", "2026/03/10", "march 10th 2026",
+])
+def test_every_spelling_of_a_date_normalises_to_iso(spelling):
+    assert normalised_date(spelling) == "2026-03-10"
+
+
+def test_a_month_and_non_dates_normalise_as_such():
+    assert normalised_date("March 2026") == "2026-03"
+    assert normalised_date("aisle") is None
+    assert normalised_date("March 10") is None  # no year: not a date
+    assert normalised_date("2026-02-30") is None  # no such day
+    assert normalised_date("flight on 2026-03-10") is None  # more than a date
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("Ava's flight to Lisbon is on 2026-03-10.", "March 10, 2026"),
+    ("The flight is on March 10, 2026 (next Tuesday).", "2026-03-10"),
+    ("Booked for 10 March 2026 at 09:00", "10 March 2026"),
+    ("Landing 2026-03-10T09:00:00+00:00", "2026-03-10"),
+    ("The deadline is 2026-03-31.", "March 2026"),
+])
+def test_a_date_answer_matches_any_spelling_of_that_date(text, answer):
+    assert contains_answer(text, answer)
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("Ava's flight to Lisbon is on 2026-03-11.", "2026-03-10"),  # another day
+    ("Ava's flight to Lisbon is next Tuesday.", "2026-03-10"),  # undated
+    ("The deadline is in March.", "March 2026"),
+    ("Ticket 2026-03-10", "2026-03-11"),
+])
+def test_a_date_answer_needs_that_date(text, answer):
+    assert not contains_answer(text, answer)
+
+
+def test_words_match_whole_words_in_order_with_a_plural_on_the_last():
+    assert contains_words("Ava prefers aisle seats", "aisle")
+    assert contains_words("Ava prefers aisle seats", "aisle seat")
+    assert contains_words("DuckDB replaces PostgreSQL.", "duckdb")
+    assert contains_words("The router is an AX3000!", "AX3000")
+    assert contains_words("Ava\u2019s loyalty number is on file", "loyalty number")
+    assert not contains_words("Ava preferred the window", "red")
+    assert not contains_words("number loyalty", "loyalty number")
+    assert not contains_words("Ava seats aisle", "aisle seat")
+    assert not contains_words("anything", "")
+
+
+@pytest.mark.parametrize(("text", "undated"), [
+    ("Ava's flight is next Tuesday.", True),
+    ("It broke yesterday.", True),
+    ("Summary for next week's meeting", True),  # possessives the resolver leaves alone
+    ("Ava has a haircut next weekend.", True),
+    ("The plumber comes in a fortnight.", True),
+    ("Ava's flight is on 2026-03-10 (next Tuesday).", False),  # annotated: dated
+    ("Ava's flight is on 2026-03-10.", False),
+    ("Ava's team sync is on Monday.", False),  # bare weekday: no relative claim
+])
+def test_undated_relative_times(text, undated):
+    assert has_undated_relative_time(text) is undated
+
+
+def test_iso_dates_rewrites_only_valid_day_dates():
+    assert with_iso_dates("on March 10, 2026 and 3rd of May 2026") == "on 2026-03-10 and 2026-05-03"
+    assert with_iso_dates("on February 30, 2026") == "on February 30, 2026"
+
+
+# --- evidence recall@k
+def test_evidence_recall_is_the_share_of_evidence_found_in_top_k_provenance():
+    top = [item("a", "m1", "m9"), item("b", "m2")]
+    assert evidence_recall(["m1", "m2"], top) == 1.0
+    assert evidence_recall(["m1", "m3"], top) == 0.5
+    assert evidence_recall(["m3"], top) == 0.0
+    assert evidence_recall(["m1", "m1"], top) == 1.0  # ids counted once
+
+
+def test_evidence_recall_does_not_apply_without_evidence():
+    assert evidence_recall([], [item("a", "m1")]) is None
+
+
+# --- answer containment@k
+def test_answer_containment_looks_at_every_top_k_text():
+    top = [item("Ava prefers window seats"), item("Ava prefers aisle seats")]
+    assert answer_containment("aisle", top)
+    assert not answer_containment("middle", top)
+    assert not answer_containment("aisle", [])
+
+
+# --- knowledge update
+def test_rests_only_on_stale_needs_every_cited_message_stale():
+    assert rests_only_on(["s1"], ["s1", "s2"])
+    assert not rests_only_on(["s1", "n1"], ["s1"])
+    assert not rests_only_on([], ["s1"])  # cites nothing: not resting on the stale message
+
+
+def test_knowledge_update_passes_when_new_value_found_and_nothing_rests_on_stale():
+    new = item("Ava prefers aisle seats", "n1")
+    assert knowledge_update("aisle", ["s1"], [new], [new, item("Ava is vegetarian", "v1")]) is True
+
+
+def test_knowledge_update_fails_when_a_stale_memory_is_still_active_even_outside_top_k():
+    new, old = item("Ava prefers aisle seats", "n1"), item("Ava prefers window seats", "s1")
+    assert knowledge_update("aisle", ["s1"], [new], [new, old]) is False
+
+
+def test_knowledge_update_fails_when_the_new_value_is_not_retrieved():
+    old = item("Ava prefers window seats", "s1", "n0")
+    assert knowledge_update("aisle", ["s1"], [old], [old]) is False
+
+
+def test_knowledge_update_does_not_apply_without_stale_messages():
+    assert knowledge_update("aisle", [], [item("aisle")], []) is None
+    assert baseline_knowledge_update("aisle", [], [item("aisle")]) is None
+
+
+def test_baseline_knowledge_update_needs_the_new_value_without_stale_messages_in_top_k():
+    new, old = item("No, it's aisle", "n1"), item("Book me a window seat", "s1")
+    assert baseline_knowledge_update("aisle", ["s1"], [new]) is True
+    assert baseline_knowledge_update("aisle", ["s1"], [new, old]) is False
+    assert baseline_knowledge_update("aisle", ["s1"], [old]) is False
+
+
+# --- retention
+def test_a_memory_add_is_retained_when_active_or_merged_into_an_active_record():
+    records = {
+        "kept": record("kept"),
+        "reworded": record("reworded", "Ava's flight is on 2026-03-10"),
+        "dup": record("dup", status="merged", merged_into="survivor"),
+        "survivor": record("survivor", merged_from=("dup", "gone-dup")),
+        "chain": record("chain", status="merged", merged_into="dup"),
+        "old": record("old", status="superseded", superseded_by="kept"),
+        "pruned": record("pruned", status="archived"),
+        "dead-end": record("dead-end", status="merged", merged_into="pruned"),
+    }
+    assert memory_add_retained("kept", records)
+    assert memory_add_retained("reworded", records)
+    assert memory_add_retained("dup", records)
+    assert memory_add_retained("gone-dup", records)  # listed by an active survivor
+    assert memory_add_retained("chain", records)  # chain → dup → survivor
+    assert not memory_add_retained("old", records)
+    assert not memory_add_retained("pruned", records)
+    assert not memory_add_retained("dead-end", records)
+    assert not memory_add_retained("never-absorbed", records)
+
+
+def test_merge_cycles_do_not_loop():
+    records = {"a": record("a", status="merged", merged_into="b"), "b": record("b", status="merged", merged_into="a")}
+    assert not memory_add_retained("a", records)
+
+
+def test_retention_leaves_out_contradicted_adds_and_counts_facts_in_active_memories():
+    records = {SCOPE: {
+        "window": record("window", "Ava prefers window seats", status="superseded"),
+        "loyalty": record("loyalty", "Ava has a loyalty number on file"),
+        "plan": record("plan", "Customer is on the premium plan", status="archived"),
+        "owner": record("owner", "Project Falcon reports to Maria"),
+        "old-owner": record("old-owner", "Project Falcon reports to Jonas", status="superseded"),
+    }}
+    adds = [(SCOPE, "window", ("s1",)), (SCOPE, "loyalty", ()), (SCOPE, "plan", ())]
+    facts = [(SCOPE, "Who owns Falcon?", "Maria"), (SCOPE, "Who owned Falcon?", "Jonas")]
+    result = retention(adds, {SCOPE: {"s1"}}, records, facts)
+    assert (result.adds_total, result.adds_retained) == (2, 1)  # "window" is contradicted: not counted
+    assert (result.facts_total, result.facts_retained) == (2, 1)  # a superseded record does not hold a fact
+    assert result.share == 0.5
+    assert result.lost_adds == (f"{SCOPE}:plan",)
+    assert result.lost_facts == (f"{SCOPE}: Who owned Falcon?",)
+
+
+def test_retention_of_nothing_is_not_applicable():
+    assert retention([], {}, {}, []).share is None
+
+
+# --- compression
+def test_compression_is_active_memories_per_input_message():
+    assert compression(13, 41) == pytest.approx(13 / 41)
+    assert compression(0, 10) == 0.0
+    assert compression(3, 0) is None
+
+
+# --- near duplicates
+def test_paraphrases_are_near_duplicates_and_different_values_are_not():
+    tokens = near_duplicate_tokens
+    assert is_near_duplicate(tokens("Ava is vegetarian"), tokens("Ava does not eat meat"))
+    assert is_near_duplicate(tokens("Ava's flight is on March 10, 2026"), tokens("Ava's flight is on 2026-03-10"))
+    assert not is_near_duplicate(tokens("Ava prefers window seats"), tokens("Ava prefers aisle seats"))
+    assert not is_near_duplicate(tokens("Ava's flight is on 2026-03-10"), tokens("Ava's flight is on 2026-03-11"))
+    assert not is_near_duplicate(tokens("Ava is vegetarian"), tokens("Project Falcon reports to Maria"))
+    assert not is_near_duplicate(frozenset(), frozenset())
+
+
+def test_near_duplicate_rate_counts_memories_with_a_partner_in_their_own_scope():
+    found = near_duplicates({
+        SCOPE: [item("Ava is vegetarian", key="m1"), item("Ava does not eat meat", key="m2"),
+                item("Ava prefers aisle seats", key="m3"), item("Ava prefers window seats", key="m4")],
+        OTHER: [item("Ava is vegetarian", scope=OTHER, key="m1")],  # same text, other scope: not counted
+    })
+    assert (found.memories, found.total) == (2, 5)
+    assert found.rate == pytest.approx(0.4)
+    assert found.pairs == (("Ava is vegetarian", "Ava does not eat meat"),)
+    assert near_duplicates({}).rate is None
+
+
+# --- undated relative times
+def test_undated_relative_times_lists_the_offending_memories():
+    texts = ["Ava's flight is on 2026-03-10 (next Tuesday).", "Ava's flight is next Tuesday.", "Ava is vegetarian"]
+    assert undated_relative_times(texts) == ["Ava's flight is next Tuesday."]
+
+
+# --- isolation
+def test_isolation_leaks_flag_other_scopes_and_their_messages():
+    owners = {"a1": frozenset({SCOPE}), "g1": frozenset({OTHER}), "shared": frozenset({SCOPE, OTHER})}
+    items = [item("mine", "a1", key="ok"), item("shared id", "shared", key="ok2"),
+             item("theirs", "g1", key="cites"), item("stored elsewhere", scope=OTHER, key="elsewhere")]
+    leaks = isolation_leaks(SCOPE, items, owners)
+    assert len(leaks) == 2
+    assert "cites" in leaks[0] and "g1" in leaks[0]
+    assert "elsewhere" in leaks[1]
+    assert isolation_leaks(SCOPE, items[:2], owners) == []
+
+
+# --- aggregation
+def test_mean_skips_what_does_not_apply():
+    assert mean([True, False, None, 1.0]) == pytest.approx(2 / 3)
+    assert mean([None, None]) is None
+    assert mean([]) is None
