@@ -4,7 +4,8 @@ Qdrant allows one client per directory."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 from qdrant_client import QdrantClient
 
@@ -34,6 +35,8 @@ class Runtime:
     transcripts: TranscriptStore
     diary: Diary
     dream_pass: DreamPass
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    """Embedded Qdrant is one client shared by the worker loop and the HTTP API thread."""
 
     def close(self) -> None:
         self.client.close()

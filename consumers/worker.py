@@ -106,8 +106,9 @@ class ConsolidationWorker:
             last[(topic, partition)] = msg.offset() + 1
         if not last:
             return
-        self._transcripts.index_turns(turns)
-        self._transcripts.add_pending(adds)
+        with self._runtime.lock:
+            self._transcripts.index_turns(turns)
+            self._transcripts.add_pending(adds)
         INDEXED.labels("turn").inc(len(turns))
         INDEXED.labels("memory_add").inc(len(adds))
         self._positions.update(last)
@@ -168,19 +169,22 @@ class ConsolidationWorker:
             self._forget(job, partition)
             return
         self._publish([JobLifecycleEvent.for_job(job, "running")], job, partition)
-        result = self._pass.run(job)
+        with self._runtime.lock:
+            result = self._pass.run(job)
         events = result.events
         if result.status == "duplicate":
             log.info("job %s on %s already ran; republishing %d events", job.job_id, job.scope, len(events))
         self._publish(events, job, partition)
         flush_or_raise(self._producer, self._delivery_errors)
-        self._pass.mark_published(job)
+        with self._runtime.lock:
+            self._pass.mark_published(job)
         self.passes_run += 1
         record_pass(result, self._settings.engine)
 
     def _forget(self, job: DreamJob, partition: int) -> None:
         runtime = self._runtime
-        deleted = forget_scope(runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope)
+        with runtime.lock:
+            deleted = forget_scope(runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope)
         tombstone = ScopeForgottenEvent(event_id=make_event_id(job.job_id, "forgotten"), scope=job.scope,
                                         job_id=job.job_id, ts=datetime.now(timezone.utc),
                                         request_ids=job.request_ids, deleted=deleted)

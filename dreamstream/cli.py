@@ -12,7 +12,10 @@ import click
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach for the network
 
+from dreamstream.cli_common import load_settings  # noqa: E402
 from dreamstream.cli_kafka import kafka  # noqa: E402
+from dreamstream.cli_ops import quarantine, replay, rollback, trigger  # noqa: E402
+from dreamstream.cli_read import audit, generations, jobs, memories  # noqa: E402
 from schemas.settings import get_settings  # noqa: E402
 
 
@@ -20,11 +23,14 @@ from schemas.settings import get_settings  # noqa: E402
 @click.option("-v", "--verbose", is_flag=True, help="log at DEBUG")
 def main(verbose: bool) -> None:
     """Dreaming for fleets of AI agents: consolidate long-term memory from what was actually said."""
-    level = "DEBUG" if verbose else get_settings().log_level
+    level = "DEBUG" if verbose else load_settings().log_level
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Qdrant request otherwise
 
 
 main.add_command(kafka)
+for command in (memories, generations, jobs, audit, replay, trigger, rollback, quarantine):
+    main.add_command(command)
 
 
 @main.command()
@@ -74,6 +80,7 @@ def worker_consumers() -> None:
     """The consolidation worker: index transcripts, run dream passes, publish audit events."""
     import signal
 
+    from consumers.api import start_api
     from consumers.runtime import open_runtime
     from consumers.worker import ConsolidationWorker
 
@@ -81,12 +88,15 @@ def worker_consumers() -> None:
     serve_metrics(settings)
     runtime = open_runtime(settings)
     consolidation = ConsolidationWorker(settings, runtime)
+    api = start_api(settings, runtime, lambda: consolidation.assigned) if settings.api_port else None
     signal.signal(signal.SIGTERM, lambda *_: consolidation.stop())
     try:
         consolidation.run()
     except KeyboardInterrupt:
         consolidation.stop()
     finally:
+        if api is not None:
+            api.stop()
         runtime.close()
 
 

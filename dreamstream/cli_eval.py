@@ -26,11 +26,13 @@ def _one_line(err: BaseException) -> str:
 
 
 @click.command("eval")
-@click.option("--events", "events", required=True, type=_FILE, help="conversation turns (JSONL); memory-add lines may be mixed in")
+@click.option("--events", "events", required=True, type=_FILE,
+              help="conversation turns (JSONL); memory-add lines may be mixed in")
 @click.option("--questions", "questions", required=True, type=_FILE, help="questions (JSONL)")
 @click.option("--memory-adds", "memory_adds", type=_FILE, help="memory-adds (JSONL)")
 @click.option("--engine", type=click.Choice(["offline", "llm"]), help="dream engine (default: the configured one)")
-@click.option("--k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="memories/messages retrieved per question")
+@click.option("--k", "k", default=10, show_default=True, type=click.IntRange(min=1),
+              help="memories (and, for the baseline, messages) retrieved per question")
 @click.option("--direct", is_flag=True, help="run the dream pass on per-scope snapshots without Kafka (fast)")
 @click.option("--pass-every", default=0, show_default=True, type=click.IntRange(min=0),
               help="with --direct: one pass per this many events of a scope (0 = one pass over everything)")
@@ -83,8 +85,10 @@ def eval_command(events: Path, questions: Path, memory_adds: Path | None, engine
 @click.command("eval-data")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--seed", default=7, show_default=True, type=int)
-@click.option("--scopes", default=10, show_default=True, type=click.IntRange(min=2), help="scopes (pairs across two tenants)")
-@click.option("--messages", default=6000, show_default=True, type=click.IntRange(min=100), help="about this many messages in all")
+@click.option("--scopes", default=10, show_default=True, type=click.IntRange(min=2),
+              help="scopes (pairs across two tenants)")
+@click.option("--messages", default=6000, show_default=True, type=click.IntRange(min=100),
+              help="about this many messages in all")
 def eval_data_command(out_dir: Path, seed: int, scopes: int, messages: int) -> None:
     """Write a deterministic synthetic evaluation set (events, memory_adds, questions .jsonl) to OUT_DIR."""
     from dreamstream.evaluation.synth import generate

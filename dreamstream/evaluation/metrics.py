@@ -20,7 +20,7 @@ from itertools import combinations
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from consumers.embedding import canonical_tokens
-from dreamstream.evaluation.matching import any_contains, contains_answer, has_undated_relative_time, with_iso_dates
+from dreamstream.evaluation.matching import any_contains, has_undated_relative_time, with_iso_dates
 from schemas import MemoryRecord
 
 NEAR_DUPLICATE_JACCARD = 0.75
@@ -235,6 +235,6 @@ def mean(values: Iterable[float | bool | None]) -> float | None:
 
 __all__ = [
     "Item", "NearDuplicates", "Retention", "answer_containment", "baseline_knowledge_update", "compression",
-    "contains_answer", "evidence_recall", "is_near_duplicate", "isolation_leaks", "knowledge_update", "mean",
+    "evidence_recall", "is_near_duplicate", "isolation_leaks", "knowledge_update", "mean",
     "memory_add_retained", "near_duplicates", "rests_only_on", "retention", "undated_relative_times",
 ]

@@ -129,14 +129,20 @@ def render_table(report: dict[str, Any]) -> str:
         f"  isolation leaks         {store['isolation_leaks']}  (baseline {store['baseline_isolation_leaks']})",
         "",
         "passes: " + (", ".join(f"{n} {status}" for status, n in report["passes"].items()) or "none")
-        + "    time: " + ", ".join(f"{name.removesuffix('_s')} {value:.1f} s" for name, value in report["timings_s"].items()),
+        + "    time: " + ", ".join(f"{name.removesuffix('_s')} {value:.1f} s"
+                               for name, value in report["timings_s"].items()),
     ]
+    unfinished = {s: n for s, n in report["passes"].items() if s in ("failed", "quarantined")}
+    if unfinished:
+        lines.append("warning: " + ", ".join(f"{n} {s}" for s, n in unfinished.items())
+                     + " pass(es) left memory as it was: the figures measure the store without them")
     details = report["details"]
     if details["misses"]:
         lines += ["", f"memory misses ({len(details['misses'])}; first {min(len(details['misses']), 10)}):"]
         for miss in details["misses"][:10]:
             top = miss["top_memories"][0] if miss["top_memories"] else "(no memory)"
-            lines.append(f"  [{miss['category']}] {miss['scope']}: {miss['question']} → {miss['answer']!r}; top: {top!r}")
+            lines.append(f"  [{miss['category']}] {miss['scope']}: {miss['question']} → {miss['answer']!r}; "
+                         f"top: {top!r}")
     for title, key in (("lost (retention)", "lost"), ("undated relative times", "undated"),
                        ("isolation leaks", "isolation_leaks")):
         if details[key]:

@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 
 from confluent_kafka import Consumer, TopicPartition
 
@@ -80,12 +79,12 @@ def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say:
     statuses: Counter = Counter()
     settings = runtime.settings
     for number, scope in enumerate(dataset.scopes, 1):
-        events = sorted([(t.ts, 0, t) for t in dataset.turns_of(scope)] + [(a.ts, 1, a) for a in dataset.adds_of(scope)],
-                        key=lambda e: (e[0], e[1]))
+        timeline = [(t.ts, 0, t) for t in dataset.turns_of(scope)] + [(a.ts, 1, a) for a in dataset.adds_of(scope)]
+        events = sorted(timeline, key=lambda e: (e[0], e[1]))
         size = pass_every if pass_every > 0 else max(len(events), 1)
         turns_seen = adds_seen = 0
         for start in range(0, len(events), size):
-            chunk = [e for _, kind, e in events[start:start + size]]
+            chunk = [e for _, _, e in events[start:start + size]]
             turns = [e for e in chunk if isinstance(e, ConversationTurn)]
             adds = [e for e in chunk if isinstance(e, MemoryAdd)]
             runtime.transcripts.index_turns([(t, turns_seen + i) for i, t in enumerate(turns)])
@@ -93,7 +92,8 @@ def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say:
             turns_seen += len(turns)
             adds_seen += len(adds)
             last = start + size >= len(events)
-            result = runtime.dream_pass.run(_job(scope, settings, turns_seen, adds_seen, "manual" if last else "threshold"))
+            job = _job(scope, settings, turns_seen, adds_seen, "manual" if last else "threshold")
+            result = runtime.dream_pass.run(job)
             statuses[result.status] += 1
         say(f"[{number}/{len(dataset.scopes)}] {scope}: {len(events)} events, "
             f"{(len(events) + size - 1) // size} pass(es)")
@@ -116,8 +116,10 @@ def direct_run(dataset: Dataset, base: Settings, engine: str = "offline", pass_e
 
 
 # --- through the pipeline
-def wait_until_read(settings: Settings, group_id: str, topics: list[str], timeout_s: float, say: Say) -> None:
-    """Block until consumer group `group_id` has committed the end of every partition of `topics`.
+def wait_until_read(settings: Settings, group_id: str, topics: list[str], timeout_s: float, say: Say,
+                    alive: Callable[[], None] = lambda: None) -> None:
+    """Block until consumer group `group_id` has committed the end of every partition of `topics`
+    (`alive` is called on every poll and raises if the reader died).
 
     A manual trigger sent earlier could overtake events still unread on other topics, and its job
     would then cover less than the whole set."""
@@ -129,11 +131,12 @@ def wait_until_read(settings: Settings, group_id: str, topics: list[str], timeou
         total = sum(ends.values())
         reported = -1
         while True:
+            alive()
             committed = consumer.committed(partitions, timeout=10)
             done = sum(min(max(tp.offset, 0), ends[(tp.topic, tp.partition)]) for tp in committed)
             if done >= total:
                 return
-            if done != reported and done // 1000 != reported // 1000:
+            if done and done // 1000 != reported // 1000:
                 say(f"stream worker has read {done}/{total} events")
             reported = done
             if time.monotonic() > deadline:
@@ -177,19 +180,21 @@ def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", time
             timings[name] = now - lap
             lap = now
 
+        deadline = time.monotonic() + timeout_s
         pipeline.start()
         clock("start_s")
         counts = pipeline.replay(list(dataset.files))
         say(f"replayed {sum(counts.values())} events into {len(dataset.scopes)} scopes")
-        wait_until_read(settings, settings.app_id, [settings.topics.turns, settings.topics.memory_adds], timeout_s, say)
+        wait_until_read(settings, settings.app_id, [settings.topics.turns, settings.topics.memory_adds],
+                        deadline - time.monotonic(), say, pipeline.check)
         clock("replay_s")
         say(f"asking {len(dataset.scopes)} scopes to dream…")
-        pipeline.wait_for(pipeline.trigger(dataset.scopes, reason="eval"), timeout_s)
+        pipeline.wait_for(pipeline.trigger(dataset.scopes, reason="eval"), max(deadline - time.monotonic(), 1.0))
         pipeline.read_audit(0.5)
         clock("dream_s")
         pipeline.stop()
         yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), timings)
-    except PipelineError as err:
+    except (PipelineError, RunError) as err:
         failed = True
         raise RunError(f"{str(err).splitlines()[0]} (worker logs kept in {settings.home})") from err
     finally:

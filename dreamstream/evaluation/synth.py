@@ -30,7 +30,7 @@ from __future__ import annotations
 import calendar
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -221,16 +221,6 @@ class Turn:
     """Names the turn for questions and memory-adds that cite it."""
 
 
-@dataclass
-class ScopePlan:
-    scope: str
-    prefix: str
-    sessions: list[list[Turn]]
-    name: str
-    ids: dict[str, str] = field(default_factory=dict)
-    stamps: dict[str, datetime] = field(default_factory=dict)
-
-
 def _fill(template: str, rng: random.Random, **known: str) -> str:
     values = {key: rng.choice(options) for key, options in WORDS.items()}
     values.update(known)
@@ -250,7 +240,6 @@ class ScopeBuilder:
         self.sessions: list[list[Turn]] = [[] for _ in range(sessions)]
         self.days = self._session_days(sessions)
         self.questions: list[dict] = []
-        self.adds: list[dict] = []
         self._pending_adds: list[tuple[str, dict]] = []
         self._count = 0
 
@@ -272,7 +261,7 @@ class ScopeBuilder:
         self.sessions[session].append(Turn("assistant", reply or self.rng.choice(ASSISTANT)))
         return tag
 
-    def ask(self, category: str, question: str, answer: str, evidence: list[str], stale: list[str] = ()) -> None:
+    def ask(self, category: str, question: str, answer: str, evidence: list[str], stale: tuple[str, ...] = ()) -> None:
         self.questions.append({"scope": self.scope, "question": question, "answer": answer,
                                "evidence_message_ids": evidence, "category": category,
                                **({"stale_message_ids": list(stale)} if stale else {})})
@@ -288,10 +277,15 @@ class ScopeBuilder:
         first = self.rng.randrange(1, len(self.sessions) // 2)
         return first, self.rng.randrange(first + 1, len(self.sessions))
 
-    # -- the scripted content
+    # -- the scripted content, one kind at a time (the order fixes the random draws: keep it)
     def build(self) -> None:
-        rng, n = self.rng, len(self.sessions)
         self.say(0, f"Hi, I'm {self.name}.", f"Nice to meet you, {self.name}.")
+        for part in (self._knowledge_updates, self._temporal, self._dedup, self._retention, self._isolation,
+                     self._motive, self._filler_statements):
+            part(self.rng, len(self.sessions))
+        self._pad()
+
+    def _knowledge_updates(self, rng: random.Random, n: int) -> None:
         for slot in rng.sample(SLOTS, 6):
             old, new = rng.sample(slot.values, 2)
             early, late = self.two_sessions()
@@ -301,7 +295,9 @@ class ScopeBuilder:
             fresh = self.say(late, change.format(**fields))
             if rng.random() < 0.4:
                 self.add(f"{slot.name}-old", slot.memory.format(**fields), stale)
-            self.ask("knowledge_update", slot.question.format(**fields), new, [fresh], [stale])
+            self.ask("knowledge_update", slot.question.format(**fields), new, [fresh], (stale,))
+
+    def _temporal(self, rng: random.Random, n: int) -> None:
         for thing in rng.sample(TEMPORAL_THINGS, 4):
             form = rng.choice(RELATIVE_FORMS)
             session = rng.randrange(1, n)
@@ -311,6 +307,8 @@ class ScopeBuilder:
             tag = self.say(session, f"My {thing} is {said}.")
             day = resolve(form, self.days[session].date(), weekday, count)
             self.ask("temporal", f"When is {self.name}'s {thing}?", spell(day, rng.randrange(3)), [tag])
+
+    def _dedup(self, rng: random.Random, n: int) -> None:
         for number, (first_text, second_text, question, answer, noted) in enumerate(rng.sample(PARAPHRASES, 3)):
             early, late = self.two_sessions()
             first = self.say(early, first_text)
@@ -318,6 +316,8 @@ class ScopeBuilder:
             if rng.random() < 0.5:
                 self.add(f"dup-{number}", noted.format(name=self.name), second)
             self.ask("dedup", question.format(name=self.name), answer, [first, second])
+
+    def _retention(self, rng: random.Random, n: int) -> None:
         for number, (text, question, answer) in enumerate(rng.sample(SILENT_ADDS, 2)):
             self.add(f"note-{number}", text.format(name=self.name), None)
             self.ask("retention", question.format(name=self.name), answer, [])
@@ -326,9 +326,13 @@ class ScopeBuilder:
         for text, question, answer in rng.sample(STABLE_FACTS, 3):
             tag = self.say(rng.randrange(1, n), text.format(project=self.project))
             self.ask("retention", question.format(name=self.name, project=self.project), answer, [tag])
+
+    def _isolation(self, rng: random.Random, n: int) -> None:
         for (text, question, _), value in zip(ISOLATION, self.isolation_values):
             tag = self.say(rng.randrange(1, n), text.format(value=value))
             self.ask("isolation", question, value, [tag])
+
+    def _motive(self, rng: random.Random, n: int) -> None:
         theme = rng.choice(MOTIVE_THEMES)
         complaints = []
         for session, (request, answer, complaint) in zip(sorted(rng.sample(range(1, n), 3)), MOTIVE_THREADS):
@@ -340,12 +344,13 @@ class ScopeBuilder:
             complaints.append(tag)
         self.ask("motive", f"What keeps frustrating {self.name} across the report, the roadmap and the design?",
                  theme, complaints)
+
+    def _filler_statements(self, rng: random.Random, n: int) -> None:
         for template in rng.sample(SMALL_TALK, 6):
             self.say(rng.randrange(1, n), _fill(template, rng))
         for text in rng.sample(UNDATED, 2):
             self.say(rng.randrange(1, n), text)
         self.say(rng.randrange(1, n), INJECTION, "I can't do that.")
-        self._pad()
 
     def _pad(self) -> None:
         """Fill every session up to its six user turns with questions, requests and thanks, at random places."""
@@ -353,7 +358,8 @@ class ScopeBuilder:
             while sum(1 for t in turns if t.role == "user") < SESSION_USER_TURNS:
                 kind = self.rng.random()
                 pool = FILLER_QUESTIONS if kind < 0.45 else FILLER_REQUESTS if kind < 0.85 else FILLER_THANKS
-                pair = [Turn("user", _fill(self.rng.choice(pool), self.rng)), Turn("assistant", self.rng.choice(ASSISTANT))]
+                pair = [Turn("user", _fill(self.rng.choice(pool), self.rng)),
+                        Turn("assistant", self.rng.choice(ASSISTANT))]
                 at = 2 * self.rng.randint(0, len(turns) // 2)
                 turns[at:at] = pair
 
@@ -373,9 +379,10 @@ class ScopeBuilder:
         for cites, row in self._pending_adds:
             ts = stamps[cites] + timedelta(minutes=30) if cites else datetime.combine(
                 START - timedelta(days=10), datetime.min.time(), timezone.utc)
-            adds.append({**row, "ts": ts.isoformat(), "source_message_ids": [ids[c] for c in row["source_message_ids"]]})
-        questions = [{**q, "evidence_message_ids": [ids[t] for t in q["evidence_message_ids"]],
-                      **({"stale_message_ids": [ids[t] for t in q["stale_message_ids"]]} if "stale_message_ids" in q else {})}
+            adds.append({**row, "ts": ts.isoformat(),
+                         "source_message_ids": [ids[c] for c in row["source_message_ids"]]})
+        questions = [{**q, **{key: [ids[t] for t in q[key]] for key in ("evidence_message_ids", "stale_message_ids")
+                              if key in q}}
                      for q in self.questions]
         return events, adds, questions
 

@@ -154,8 +154,9 @@ def dreamed(kafka_bootstrap, tmp_path_factory, fixtures_dir):
         follower.wait_for_stderr("following")
         ok(cli(settings, "replay", str(write_jsonl(home / "emails.jsonl", EMAILS))))
         runs["trigger_quarantine"] = cli(settings, "trigger", AVA, ACME, "--wait", "--json", timeout=300)
-        followed = follower.events_until(
-            lambda events: {e["scope"] for e in events if e.get("type") == "job" and e["status"] == "quarantined"} >= {AVA, ACME})
+        followed = follower.events_until(lambda events: (
+            {e["scope"] for e in events if e["type"] == "job" and e["status"] == "quarantined"} >= {AVA, ACME}
+            and any(e["type"] == "memory" and e["memory_id"] == "ava-m10" for e in events)))
         runs["follow"] = follower.interrupt()
         runs["trigger_no_wait"] = cli(settings, "trigger", "demo/strategy-assistant/lead", "--json")
 
@@ -296,8 +297,10 @@ def test_audit_tail(dreamed):
     lines = ok(cli(dreamed.settings, "audit", "tail", "--scope", AVA, "--limit", "5", "--json")).splitlines()
     events = [json.loads(line) for line in lines]
     assert len(events) == 5 and {e["scope"] for e in events} == {AVA}
-    assert [e["status"] for e in events if e["type"] == "job"][-1] == "quarantined"
-    assert events[-1]["type"] == "memory" and events[-1]["memory_id"] == "ava-m10", "a pass's events in publishing order"
+    jobs = [i for i, e in enumerate(events) if e["type"] == "job"]
+    assert events[jobs[-1]]["status"] == "quarantined"
+    change = next(i for i, e in enumerate(events) if e["type"] == "memory" and e["memory_id"] == "ava-m10")
+    assert change > jobs[-1], "a pass's events come in the order they were published"
     assert len(ok(cli(dreamed.settings, "audit", "tail", "--limit", "3", "--json")).splitlines()) == 3
     text = ok(cli(dreamed.settings, "audit", "tail", "--scope", ACME, "--limit", "2"))
     assert ACME in text and "quarantined" in text and AVA not in text
