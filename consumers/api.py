@@ -42,7 +42,7 @@ from pydantic import ValidationError
 
 from consumers.runtime import Runtime
 from consumers.store.history import ScopeReader, ScopeView, generations_json
-from dreamstream.control import send_control
+from consumers.kafka_io import send_control
 from schemas import ScopeError, parse_scope
 from schemas.settings import Settings
 

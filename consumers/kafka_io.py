@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
+
 from confluent_kafka import Consumer, KafkaException, Producer
 
+from schemas import ControlEvent
 from schemas.settings import Settings
 
 
@@ -52,3 +56,18 @@ def flush_or_raise(producer: Producer, errors: list[str], timeout_s: float = 30.
         failed = "; ".join(errors[:3])
         errors.clear()
         raise DeliveryFailed(f"delivery failed: {failed}")
+
+
+def send_control(settings: Settings, scopes: Iterable[str], action: str = "trigger", reason: str = "") -> dict[str, str]:
+    """One control event per scope; returns request id → scope."""
+    producer = make_producer(settings)
+    errors: list[str] = []
+    requests: dict[str, str] = {}
+    for scope in scopes:
+        request_id = f"req-{uuid.uuid4().hex[:12]}"
+        event = ControlEvent(scope=scope, action=action, request_id=request_id, reason=reason)
+        producer.produce(settings.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
+                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+        requests[request_id] = scope
+    flush_or_raise(producer, errors)
+    return requests

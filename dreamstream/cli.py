@@ -119,7 +119,7 @@ def forget(scope: str, wait: bool, timeout_s: float, as_json: bool) -> None:
     except ScopeError as err:
         raise click.ClickException(str(err)) from err
     settings = get_settings()
-    reader = AuditReader(settings) if wait else None
+    reader = AuditReader(settings, from_now=True) if wait else None
     try:
         requests = send_control(settings, [scope], "forget", reason="dreamstream forget")
         if reader is None:

@@ -69,7 +69,7 @@ def trigger(scopes: tuple[str, ...], reason: str, wait: bool, timeout_s: float, 
     topics = settings.topics
     require_topics(settings, [topics.control, topics.audit] if wait else [topics.control])
     # Start reading the audit topic before anything is sent, so no outcome can slip past.
-    reader = AuditReader(settings) if wait else None
+    reader = AuditReader(settings, from_now=True) if wait else None
     try:
         requests = send_control(settings, dict.fromkeys(scopes), "trigger", reason)
         if not wait:

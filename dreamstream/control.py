@@ -12,41 +12,33 @@ from collections.abc import Callable, Iterable
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from consumers.kafka_io import flush_or_raise, make_producer
-from schemas import TERMINAL_JOB_STATUSES, ControlEvent, JobLifecycleEvent
+from consumers.kafka_io import send_control
+from schemas import TERMINAL_JOB_STATUSES, JobLifecycleEvent
 from schemas.audit import audit_event_adapter
 from schemas.settings import Settings
+
+__all__ = ["AuditReader", "ControlError", "send_control"]
 
 class ControlError(RuntimeError):
     pass
 
 
-def send_control(settings: Settings, scopes: Iterable[str], action: str = "trigger", reason: str = "") -> dict[str, str]:
-    """One control event per scope; returns request id → scope."""
-    producer = make_producer(settings)
-    errors: list[str] = []
-    requests: dict[str, str] = {}
-    for scope in scopes:
-        request_id = f"req-{uuid.uuid4().hex[:12]}"
-        event = ControlEvent(scope=scope, action=action, request_id=request_id, reason=reason)
-        producer.produce(settings.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
-                         on_delivery=lambda err, msg: err and errors.append(str(err)))
-        requests[request_id] = scope
-    flush_or_raise(producer, errors)
-    return requests
-
-
 class AuditReader:
-    """Reads the audit topic from the beginning (no consumer group offsets are committed)."""
+    """Reads the audit topic without a consumer group: from the beginning, or with `from_now`
+    from the current end (resolved before the caller sends its request, so no answer is missed)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, from_now: bool = False) -> None:
         self._consumer = Consumer({
             **settings.kafka_client_config(),
             "group.id": f"dreamstream-audit-reader-{uuid.uuid4().hex[:8]}",
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
         })
-        self._consumer.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
+        partitions = [TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)]
+        if from_now:
+            for tp in partitions:
+                tp.offset = self._consumer.get_watermark_offsets(tp, timeout=10)[1]
+        self._consumer.assign(partitions)
         self.events: list = []
 
     def read(self, timeout_s: float) -> list:
