@@ -194,13 +194,14 @@ class ConsolidationWorker:
         log.info("forgot %s: %s", job.scope, deleted)
 
     def _report_lag(self) -> None:
-        """Lag per assigned partition, every few seconds (a metadata round trip each)."""
+        """Lag per assigned partition, every few seconds, from the high watermarks librdkafka
+        already has from its fetches (a live query per partition would stall this loop)."""
         now = time.monotonic()
         if now - self._lag_checked_at < 10 or not self.assigned:
             return
         self._lag_checked_at = now
         for tp in self._consumer.assignment():
-            _, high = self._consumer.get_watermark_offsets(tp, timeout=2, cached=False)
+            _, high = self._consumer.get_watermark_offsets(tp, cached=True)
             position = self._positions.get((tp.topic, tp.partition))
             if position is not None and high >= 0:
                 CONSUMER_LAG.labels(tp.topic, str(tp.partition)).set(max(high - position, 0))

@@ -13,6 +13,7 @@ import click
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach for the network
 
 from dreamstream.cli_common import load_settings  # noqa: E402
+from dreamstream.cli_eval import eval_command, eval_data_command  # noqa: E402
 from dreamstream.cli_kafka import kafka  # noqa: E402
 from dreamstream.cli_ops import quarantine, replay, rollback, trigger  # noqa: E402
 from dreamstream.cli_read import audit, generations, jobs, memories  # noqa: E402
@@ -29,7 +30,7 @@ def main(verbose: bool) -> None:
 
 
 main.add_command(kafka)
-for command in (memories, generations, jobs, audit, replay, trigger, rollback, quarantine):
+for command in (memories, generations, jobs, audit, replay, trigger, rollback, quarantine, eval_command, eval_data_command):
     main.add_command(command)
 
 

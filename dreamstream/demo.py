@@ -43,13 +43,13 @@ class DemoResult:
         }
 
 
-def demo_settings(base: Settings, run_id: str) -> Settings:
+def demo_settings(base: Settings, run_id: str, label: str = "demo") -> Settings:
     """A private topic set and a fresh embedded store per run, so runs never see each other."""
     return base.model_copy(update={
-        "topic_prefix": f"{base.topic_prefix}-demo-{run_id}",
-        "app_id": f"{base.app_id}-demo-{run_id}",
-        "consumer_group": f"{base.consumer_group}-demo-{run_id}",
-        "home": base.home / "demo",
+        "topic_prefix": f"{base.topic_prefix}-{label}-{run_id}",
+        "app_id": f"{base.app_id}-{label}-{run_id}",
+        "consumer_group": f"{base.consumer_group}-{label}-{run_id}",
+        "home": base.home / label,
         "session_timeout_ms": min(base.session_timeout_ms, 6_000),
     })
 
@@ -75,6 +75,7 @@ def run_demo(base: Settings, event_files: list[Path], timeout_s: float = 240.0, 
         try:
             pipeline.start()
             counts = pipeline.replay(event_files)
+            pipeline.wait_until_read(timeout_s)
             say(f"replayed {sum(counts.values())} events into {len(scopes)} scopes; asking each scope to dream…")
             finished = pipeline.wait_for(pipeline.trigger(scopes, reason="demo"), timeout_s)
             say(f"{len(finished)} passes finished")

@@ -28,8 +28,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from confluent_kafka import Consumer, TopicPartition
-
 from consumers.runtime import Runtime, open_runtime
 from dreamstream import local_kafka
 from dreamstream.demo import broker_configured, demo_settings
@@ -58,7 +56,7 @@ class Run:
 
 def eval_settings(base: Settings, engine: str, run_id: str) -> Settings:
     """The demo's private per-run settings (own topics, group ids), with an embedded store of its own."""
-    return demo_settings(base, run_id).model_copy(update={"home": base.home / "eval" / run_id, "engine": engine})
+    return demo_settings(base, run_id, label="eval").model_copy(update={"home": base.home / "eval" / run_id, "engine": engine})
 
 
 def _fresh_home(settings: Settings) -> None:
@@ -116,36 +114,6 @@ def direct_run(dataset: Dataset, base: Settings, engine: str = "offline", pass_e
 
 
 # --- through the pipeline
-def wait_until_read(settings: Settings, group_id: str, topics: list[str], timeout_s: float, say: Say,
-                    alive: Callable[[], None] = lambda: None) -> None:
-    """Block until consumer group `group_id` has committed the end of every partition of `topics`
-    (`alive` is called on every poll and raises if the reader died).
-
-    A manual trigger sent earlier could overtake events still unread on other topics, and its job
-    would then cover less than the whole set."""
-    consumer = Consumer({**settings.kafka_client_config(), "group.id": group_id, "enable.auto.commit": False})
-    partitions = [TopicPartition(t, p) for t in topics for p in range(settings.partitions)]
-    deadline = time.monotonic() + timeout_s
-    try:
-        ends = {(tp.topic, tp.partition): consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in partitions}
-        total = sum(ends.values())
-        reported = -1
-        while True:
-            alive()
-            committed = consumer.committed(partitions, timeout=10)
-            done = sum(min(max(tp.offset, 0), ends[(tp.topic, tp.partition)]) for tp in committed)
-            if done >= total:
-                return
-            if done and done // 1000 != reported // 1000:
-                say(f"stream worker has read {done}/{total} events")
-            reported = done
-            if time.monotonic() > deadline:
-                raise RunError(f"timed out after {timeout_s:.0f}s: the stream worker read {done} of {total} events")
-            time.sleep(0.5)
-    finally:
-        consumer.close()
-
-
 def _terminal_statuses(events: list) -> Counter:
     seen: dict[str, str] = {}
     for event in events:
@@ -185,8 +153,7 @@ def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", time
         clock("start_s")
         counts = pipeline.replay(list(dataset.files))
         say(f"replayed {sum(counts.values())} events into {len(dataset.scopes)} scopes")
-        wait_until_read(settings, settings.app_id, [settings.topics.turns, settings.topics.memory_adds],
-                        deadline - time.monotonic(), say, pipeline.check)
+        pipeline.wait_until_read(deadline - time.monotonic(), say)
         clock("replay_s")
         say(f"asking {len(dataset.scopes)} scopes to dream…")
         pipeline.wait_for(pipeline.trigger(dataset.scopes, reason="eval"), max(deadline - time.monotonic(), 1.0))

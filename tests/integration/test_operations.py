@@ -54,6 +54,7 @@ def running(kafka_bootstrap, tmp_path_factory, fixtures_dir):
     try:
         pipeline.produce_raw(settings.topics.turns, AVA.encode(), b"not json at all")
         pipeline.replay([fixtures_dir / "events.jsonl", fixtures_dir / "memory_adds.jsonl"])
+        pipeline.wait_until_read()
         scopes = sorted({json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()})
         pipeline.wait_for(pipeline.trigger(scopes), timeout_s=180)
         yield pipeline, consolidation_port, stream_port

@@ -33,6 +33,7 @@ def dreamed(kafka_bootstrap, tmp_path_factory, fixtures_dir):
         for value in BAD_EVENTS.values():  # first, so the valid events behind them prove the worker kept going
             pipeline.produce_raw(settings.topics.turns, AVA.encode(), value)
         pipeline.replay([fixtures_dir / "events.jsonl", fixtures_dir / "memory_adds.jsonl"])
+        pipeline.wait_until_read()
         scopes = sorted({json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()})
         pipeline.wait_for(pipeline.trigger(scopes), timeout_s=180)
         pipeline.read_audit(0.5)
