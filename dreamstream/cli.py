@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -12,26 +13,52 @@ import click
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach for the network
 
-from dreamstream.cli_common import load_settings  # noqa: E402
-from dreamstream.cli_eval import eval_command, eval_data_command  # noqa: E402
-from dreamstream.cli_kafka import kafka  # noqa: E402
-from dreamstream.cli_ops import quarantine, replay, rollback, trigger  # noqa: E402
-from dreamstream.cli_read import audit, generations, jobs, memories  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
+
 from schemas.settings import get_settings  # noqa: E402
 
+# Subcommands living in other modules are imported only when used, so a worker process does not
+# pay for the operator tooling's imports (Qdrant client, stores) at start-up.
+LAZY_COMMANDS = {
+    "kafka": "dreamstream.cli_kafka:kafka",
+    "memories": "dreamstream.cli_read:memories",
+    "generations": "dreamstream.cli_read:generations",
+    "jobs": "dreamstream.cli_read:jobs",
+    "audit": "dreamstream.cli_read:audit",
+    "replay": "dreamstream.cli_ops:replay",
+    "trigger": "dreamstream.cli_ops:trigger",
+    "rollback": "dreamstream.cli_ops:rollback",
+    "quarantine": "dreamstream.cli_ops:quarantine",
+    "eval": "dreamstream.cli_eval:eval_command",
+    "eval-data": "dreamstream.cli_eval:eval_data_command",
+}
 
-@click.group()
+
+class LazyGroup(click.Group):
+    """click's documented lazy-loading pattern: resolve a subcommand on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY_COMMANDS:
+            module, attr = LAZY_COMMANDS[name].split(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup)
 @click.option("-v", "--verbose", is_flag=True, help="log at DEBUG")
 def main(verbose: bool) -> None:
     """Dreaming for fleets of AI agents: consolidate long-term memory from what was actually said."""
-    level = "DEBUG" if verbose else load_settings().log_level
+    try:
+        level = "DEBUG" if verbose else get_settings().log_level
+    except ValidationError as err:
+        from dreamstream.cli_common import describe_error
+
+        raise click.ClickException(f"invalid settings: {describe_error(err)}") from None
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Qdrant request otherwise
-
-
-main.add_command(kafka)
-for command in (memories, generations, jobs, audit, replay, trigger, rollback, quarantine, eval_command, eval_data_command):
-    main.add_command(command)
 
 
 @main.command()

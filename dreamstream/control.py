@@ -17,7 +17,7 @@ from schemas import TERMINAL_JOB_STATUSES, JobLifecycleEvent
 from schemas.audit import audit_event_adapter
 from schemas.settings import Settings
 
-__all__ = ["AuditReader", "ControlError", "send_control"]
+__all__ = ["AuditReader", "ControlError", "send_control", "wait_until_read"]
 
 class ControlError(RuntimeError):
     pass
@@ -72,3 +72,31 @@ class AuditReader:
 
     def close(self) -> None:
         self._consumer.close()
+
+
+def wait_until_read(settings: Settings, timeout_s: float = 180.0, say: Callable[[str], None] = lambda _msg: None,
+                    check: Callable[[], None] = lambda: None) -> None:
+    """Block until the stream worker's group has committed the end of the input topics.
+
+    Call it between a replay and a trigger: a trigger travels on another topic and could overtake
+    events not yet read, and its job would then cover less than what was replayed."""
+    consumer = Consumer({**settings.kafka_client_config(), "group.id": settings.app_id, "enable.auto.commit": False})
+    partitions = [TopicPartition(t, p) for t in settings.topics.inputs() for p in range(settings.partitions)]
+    deadline = time.monotonic() + timeout_s
+    try:
+        ends = {(tp.topic, tp.partition): consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in partitions}
+        total, reported = sum(ends.values()), -1
+        while True:
+            check()
+            committed = consumer.committed(partitions, timeout=10)
+            done = sum(min(max(tp.offset, 0), ends[(tp.topic, tp.partition)]) for tp in committed)
+            if done >= total:
+                return
+            if done // 1000 != reported // 1000:
+                say(f"stream worker has read {done}/{total} events")
+                reported = done
+            if time.monotonic() > deadline:
+                raise ControlError(f"timed out after {timeout_s:.0f}s: the stream worker read {done} of {total} events")
+            time.sleep(0.5)
+    finally:
+        consumer.close()

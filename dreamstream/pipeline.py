@@ -14,16 +14,14 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from confluent_kafka import Consumer, TopicPartition
 from prometheus_client import start_http_server
 from pydantic import BaseModel, SecretStr
 
 from consumers.kafka_io import flush_or_raise, make_producer
-from dreamstream.control import AuditReader, send_control
+from dreamstream.control import AuditReader, send_control, wait_until_read
 from consumers.runtime import Runtime, open_runtime
 from consumers.worker import ConsolidationWorker
 from dreamstream.replay import produce, read_events
@@ -134,32 +132,8 @@ class LocalPipeline:
 
     # --- driving it
     def wait_until_read(self, timeout_s: float = 180.0, say=lambda _msg: None) -> None:
-        """Block until the stream worker has committed the end of the input topics.
-
-        Call it between a replay and a trigger: a trigger is read from another topic and could
-        overtake events not yet read, and its job would then cover less than what was replayed."""
-        inputs = list(self.topics.inputs())
-        consumer = Consumer({**self.settings.kafka_client_config(), "group.id": self.settings.app_id,
-                             "enable.auto.commit": False})
-        partitions = [TopicPartition(t, p) for t in inputs for p in range(self.settings.partitions)]
-        deadline = time.monotonic() + timeout_s
-        try:
-            ends = {(tp.topic, tp.partition): consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in partitions}
-            total, reported = sum(ends.values()), -1
-            while True:
-                self.check()
-                committed = consumer.committed(partitions, timeout=10)
-                done = sum(min(max(tp.offset, 0), ends[(tp.topic, tp.partition)]) for tp in committed)
-                if done >= total:
-                    return
-                if done // 1000 != reported // 1000:
-                    say(f"stream worker has read {done}/{total} events")
-                    reported = done
-                if time.monotonic() > deadline:
-                    raise PipelineError(f"timed out after {timeout_s:.0f}s: the stream worker read {done} of {total} events")
-                time.sleep(0.5)
-        finally:
-            consumer.close()
+        """Block until the stream worker has read everything replayed so far (see control.wait_until_read)."""
+        wait_until_read(self.settings, timeout_s, say, check=self.check)
 
     def replay(self, paths: Iterable[Path]) -> dict[str, int]:
         return produce(self.settings, read_events(paths, self.topics))

@@ -58,8 +58,10 @@ control_topic = app.topic(topics.control, key_type=bytes, value_type=bytes, part
 dead_letter_topic = app.topic(topics.dead_letter, key_type=bytes, value_type=bytes, partitions=settings.partitions)
 
 signals_table = app.Table(
-    "signals", default=None, partitions=settings.partitions,
-    schema=faust.Schema(key_type=str, value_type=None, key_serializer="json", value_serializer="json"),
+    # Rows are kept as their JSON bytes (value_type=bytes → Faust's "raw" codec, also for the
+    # changelog and its recovery): Faust's json codec on a dict cost more than our whole
+    # per-event logic (bench/streams.py). Keys use Faust's json codec (from key_type=str).
+    "signals", default=None, partitions=settings.partitions, key_type=str, value_type=bytes,
 )
 
 
@@ -79,7 +81,7 @@ async def process(stream: faust.Stream) -> None:
         if decoded is not None:
             _fold(decoded, message, out)
         elif out.dead_letters:
-            EVENTS.labels(message.topic, "dead_lettered").inc()
+            _count(message.topic, "dead_lettered")
         await _publish(out, message.partition)
 
 
@@ -90,17 +92,19 @@ def _fold(decoded: InputEvent, message: faust.types.Message, out: Outputs) -> No
     row = signals_table.get(decoded.scope)
     if row is None and isinstance(decoded, JobLifecycleEvent):
         return
-    signals = ScopeSignals.from_json(row)
+    signals = ScopeSignals.decode(row)
     if isinstance(decoded, ControlEvent) and decoded.action == "forget":
         processor.forget(decoded, signals, now, out)
         signals_table.pop(decoded.scope, None)
-        EVENTS.labels(message.topic, "accepted").inc()
+        _due.pop(decoded.scope, None)
+        _count(message.topic, "accepted")
         return
     fresh = processor.apply(decoded, message.topic, message.partition, message.offset, signals, now)
-    EVENTS.labels(message.topic, "accepted" if fresh else "duplicate").inc()
+    _count(message.topic, "accepted" if fresh else "duplicate")
     if fresh:
         processor.decide(decoded.scope, signals, now, out)
-        signals_table[decoded.scope] = signals.to_json()
+        signals_table[decoded.scope] = signals.encode()
+        _track_due(decoded.scope, signals)
 
 
 async def _publish(out: Outputs, partition: int) -> None:
@@ -125,18 +129,52 @@ async def _publish(out: Outputs, partition: int) -> None:
         await future
 
 
+_counters: dict[tuple[str, str], object] = {}
+_due: dict[str, float] = {}
+"""Scopes with unconsumed signal → the earliest time a time-based trigger could fire for them.
+The timer reads this instead of every row; it is rebuilt from the table every `_RESCAN_TICKS`
+ticks, which also covers rows restored from the changelog after a restart or rebalance."""
+_RESCAN_TICKS = 30
+_ticks = 0
+
+
+def _count(topic: str, outcome: str) -> None:
+    counter = _counters.get((topic, outcome))
+    if counter is None:  # prometheus' labels() lookup costs more than the increment
+        counter = _counters[(topic, outcome)] = EVENTS.labels(topic, outcome)
+    counter.inc()
+
+
+def _track_due(scope: str, signals: ScopeSignals) -> None:
+    if signals.pending_signal == 0:
+        _due.pop(scope, None)
+        return
+    policy = settings.policy_for(scope.partition("/")[0])
+    due = signals.last_event_at + policy.idle_s
+    if policy.schedule_s and signals.last_pass_at:
+        due = min(due, signals.last_pass_at + policy.schedule_s)
+    _due[scope] = due
+
+
 @app.timer(interval=settings.timer_interval_s)
 async def nudge_quiet_scopes() -> None:
     """Idle and schedule triggers need no event to fire, so the timer looks for scopes whose
     policy says "now" and sends them an `evaluate` control event; the agent does the rest."""
+    global _ticks
     now = time.time()
-    rows = list(signals_table.items())
-    SCOPES_TRACKED.set(len(rows))
-    for scope, row in rows:
-        signals = ScopeSignals.from_json(row)
-        verdict = decide(signals, settings.policy_for(parse_scope(scope)[0]), now)
+    if _ticks % _RESCAN_TICKS == 0:
+        _due.clear()
+        for scope, row in list(signals_table.items()):
+            _track_due(scope, ScopeSignals.decode(row))
+        SCOPES_TRACKED.set(len(signals_table))
+    _ticks += 1
+    for scope in [scope for scope, due in _due.items() if due <= now]:
+        signals = ScopeSignals.decode(signals_table.get(scope))
+        verdict = decide(signals, settings.policy_for(scope.partition("/")[0]), now)
         if verdict is None or verdict.trigger not in ("idle", "schedule") or signals.partition < 0:
+            _track_due(scope, signals)
             continue
+        _due.pop(scope, None)  # the agent re-tracks it when it handles the nudge
         nudge = ControlEvent(scope=scope, action="evaluate", request_id=f"timer-{uuid.uuid4().hex[:12]}")
         await control_topic.send(key=scope.encode(), value=nudge.model_dump_json().encode(), partition=signals.partition)
 

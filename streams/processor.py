@@ -14,7 +14,6 @@ from pydantic import ValidationError
 
 from schemas import ControlEvent, ConversationTurn, DeadLetter, DreamJob, JobLifecycleEvent, MemoryAdd, Motive, make_job_id
 from schemas.audit import TERMINAL_JOB_STATUSES
-from schemas.scope import tenant_of
 from schemas.settings import Settings
 from streams.decode import BadEvent, Decoder, InputEvent, describe
 from streams.extract import extract
@@ -109,7 +108,7 @@ class Processor:
 
     def decide(self, scope: str, signals: ScopeSignals, now: float, out: Outputs) -> None:
         """Emit a job (or a skipped outcome) when the scope's policy says so."""
-        decision = decide(signals, self.settings.policy_for(tenant_of(scope)), now)
+        decision = decide(signals, self.settings.policy_for(scope.partition("/")[0]), now)  # scope is validated
         if decision is None:
             return
         requests = tuple(signals.waiting_requests) if decision.trigger == "manual" else ()

@@ -6,6 +6,7 @@ Kept small on purpose (a fleet has millions of scopes): counters, a few timestam
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 
 from streams.extract import TurnSignals
@@ -49,6 +50,15 @@ class ScopeSignals:
     @classmethod
     def from_json(cls, data: dict | None) -> "ScopeSignals":
         return cls(**data) if data else cls()
+
+    def encode(self) -> bytes:
+        """The changelog row. `vars` instead of `asdict`: no deep copy on the per-event path
+        (the row is serialised at once, so sharing the inner dicts is safe)."""
+        return json.dumps(vars(self), separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, raw: bytes | None) -> "ScopeSignals":
+        return cls(**json.loads(raw)) if raw else cls()
 
     @property
     def repeated_entities(self) -> list[str]:
