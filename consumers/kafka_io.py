@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterable
 
@@ -9,6 +10,11 @@ from confluent_kafka import Consumer, KafkaException, Producer
 
 from schemas import ControlEvent
 from schemas.settings import Settings
+
+
+# librdkafka's own log lines go through Python logging (not straight to stderr), so each process
+# decides what to show; transient ones like "Coordinator load in progress: retrying" are warnings.
+KAFKA_LOG = logging.getLogger("dreamstream.kafka")
 
 
 def make_producer(settings: Settings, **extra: object) -> Producer:
@@ -20,6 +26,7 @@ def make_producer(settings: Settings, **extra: object) -> Producer:
         "acks": "all",
         "linger.ms": 5,
         "partitioner": "murmur2_random",
+        "logger": KAFKA_LOG,
         **extra,
     }
     return Producer(config)
@@ -38,6 +45,7 @@ def make_consumer(settings: Settings, group_id: str, **extra: object) -> Consume
         "session.timeout.ms": settings.session_timeout_ms,
         "heartbeat.interval.ms": max(settings.session_timeout_ms // 3, 500),
         "max.poll.interval.ms": 900_000,  # an LLM-backed pass may take minutes
+        "logger": KAFKA_LOG,
         **extra,
     }
     return Consumer(config)

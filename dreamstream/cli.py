@@ -70,6 +70,7 @@ def demo(event_files: tuple[Path, ...], as_json: bool, timeout_s: float) -> None
     from dreamstream.demo import default_event_files, render, run_demo
 
     logging.getLogger().setLevel(logging.WARNING)
+    logging.getLogger("dreamstream.kafka").setLevel(logging.ERROR)  # broker start-up retries are expected here
     say = (lambda msg: click.echo(msg, err=True)) if as_json else click.echo
     try:
         result = run_demo(get_settings(), list(event_files) or default_event_files(), timeout_s, say)
