@@ -17,6 +17,7 @@ from consumers.runtime import Runtime, open_runtime
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan, ConversationTurn, DreamJob, MemoryAdd, MemoryChangeEvent, MemoryRecord
 from schemas.settings import Settings
+from tests.unit.feed import Feed
 from tests.unit.snapshot_factory import FIXTURES
 
 AVA = "demo/travel-assistant/ava"
@@ -42,31 +43,6 @@ class CountingEngine:
         if self.empty:  # an engine that misses everything: what is left is up to verify
             return EngineResult(plan=ActionPlan(), motives=signals.motives)
         return self.inner.propose(snapshot, signals)
-
-
-class Feed:
-    """Index turns and memory-adds into the runtime's stores, with offsets, as the worker does."""
-
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-        self.offset = 0
-        self.jobs = 0
-
-    def turns(self, turns: list[ConversationTurn]) -> None:
-        self.rt.transcripts.index_turns([(t, self.offset + i) for i, t in enumerate(turns)])
-        self.offset += len(turns)
-
-    def adds(self, adds: list[MemoryAdd]) -> None:
-        self.rt.transcripts.add_pending(adds)
-
-    def job(self, scope: str, at: datetime | None = None) -> DreamJob:
-        self.jobs += 1
-        when = at or datetime(2026, 6, 1, tzinfo=timezone.utc) + timedelta(minutes=self.jobs)
-        return DreamJob(job_id=f"job-{self.jobs}", scope=scope, trigger="manual", requested_at=when,
-                        watermarks={self.rt.settings.topics.turns: self.offset})
-
-    def run(self, scope: str):
-        return self.rt.dream_pass.run(self.job(scope))
 
 
 def read_jsonl(name: str) -> list[str]:

@@ -23,6 +23,7 @@ from consumers.snapshot import Snapshot  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
 from tests.llm_server import ScriptedLlmServer  # noqa: E402
+from tests.unit.feed import Feed
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")  # pydantic noise from litellm's types
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
@@ -68,26 +69,6 @@ def runtime(settings: Settings):
     rt.close()
 
 
-class Feed:
-    """Puts turns into the runtime's transcript index the way the worker does, offset by offset."""
-
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-        self.offset = 0
-        self.jobs = 0
-
-    def turns(self, turns: list[ConversationTurn]) -> None:
-        self.rt.transcripts.index_turns([(t, self.offset + i) for i, t in enumerate(turns)])
-        self.offset += len(turns)
-
-    def job(self) -> DreamJob:
-        """A manual job covering everything indexed so far."""
-        self.jobs += 1
-        return DreamJob(job_id=f"job-{self.jobs}", scope=SCOPE, trigger="manual",
-                        requested_at=REQUESTED_AT + timedelta(minutes=self.jobs),
-                        watermarks={self.rt.settings.topics.turns: self.offset})
-
-
 def all_records(rt: Runtime) -> list[MemoryRecord]:
     return rt.memories.active_records(SCOPE, include_inactive=True)
 
@@ -95,7 +76,7 @@ def all_records(rt: Runtime) -> list[MemoryRecord]:
 @pytest.fixture
 def established(runtime: Runtime, llm: ScriptedLlmServer) -> Feed:
     """Generation 1 holds the fixture's memory-adds (session 1 read); session 2 is new, unread."""
-    feed = Feed(runtime)
+    feed = Feed(runtime, SCOPE, REQUESTED_AT)
     feed.turns(fixture_turns("ava-s1"))
     runtime.transcripts.add_pending(fixture_adds())
     llm.reply(EMPTY_PLAN)
@@ -107,7 +88,7 @@ def established(runtime: Runtime, llm: ScriptedLlmServer) -> Feed:
 
 # --- (1) a good plan is parsed, validated and applied
 def test_good_reply_is_applied_through_a_real_pass(runtime: Runtime, llm: ScriptedLlmServer):
-    feed = Feed(runtime)
+    feed = Feed(runtime, SCOPE, REQUESTED_AT)
     feed.turns(fixture_turns())
     runtime.transcripts.add_pending(fixture_adds())
     llm.reply(plan_json(
