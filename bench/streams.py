@@ -69,7 +69,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--logs", type=Path, help="copy the children's logs into this directory")
     parser.add_argument("--_profiled-worker", dest="profiled_worker", help=argparse.SUPPRESS)
     parser.add_argument("--_faust-floor", dest="faust_floor", help=argparse.SUPPRESS)
-    args = parser.parse_args()
     return parser.parse_args()
 
 

@@ -5,7 +5,7 @@ masking, verify and prune inside the pass, and rollback."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from consumers.engine.offline import OfflineEngine
 from consumers.passes.gather import Signals
 from consumers.runtime import Runtime, open_runtime
 from consumers.snapshot import Snapshot
-from schemas import ActionPlan, ConversationTurn, DreamJob, MemoryAdd, MemoryChangeEvent, MemoryRecord
+from schemas import ActionPlan, ConversationTurn, MemoryAdd, MemoryChangeEvent, MemoryRecord
 from schemas.settings import Settings
 from tests.unit.feed import Feed
 from tests.unit.snapshot_factory import FIXTURES
