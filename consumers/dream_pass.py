@@ -22,13 +22,13 @@ leaves the old generation active (the job reruns) or lets a redelivery re-publis
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Literal
 
 from consumers.audit_events import change_events
+from consumers.laps import Laps
 from consumers.engine import Engine, EngineError, EngineResult
 from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
 from consumers.passes.gate import gate
@@ -148,14 +148,7 @@ class DreamPass:
         self._privacy = PrivacyFilter.with_extra(settings.privacy_patterns)
 
     def run(self, job: DreamJob) -> PassResult:
-        timings: dict[str, float] = {}
-        started = time.perf_counter()
-
-        def lap(phase: str) -> None:
-            nonlocal started
-            now = time.perf_counter()
-            timings[phase] = now - started
-            started = now
+        lap = Laps()
 
         settings = self._settings
         state = self._memories.state(job.scope)
@@ -169,11 +162,10 @@ class DreamPass:
         out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap)
         if out.status is not None:
             return self._unchanged(state, job, out.status, out.reason, out.before, out.result, out.signals, out.notes,
-                                   timings)
-        return self._write(state, snapshot, job, out, timings, lap)
+                                   lap.seconds)
+        return self._write(state, snapshot, job, out, lap)
 
-    def _write(self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, timings: dict[str, float],
-               lap: Callable[[str], None]) -> PassResult:
+    def _write(self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, lap: Laps) -> PassResult:
         """Write the candidate as a new generation, then promote it, or quarantine it with the gate's reasons."""
         candidate = out.candidate
         assert candidate is not None, "only a pass that reached the gate writes"
@@ -203,7 +195,7 @@ class DreamPass:
         lap("promote")
         log.info("pass %s on %s: %s, generation %d, %d changes", job.job_id, job.scope, status, generation,
                  len(candidate.changes))
-        return PassResult(job, status, events, reason, generation, out.before, after, out.result, timings,
+        return PassResult(job, status, events, reason, generation, out.before, after, out.result, lap.seconds,
                           out.signals.motives, tuple(out.notes))
 
     def mark_published(self, job: DreamJob) -> None:

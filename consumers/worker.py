@@ -25,8 +25,8 @@ from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
 from consumers.metrics import CONSUMER_LAG, INDEXED, record_pass
 from consumers.runtime import Runtime
 from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, ScopeForgottenEvent, make_event_id
+from schemas.errors import describe_validation_error
 from schemas.settings import Settings
-from streams.decode import describe
 
 log = logging.getLogger(__name__)
 _MAX_QUEUED_JOBS = 100
@@ -120,7 +120,7 @@ class ConsolidationWorker:
             return model.model_validate_json(msg.value() or b"")
         except ValidationError as err:
             # The stream worker dead-letters invalid input; here it is only skipped, not indexed.
-            log.debug("skipping invalid %s@%d: %s", msg.topic(), msg.offset(), describe(err))
+            log.debug("skipping invalid %s@%d: %s", msg.topic(), msg.offset(), describe_validation_error(err))
             return None
 
     def _queue_job(self, msg: Message) -> None:
@@ -138,7 +138,7 @@ class ConsolidationWorker:
                 try:
                     job = DreamJob.model_validate_json(msg.value() or b"")
                 except ValidationError as err:
-                    log.error("invalid job at %s[%d]@%d skipped: %s", msg.topic(), partition, msg.offset(), describe(err))
+                    log.error("invalid job at %s[%d]@%d skipped: %s", msg.topic(), partition, msg.offset(), describe_validation_error(err))
                     self._commit_job(msg)
                     queue.popleft()
                     continue

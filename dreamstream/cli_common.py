@@ -35,6 +35,7 @@ from consumers.embedding import LocalEmbedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
 from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
 from schemas import MemoryRecord, audit_event_adapter, parse_scope
+from schemas.errors import describe_validation_error
 from schemas.settings import Settings, get_settings
 
 log = logging.getLogger("dreamstream.cli")
@@ -56,9 +57,7 @@ class ApiUnavailable(CliError):
 def describe_error(err: BaseException) -> str:
     """One line for any error: the message for the ones we expect, the type for the rest."""
     if isinstance(err, ValidationError):
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or err.title
-        text = f"{where}: {first['msg']}" + (f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else "")
+        text = describe_validation_error(err, limit=1)
     elif isinstance(err, KafkaException) and err.args and isinstance(err.args[0], KafkaError):
         text = f"Kafka: {_kafka_reason(err)}"
     elif isinstance(err, KeyError):

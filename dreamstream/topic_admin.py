@@ -40,14 +40,8 @@ def ensure_topics(settings: Settings, timeout_s: float = 30.0) -> list[str]:
             NewTopic(spec.name, catalog.partitions, catalog.replication, config=dict(spec.config)) for spec in missing
         ]
         futures = admin.create_topics(new_topics, operation_timeout=timeout_s, request_timeout=timeout_s)
-        for name, future in futures.items():
-            try:
-                future.result()
-            except KafkaException as exc:
-                error: KafkaError = exc.args[0]
-                # Another process created it first: fine, its partition count is checked below.
-                if error.code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                    raise TopicAdminError(f"cannot create topic {name!r} on {bootstrap}: {error.str()}") from exc
+        # Another process created one first: fine, its partition count is checked below.
+        _settle(futures, KafkaError.TOPIC_ALREADY_EXISTS, "create", bootstrap)
     names = [spec.name for spec in specs]
     _wait_until(admin, bootstrap, timeout_s, lambda md: _all_ready(md, names, catalog.partitions))
     return names
@@ -61,14 +55,19 @@ def delete_topics(settings: Settings, names: Iterable[str], timeout_s: float = 3
     admin = _admin(settings)
     bootstrap = settings.kafka_bootstrap_servers
     futures = admin.delete_topics(names, operation_timeout=timeout_s, request_timeout=timeout_s)
+    _settle(futures, KafkaError.UNKNOWN_TOPIC_OR_PART, "delete", bootstrap)
+    _wait_until(admin, bootstrap, timeout_s, lambda md: not set(names) & set(md.topics))
+
+
+def _settle(futures: dict, tolerated: int, verb: str, bootstrap: str) -> None:
+    """Wait for per-topic admin results; the one error code that means "already so" is fine."""
     for name, future in futures.items():
         try:
             future.result()
         except KafkaException as exc:
             error: KafkaError = exc.args[0]
-            if error.code() != KafkaError.UNKNOWN_TOPIC_OR_PART:
-                raise TopicAdminError(f"cannot delete topic {name!r} on {bootstrap}: {error.str()}") from exc
-    _wait_until(admin, bootstrap, timeout_s, lambda md: not set(names) & set(md.topics))
+            if error.code() != tolerated:
+                raise TopicAdminError(f"cannot {verb} topic {name!r} on {bootstrap}: {error.str()}") from exc
 
 
 def _admin(settings: Settings) -> AdminClient:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from schemas import ControlEvent, ConversationTurn, DeadLetter, JobLifecycleEvent, MemoryAdd
 from schemas.audit import audit_event_adapter
+from schemas.errors import describe_validation_error
 from schemas.topics import TopicCatalog
 
 InputEvent = ConversationTurn | MemoryAdd | ControlEvent | JobLifecycleEvent
@@ -16,15 +17,6 @@ InputEvent = ConversationTurn | MemoryAdd | ControlEvent | JobLifecycleEvent
 
 class BadEvent(ValueError):
     """Raised with a reason a person can read: which field, what is wrong."""
-
-
-def describe(err: ValidationError) -> str:
-    parts = []
-    for e in err.errors()[:5]:
-        where = ".".join(str(p) for p in e["loc"]) or "(event)"
-        parts.append(f"{where}: {e['msg']}")
-    more = f" (+{err.error_count() - 5} more)" if err.error_count() > 5 else ""
-    return "; ".join(parts) + more
 
 
 class Decoder:
@@ -74,4 +66,4 @@ def _json_or_schema_reason(value: bytes, err: ValidationError) -> str:
             json.loads(value)
         except (json.JSONDecodeError, UnicodeDecodeError) as bad:
             return f"not valid JSON: {bad}"
-    return describe(err)
+    return describe_validation_error(err)

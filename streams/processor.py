@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from schemas import ControlEvent, ConversationTurn, DeadLetter, DreamJob, JobLifecycleEvent, MemoryAdd, Motive, make_job_id
 from schemas.audit import TERMINAL_JOB_STATUSES
 from schemas.settings import Settings
-from streams.decode import BadEvent, Decoder, InputEvent, describe
+from schemas.errors import describe_validation_error
+from streams.decode import BadEvent, Decoder, InputEvent
 from streams.extract import extract
 from streams.policy import decide
 from streams.signals import ScopeSignals
@@ -52,7 +53,7 @@ class Processor:
         except BadEvent as err:
             reason, kind = str(err), "BadEvent"
         except ValidationError as err:
-            reason, kind = describe(err), "ValidationError"
+            reason, kind = describe_validation_error(err), "ValidationError"
         out.dead_letters.append(self.decoder.dead_letter(reason, kind, topic, partition, offset, key, value))
         self._count(bad=True)
         return None

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas import ConversationTurn, MemoryAdd
 from schemas.scope import ScopeStr
+from schemas.errors import describe_validation_error
 
 KNOWN_CATEGORIES = ("knowledge_update", "temporal", "dedup", "retention", "isolation", "motive")
 
@@ -72,13 +73,6 @@ class Dataset:
         return sorted((a for a in self.adds if a.scope == scope), key=lambda a: (a.ts, a.memory_id))
 
 
-def _describe(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "line"
-    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}"
-
-
 def _rows(path: Path):
     """(line number, parsed object) for every non-blank line."""
     try:
@@ -114,7 +108,7 @@ def read_events(paths: list[Path]) -> tuple[list[ConversationTurn], list[MemoryA
                 event = model.model_validate(data)
             except ValidationError as err:
                 kind = "memory-add" if model is MemoryAdd else "conversation turn"
-                raise DatasetError(f"{where}: invalid {kind}: {_describe(err)}") from err
+                raise DatasetError(f"{where}: invalid {kind}: {describe_validation_error(err, limit=1)}") from err
             if isinstance(event, MemoryAdd):
                 key, seen = (event.scope, event.memory_id), seen_adds
                 adds.append(event)
@@ -134,7 +128,7 @@ def read_questions(path: Path, messages_by_scope: dict[str, frozenset[str]], sco
         try:
             question = Question.model_validate(data)
         except ValidationError as err:
-            raise DatasetError(f"{where}: invalid question: {_describe(err)}") from err
+            raise DatasetError(f"{where}: invalid question: {describe_validation_error(err, limit=1)}") from err
         if question.scope not in scopes:
             raise DatasetError(f"{where}: scope {question.scope} has no events or memory-adds")
         known = messages_by_scope.get(question.scope, frozenset())

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from consumers.laps import Laps
 from consumers.runtime import Runtime, open_runtime
 from dreamstream import local_kafka
 from dreamstream.demo import broker_configured, demo_settings
@@ -139,14 +140,7 @@ def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", time
         ensure_topics(settings)
         topics_made = True
         pipeline = LocalPipeline(settings)
-        timings: dict[str, float] = {}
-        lap = time.perf_counter()
-
-        def clock(name: str) -> None:
-            nonlocal lap
-            now = time.perf_counter()
-            timings[name] = now - lap
-            lap = now
+        clock = Laps()
 
         deadline = time.monotonic() + timeout_s
         pipeline.start()
@@ -160,7 +154,7 @@ def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", time
         pipeline.read_audit(0.5)
         clock("dream_s")
         pipeline.stop()
-        yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), timings)
+        yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), clock.seconds)
     except (PipelineError, RunError) as err:
         failed = True
         raise RunError(f"{str(err).splitlines()[0]} (worker logs kept in {settings.home})") from err
