@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from qdrant_client import QdrantClient
 
 from consumers.dream_pass import DreamPass
-from consumers.embedding import LocalEmbedder
+from consumers.embedding import Embedder, make_embedder
 from consumers.engine import Engine
 from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
 from schemas.settings import Settings
 
 
-def make_engine(settings: Settings) -> Engine:
+def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
     # Each engine is imported only when chosen: litellm is slow to import and offline workers never need it.
     if settings.engine == "llm":
         from consumers.engine.llm import LlmEngine
@@ -24,7 +24,7 @@ def make_engine(settings: Settings) -> Engine:
         return LlmEngine(settings)
     from consumers.engine.offline import OfflineEngine
 
-    return OfflineEngine()
+    return OfflineEngine(embedder or make_embedder(settings))
 
 
 @dataclass
@@ -42,12 +42,15 @@ class Runtime:
         self.client.close()
 
 
-def open_runtime(settings: Settings, engine: Engine | None = None) -> Runtime:
-    client = open_qdrant(settings)
-    embed = LocalEmbedder(settings.embedding_dims).embed
+def open_runtime(settings: Settings, engine: Engine | None = None, client: QdrantClient | None = None) -> Runtime:
+    """`client`: an already open Qdrant client to use instead of the configured one (the direct
+    evaluation passes an in-memory one: nothing to persist, no per-point sqlite commit)."""
+    client = client if client is not None else open_qdrant(settings)
+    embedder = make_embedder(settings)
     prefix = settings.collection_prefix
-    memories = MemoryStore(client, prefix, settings.embedding_dims, embed, settings.generations_kept)
-    transcripts = TranscriptStore(client, prefix, settings.embedding_dims, embed)
+    transcripts = TranscriptStore(client, prefix, embedder.dims, embedder.embed)
+    memories = MemoryStore(client, prefix, embedder.dims, embedder.embed, settings.generations_kept,
+                           embedder=embedder, pending=transcripts.pending)
     diary = Diary(client, prefix)
-    dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings))
+    dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings, embedder))
     return Runtime(settings, client, memories, transcripts, diary, dream_pass)

@@ -31,7 +31,7 @@ import unicodedata
 from datetime import date
 from typing import Iterable, NamedTuple
 
-from consumers.engine.offline.relative_time import has_relative_time
+from language.dates import has_relative_time
 
 _WORD = re.compile(r"[^\W_]+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
