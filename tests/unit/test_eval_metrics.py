@@ -230,6 +230,7 @@ def test_compression_is_active_memories_per_input_message():
 
 
 # --- near duplicates
+@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_paraphrases_are_near_duplicates_and_different_values_are_not():
     tokens = near_duplicate_tokens
     assert is_near_duplicate(tokens("Ava is vegetarian"), tokens("Ava does not eat meat"))
@@ -244,6 +245,7 @@ def test_paraphrases_are_near_duplicates_and_different_values_are_not():
     assert not is_near_duplicate(frozenset(), frozenset())
 
 
+@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_near_duplicate_rate_counts_memories_with_a_partner_in_their_own_scope():
     found = near_duplicates({
         SCOPE: [item("Ava is vegetarian", key="m1"), item("Ava does not eat meat", key="m2"),
