@@ -42,8 +42,10 @@ class Runtime:
         self.client.close()
 
 
-def open_runtime(settings: Settings, engine: Engine | None = None) -> Runtime:
-    client = open_qdrant(settings)
+def open_runtime(settings: Settings, engine: Engine | None = None, client: QdrantClient | None = None) -> Runtime:
+    """`client`: an already open Qdrant client to use instead of the configured one (the direct
+    evaluation passes an in-memory one: nothing to persist, no per-point sqlite commit)."""
+    client = client if client is not None else open_qdrant(settings)
     embed = LocalEmbedder(settings.embedding_dims).embed
     prefix = settings.collection_prefix
     memories = MemoryStore(client, prefix, settings.embedding_dims, embed, settings.generations_kept)
