@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from qdrant_client import QdrantClient
 
 from consumers.dream_pass import DreamPass
-from consumers.embedding import LocalEmbedder
+from consumers.embedding import make_embedder
 from consumers.engine import Engine
 from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
 from schemas.settings import Settings
@@ -46,10 +46,10 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Qdran
     """`client`: an already open Qdrant client to use instead of the configured one (the direct
     evaluation passes an in-memory one: nothing to persist, no per-point sqlite commit)."""
     client = client if client is not None else open_qdrant(settings)
-    embed = LocalEmbedder(settings.embedding_dims).embed
+    embedder = make_embedder(settings)
     prefix = settings.collection_prefix
-    memories = MemoryStore(client, prefix, settings.embedding_dims, embed, settings.generations_kept)
-    transcripts = TranscriptStore(client, prefix, settings.embedding_dims, embed)
+    memories = MemoryStore(client, prefix, embedder.dims, embedder.embed, settings.generations_kept)
+    transcripts = TranscriptStore(client, prefix, embedder.dims, embedder.embed)
     diary = Diary(client, prefix)
     dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings))
     return Runtime(settings, client, memories, transcripts, diary, dream_pass)

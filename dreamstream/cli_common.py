@@ -31,7 +31,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from pydantic import ValidationError
 from qdrant_client import QdrantClient
 
-from consumers.embedding import LocalEmbedder
+from consumers.embedding import make_embedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
 from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
 from schemas import MemoryRecord, audit_event_adapter, parse_scope
@@ -195,12 +195,12 @@ def open_stores(settings: Settings) -> Stores:
             raise
         raise StoreLocked(f"the embedded store {settings.qdrant_path} is in use by another process "
                           f"(a running worker)") from err
-    embed = LocalEmbedder(settings.embedding_dims).embed
+    embedder = make_embedder(settings)
     prefix = settings.collection_prefix
     return Stores(
         client,
-        MemoryStore(client, prefix, settings.embedding_dims, embed, settings.generations_kept),
-        TranscriptStore(client, prefix, settings.embedding_dims, embed),
+        MemoryStore(client, prefix, embedder.dims, embedder.embed, settings.generations_kept),
+        TranscriptStore(client, prefix, embedder.dims, embedder.embed),
         Diary(client, prefix),
     )
 

@@ -62,7 +62,7 @@ class Settings(BaseSettings):
     engine: Literal["offline", "llm"] = "offline"
     memory_cap: int = Field(default=100, ge=1)
     transcript_window: int = Field(default=10_000, ge=1, description="most recent messages a pass reads")
-    embedding_dims: int = Field(default=256, ge=16, le=4096)
+    embedding_dims: int = Field(default=256, ge=16, le=4096, description="width of the hashing test embedder only")
     llm_model: str = "openai/gpt-4o-mini"
     llm_api_base: str | None = None
     llm_api_key: SecretStr | None = None
@@ -92,6 +92,15 @@ class Settings(BaseSettings):
             except re.error as err:
                 raise ValueError(f"privacy_patterns[{name!r}]: not a valid regex: {err}") from err
         return value
+
+    # --- Embeddings (Qdrant collections take their width from the embedder, never from a setting)
+    embedder: Literal["minilm", "hashing", "litellm"] = Field(
+        default="minilm", description="minilm: offline all-MiniLM-L6-v2 on onnxruntime; litellm: embedding_model; "
+                                      "hashing: a deterministic test double, no meaning")
+    embedding_model: str = Field(default="openai/text-embedding-3-small", description="litellm embedding model")
+    embedding_api_base: str | None = Field(default=None, description="litellm embeddings endpoint; unset: llm_api_base")
+    embedding_api_key: SecretStr | None = Field(default=None, description="unset: llm_api_key")
+    embedding_threads: int = Field(default=1, ge=1, le=64, description="onnxruntime threads of the MiniLM session")
 
     # --- Operations
     metrics_port: int = Field(default=0, ge=0, le=65_535, description="0 disables the metrics server")

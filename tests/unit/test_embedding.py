@@ -1,4 +1,4 @@
-"""The deterministic local embedder and the canonical tokens it is built on."""
+"""The deterministic hashing embedder (a test double) and the canonical tokens it is built on."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from consumers.embedding import LocalEmbedder, canonical_tokens, stem
+import consumers.embedding.hashing
+from consumers.embedding import Embedder, HashingEmbedder, LocalEmbedder, canonical_tokens, stem
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,6 +28,14 @@ def test_vectors_have_the_requested_size_and_unit_length() -> None:
         assert [len(v) for v in vectors] == [dims, dims, dims]
         assert all(isinstance(x, float) for x in vectors[0])
         assert np.allclose(np.linalg.norm(np.array(vectors), axis=1), 1.0)
+
+
+def test_the_hashing_double_is_an_embedder_of_float32_unit_rows() -> None:
+    embedder = HashingEmbedder(64)
+    assert isinstance(embedder, Embedder) and LocalEmbedder is HashingEmbedder
+    rows = embedder.embed_array(["Ava prefers aisle seats", "Bruno lives in Porto"])
+    assert rows.dtype == np.float32 and rows.shape == (2, 64)
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
 
 
 def test_embed_of_nothing_is_an_empty_list() -> None:
@@ -54,17 +63,20 @@ def test_same_vector_across_processes_with_different_hash_seeds() -> None:
 @pytest.mark.parametrize(
     ("a", "b"),
     [
-        ("Ava is vegetarian", "Ava does not eat meat"),
-        ("Ava is vegetarian", "Ava doesn't eat meat"),
-        ("Bruno eats meat-free meals", "Bruno eats vegetarian meals"),
+        ("Ava doesn't eat meat", "Ava does not eat meat"),
         ("My favorite color is green", "My favourite colour is green"),
-        ("Bruno lives in Porto", "Bruno is based in Porto"),
-        ("The report is due on Friday", "The report deadline is Friday"),
+        ("Bruno switched plans", "Bruno switches plans"),
     ],
 )
-def test_paraphrases_share_canonical_tokens(a: str, b: str) -> None:
+def test_spelling_and_contraction_variants_share_canonical_tokens(a: str, b: str) -> None:
     assert canonical_tokens(a) == canonical_tokens(b)
     assert cosine(LocalEmbedder(), a, b) == pytest.approx(1.0)
+
+
+def test_the_hashing_double_knows_no_paraphrases() -> None:
+    # The fixture-shaped paraphrase lexicon is gone: meaning is MiniLM's job (test_minilm.py).
+    assert canonical_tokens("Ava is vegetarian") != canonical_tokens("Ava does not eat meat")
+    assert not hasattr(consumers.embedding.hashing, "PARAPHRASES")
 
 
 def test_canonical_tokens_drop_stopwords_and_stem() -> None:
@@ -80,9 +92,9 @@ def test_negation_is_content() -> None:
     assert "not" in canonical_tokens("There is no parking")
 
 
-def test_similarity_orders_paraphrase_above_rival_value_above_unrelated() -> None:
+def test_similarity_orders_rephrasing_above_rival_value_above_unrelated() -> None:
     embedder = LocalEmbedder()
-    paraphrase = cosine(embedder, "Ava is vegetarian", "Ava does not eat meat")
+    paraphrase = cosine(embedder, "Ava prefers window seats", "Ava preferred a window seat")
     rival_value = cosine(embedder, "Ava prefers window seats", "Ava prefers aisle seats")
     unrelated = cosine(embedder, "Ava prefers window seats", "Project Falcon's deadline is 2026-05-31")
     assert paraphrase > rival_value > unrelated

@@ -17,7 +17,7 @@ import litellm
 import openai
 from litellm.exceptions import ModelNotMappedError
 
-from consumers.embedding import LocalEmbedder
+from consumers.embedding import make_embedder
 from consumers.engine.base import EngineError, EngineResult
 from consumers.engine.llm.context import PromptContext, PromptLimits, select_context
 from consumers.engine.llm.parse import InvalidReply, ModelRefused, ModelReply, parse_plan
@@ -49,7 +49,7 @@ class LlmEngine:
         self._timeout_s = settings.llm_timeout_s
         self._retries = settings.llm_retries
         self._limits = limits or PromptLimits()
-        self._embed = LocalEmbedder(settings.embedding_dims).embed
+        self._embed = make_embedder(settings).embed
 
     def propose(self, snapshot: Snapshot, signals: Signals | None = None) -> EngineResult:
         signals = signals if signals is not None else gather(snapshot)

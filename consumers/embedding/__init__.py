@@ -1,0 +1,19 @@
+"""Sentence embedders behind one protocol (`Embedder`), chosen by `make_embedder(settings)`:
+MiniLM on onnxruntime (the offline default), litellm (production), feature hashing (tests only);
+and `HybridIndex`, dense + BM25 search over one scope's texts."""
+
+from consumers.embedding.factory import make_embedder
+from consumers.embedding.hashing import (
+    STOPWORDS,
+    HashingEmbedder,
+    LocalEmbedder,
+    canonical_terms,
+    canonical_tokens,
+    stem,
+)
+from consumers.embedding.protocol import Embedder
+
+__all__ = [
+    "Embedder", "HashingEmbedder", "LocalEmbedder", "STOPWORDS", "canonical_terms", "canonical_tokens",
+    "make_embedder", "stem",
+]

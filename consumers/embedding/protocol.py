@@ -1,0 +1,22 @@
+"""What every embedder offers: a name, a fixed width, and unit rows for a batch of texts."""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    """Which model made the vectors (vectors of two models never share a collection)."""
+    dims: int
+
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dims) float32, every row L2-normalised, so a dot product is a cosine."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The same rows as plain lists (what Qdrant's client takes)."""
+        ...
