@@ -1,6 +1,6 @@
 """A deterministic feature-hashing embedder: no model, no network, the same vector in every process.
 
-A test double and a fast fallback only: it knows spelling, not meaning (production and the offline
+A test double only: it knows spelling, not meaning (production and the offline
 engine use MiniLM or litellm, see `factory.make_embedder`). Text is canonicalised into content
 tokens (lowercase, contractions expanded, stopwords out, light stemming: `language.tokens`); each
 token, and with a lower weight each character trigram of it, is hashed into `dims` signed buckets
