@@ -32,7 +32,9 @@ VARIANTS: dict[str, dict] = {
     "rrf k=20": {"fusion": "rrf", "rrf_k": 20.0},
     "rrf k=5": {"fusion": "rrf", "rrf_k": 5.0},
     "weighted 0.3": {"fusion": "weighted", "dense_weight": 0.3},
+    "weighted 0.4": {"fusion": "weighted", "dense_weight": 0.4},
     "weighted 0.5": {"fusion": "weighted", "dense_weight": 0.5},
+    "weighted 0.6": {"fusion": "weighted", "dense_weight": 0.6},
     "weighted 0.7": {"fusion": "weighted", "dense_weight": 0.7},
 }
 
