@@ -67,7 +67,8 @@ def eval_command(events: Path, questions: Path, memory_adds: Path | None, engine
                         timeout_s=timeout_s, say=say) as run:
             asked = time.perf_counter()
             evaluation = evaluate(run.runtime, dataset, k)
-            timings = {**run.timings, "evaluate_s": time.perf_counter() - asked}
+            timings = {**run.timings, "evaluate_s": time.perf_counter() - asked,
+                       **{f"evaluate.{name}": value for name, value in evaluation.timings.items()}}
             passes = dict(run.pass_statuses)
     except (DatasetError, RunError, OSError, RuntimeError, KafkaException) as err:
         raise click.ClickException(_one_line(err)) from err

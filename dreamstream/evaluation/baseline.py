@@ -1,84 +1,72 @@
-"""The baseline: the same questions asked of the raw transcript messages, with no dreaming.
+"""The baseline: everything an agent that never dreams has, searched as the memory side is searched.
 
-It searches the scope's indexed transcript with the same embedder and the same k as the memory
-search, so each memory figure can be read against what plain retrieval over the conversation
-already gives. A message's provenance is its own id. Memory-adds are not searched: the baseline is
-"no curated memory at all".
+That is the scope's raw transcript messages *and* its raw memory-adds (an agent that never dreams
+still has the notes it wrote). A message's provenance is its own id; a memory-add's is its
+`source_message_ids`. Both are ranked by the same hybrid ranker (`HybridIndex`: dense + lexical,
+fused) with the same embedder and the same k as `MemoryStore.search` ranks the curated memories,
+so every memory figure reads against what plain retrieval over the raw material already gives.
 
-The ranking is exact cosine top-k — what `TranscriptStore.search` asks Qdrant for — computed here
-over the transcript read once per scope from the store (`TranscriptStore.window`): embedded Qdrant
-checks payload filters in Python, point by point, which costs about 0.2 s per query over 6,000
-messages. Ties keep transcript order.
+Built from the evaluation set itself (the events a run indexed), per scope, once; every text is
+embedded once, every question once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
 
 import numpy as np
 
-from consumers.embedding import LocalEmbedder
-from consumers.store import TranscriptStore
-from dreamstream.evaluation.dataset import Question
-from dreamstream.evaluation.metrics import (
-    Item,
-    answer_containment,
-    baseline_knowledge_update,
-    evidence_recall,
-    knowledge_update,
-)
-from schemas import ConversationTurn, MemoryRecord
-
-
-@dataclass(frozen=True)
-class Scores:
-    evidence_recall: float | None
-    answer_containment: bool
-    knowledge_update: bool | None
+from dreamstream.evaluation.dataset import Dataset
+from dreamstream.evaluation.metrics import Item
+from dreamstream.evaluation.ranking import HybridIndex
+from schemas import ConversationTurn, MemoryAdd, MemoryRecord
 
 
 def message_item(turn: ConversationTurn) -> Item:
     return Item(turn.content, (turn.message_id,), turn.scope, turn.message_id)
 
 
+def add_item(add: MemoryAdd) -> Item:
+    return Item(add.text, tuple(add.source_message_ids), add.scope, add.memory_id)
+
+
 def memory_item(record: MemoryRecord) -> Item:
     return Item(record.text, tuple(record.evidence_message_ids), record.scope, record.memory_id)
 
 
-class TranscriptSearch:
-    """Top-k raw messages of a scope for a query, ranked as the transcript index ranks them."""
+class BaselineSearch:
+    """Top-k raw items (messages, then memory-adds) of a scope for a query, hybrid-ranked."""
 
-    def __init__(self, transcripts: TranscriptStore, embedder: LocalEmbedder) -> None:
-        self._transcripts = transcripts
+    def __init__(self, dataset: Dataset, embedder) -> None:
         self._embedder = embedder
-        self._scopes: dict[str, tuple[list[ConversationTurn], np.ndarray]] = {}
+        self.messages: dict[str, list[Item]] = defaultdict(list)
+        """The scope's raw transcript messages alone (coverage's ceiling is measured over these)."""
+        self.items: dict[str, list[Item]] = defaultdict(list)
+        """Messages, then memory-adds: what the baseline searches."""
+        for scope in dataset.scopes:
+            self.messages[scope] = [message_item(t) for t in dataset.turns_of(scope)]
+            self.items[scope] = self.messages[scope] + [add_item(a) for a in dataset.adds_of(scope)]
+        self._indexes: dict[str, HybridIndex] = {}
 
-    def _index(self, scope: str) -> tuple[list[ConversationTurn], np.ndarray]:
-        if scope not in self._scopes:
-            turns = [turn for turn, _ in self._transcripts.window(scope, 1 << 62)]
-            self._scopes[scope] = (turns, self._embedder.embed_array([t.content for t in turns]))
-        return self._scopes[scope]
+    def build(self) -> None:
+        """Embed every scope's texts in one batch (the embedder batches by length and caches by text)."""
+        scopes = [s for s, items in self.items.items() if items]
+        texts = [item.text for s in scopes for item in self.items[s]]
+        vectors = np.asarray(self._embedder.embed_array(texts)) if texts else np.zeros((0, 0), np.float32)
+        start = 0
+        for scope in scopes:
+            items = self.items[scope]
+            self._indexes[scope] = HybridIndex(self._embedder, [i.text for i in items],
+                                               vectors=vectors[start:start + len(items)])
+            start += len(items)
 
-    def search(self, scope: str, query: str, k: int) -> list[Item]:
-        turns, vectors = self._index(scope)
-        if not turns:
-            return []
-        scores = vectors @ self._embedder.embed_array([query])[0]
-        order = np.argsort(-scores, kind="stable")[:k]
-        return [message_item(turns[i]) for i in order]
-
-
-def baseline_scores(question: Question, top_k: list[Item]) -> Scores:
-    return Scores(
-        evidence_recall(question.evidence_message_ids, top_k),
-        answer_containment(question.answer, top_k),
-        baseline_knowledge_update(question.answer, question.stale_message_ids, top_k),
-    )
+    def search(self, scope: str, query: str, k: int, query_vector: np.ndarray | None = None) -> list[Item]:
+        if scope not in self._indexes:
+            if not self.items.get(scope):
+                return []
+            self._indexes[scope] = HybridIndex(self._embedder, [i.text for i in self.items[scope]])
+        items = self.items[scope]
+        return [items[i] for i, _ in self._indexes[scope].search(query, k, query_vector=query_vector)]
 
 
-def memory_scores(question: Question, top_k: list[Item], active: list[Item]) -> Scores:
-    return Scores(
-        evidence_recall(question.evidence_message_ids, top_k),
-        answer_containment(question.answer, top_k),
-        knowledge_update(question.answer, question.stale_message_ids, top_k, active),
-    )
+__all__ = ["BaselineSearch", "add_item", "memory_item", "message_item"]

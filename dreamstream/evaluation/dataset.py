@@ -67,10 +67,13 @@ class Dataset:
         return {i: frozenset(s) for i, s in owners.items()}
 
     def turns_of(self, scope: str) -> list[ConversationTurn]:
-        return sorted((t for t in self.turns if t.scope == scope), key=lambda t: (t.ts, t.message_id))
+        """The scope's turns in the producer's order: by timestamp, then file order (a stable sort).
+        Never by message id: ids are labels, and as text "D1:10" sorts before "D1:2"."""
+        return sorted((t for t in self.turns if t.scope == scope), key=lambda t: t.ts)
 
     def adds_of(self, scope: str) -> list[MemoryAdd]:
-        return sorted((a for a in self.adds if a.scope == scope), key=lambda a: (a.ts, a.memory_id))
+        """The scope's memory-adds by timestamp, then file order."""
+        return sorted((a for a in self.adds if a.scope == scope), key=lambda a: a.ts)
 
 
 def _rows(path: Path):

@@ -8,12 +8,16 @@ of letters and digits ("PostgreSQL 16" → `postgresql 16`, "AX3000" → `ax3000
 each other; the answer's last word may carry a plural `s`/`es` in the text ("aisle" is in "aisle
 seats", "window seat" in "window seats"). Whole words only: "red" is not in "preferred".
 
-**Dates.** When the whole answer is a date, the text must mention that date in any supported
-form, not the answer's spelling: "2026-03-10", "March 10, 2026", "Mar 10 2026", "10 March 2026",
-"10th of March, 2026", "Tuesday, March 10, 2026", "2026/03/10" and ISO timestamps
-("2026-03-10T09:00") all normalise to 2026-03-10. A year is required ("March 10" alone is not a
-date); numeric day/month orders other than year-first are ambiguous and not recognised. An answer
-that names a month ("March 2026", "2026-03") is contained in any mention of a day or month in it.
+**Dates.** An answer is a *date answer* when it contains exactly one exact day ("7 May 2023",
+"On 14.01.2024", "The week before 9 June 2023": the day the dataset resolved a relative time from);
+"in 2021" is a year and "June 2023" a month, not days. A text contains a date answer when it
+mentions that day in any supported spelling, whatever else the answer says: "2026-03-10",
+"March 10, 2026", "Mar 10 2026", "10 March 2026", "10March, 2026", "10th of March, 2026",
+"Tuesday, March 10, 2026", "2026/03/10", "10.03.2026" (day first, as in most of Europe) and ISO
+timestamps ("2026-03-10T09:00") all normalise to 2026-03-10. A year is required ("March 10" alone
+is not a date); slashed day/month orders other than year-first are ambiguous and not recognised.
+An answer that is nothing but a month ("March 2026", "2026-03") is contained in any mention of a
+day or month in it; any other answer is matched by words.
 
 **Relative times.** A text holds an *undated relative time* when it says "yesterday", "next
 week", "in three days", "the end of next month", "last weekend", "next week's meeting", ... and
@@ -29,6 +33,7 @@ import calendar
 import re
 import unicodedata
 from datetime import date
+from functools import lru_cache
 from typing import Iterable, NamedTuple
 
 from language.dates import has_relative_time
@@ -45,9 +50,12 @@ _WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?
 _DAY_PATTERNS = (
     re.compile(r"(?<![\d-])(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?![\d])"),
     re.compile(r"(?<![\d/])(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"),
-    re.compile(rf"\b{_WEEKDAY}{_MONTH.format('mn')}\s+(?P<d>\d{{1,2}}){_ORD},?\s+(?P<y>\d{{4}})\b", re.IGNORECASE),
-    re.compile(rf"\b{_WEEKDAY}(?:the\s+)?(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH.format('mn')},?\s+(?P<y>\d{{4}})\b",
-               re.IGNORECASE),
+    re.compile(rf"\b{_WEEKDAY}{_MONTH.format('mn')}\s+(?P<d>\d{{1,2}}){_ORD},?\s*(?P<y>\d{{4}})\b", re.IGNORECASE),
+    # "10 March 2026", "10th of March, 2026", and the run-together "24June, 2022" of hand-typed answers
+    re.compile(rf"(?<![\w.]){_WEEKDAY}(?:the\s+)?(?P<d>\d{{1,2}}){_ORD}\s*(?:of\s+)?{_MONTH.format('mn')},?\s*"
+               rf"(?P<y>\d{{4}})\b", re.IGNORECASE),
+    # "14.01.2024": day first (dots are never year-first or month-first in common use)
+    re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?![\d]|\.\d)"),
 )
 _MONTH_PATTERNS = (
     re.compile(r"(?<![\d-])(?P<y>\d{4})-(?P<m>\d{1,2})(?![\d-])"),
@@ -76,22 +84,25 @@ def words(text: str) -> list[str]:
     return _WORD.findall(folded)
 
 
-def _word_matches(expected: str, actual: str, last: bool) -> bool:
-    if expected == actual:
-        return True
-    return last and actual in (expected + "s", expected + "es")
+@lru_cache(maxsize=1 << 17)
+def _spaced(text: str) -> str:
+    """The text's words joined by single spaces, with a space at each end: whole-word, in-order
+    adjacency becomes a substring test (cached: the same memory or message is tested many times)."""
+    return " " + " ".join(words(text)) + " "
+
+
+def _needles(answer: str) -> tuple[str, ...]:
+    """The answer's words as substrings of `_spaced` text; its last word may carry a plural s/es."""
+    joined = " ".join(words(answer))
+    if not joined:
+        return ()
+    return (f" {joined} ", f" {joined}s ", f" {joined}es ")
 
 
 def contains_words(text: str, answer: str) -> bool:
     """The answer's words appear in the text, in order and adjacent (whole words only)."""
-    needle, hay = words(answer), words(text)
-    if not needle:
-        return False
-    n = len(needle)
-    for start in range(len(hay) - n + 1):
-        if all(_word_matches(needle[i], hay[start + i], i == n - 1) for i in range(n)):
-            return True
-    return False
+    hay = _spaced(text)
+    return any(needle in hay for needle in _needles(answer))
 
 
 def _month_number(match: re.Match[str]) -> int:
@@ -102,6 +113,11 @@ def _month_number(match: re.Match[str]) -> int:
 
 def date_mentions(text: str) -> set[DateMention]:
     """Every valid date (day precision) and month (month precision) the text mentions."""
+    return set(_date_mentions(text))
+
+
+@lru_cache(maxsize=1 << 17)
+def _date_mentions(text: str) -> frozenset[DateMention]:
     found: set[DateMention] = set()
     for pattern in _DAY_PATTERNS:
         for match in pattern.finditer(text):
@@ -116,25 +132,23 @@ def date_mentions(text: str) -> set[DateMention]:
             year, month = int(match.group("y")), _month_number(match)
             if 1 <= month <= 12 and 1000 <= year:
                 found.add(DateMention(year, month, None))
-    return found
+    return frozenset(found)
 
 
+@lru_cache(maxsize=1 << 14)
 def answer_date(answer: str) -> DateMention | None:
-    """The date the whole answer names, or None when the answer is not (only) a date."""
+    """The day a date answer names (the answer contains exactly one exact day, whatever words
+    surround it), or the month when the whole answer is a month; None otherwise."""
     stripped = answer.strip().rstrip(".")
-    mentions = date_mentions(stripped)
+    mentions = _date_mentions(stripped)
     days = {m for m in mentions if m.day is not None}
     if len(days) == 1:
-        candidate = next(iter(days))
-    elif not days and len(mentions) == 1:
-        candidate = next(iter(mentions))
-    else:
+        return next(iter(days))
+    if days or len(mentions) != 1:
         return None
-    # The answer must be nothing but the date (plus a weekday, ordinals, commas).
-    leftover = [w for w in words(stripped) if not w.isdigit() and w not in _MONTHS
-                and w not in ("st", "nd", "rd", "th", "of", "the") and not re.fullmatch(r"\d+(st|nd|rd|th)", w)
-                and not re.fullmatch(r"(mon|tues?|wed(nes)?|thu(rs?)?|fri|sat(ur)?|sun)(day)?", w)]
-    return candidate if not leftover else None
+    # A month answer must be nothing but the month ("March 2026"), not "the first week of March 2026".
+    leftover = [w for w in words(stripped) if not w.isdigit() and w not in _MONTHS]
+    return next(iter(mentions)) if not leftover else None
 
 
 def normalised_date(answer: str) -> str | None:
@@ -145,19 +159,39 @@ def normalised_date(answer: str) -> str | None:
     return f"{found.year:04d}-{found.month:02d}" + (f"-{found.day:02d}" if found.day is not None else "")
 
 
-def contains_answer(text: str, answer: str) -> bool:
-    """Whether `text` states `answer`: by date when the answer is a date, else by words."""
-    wanted = answer_date(answer)
-    if wanted is None:
-        return contains_words(text, answer)
-    mentions = date_mentions(text)
+def _date_matches(wanted: DateMention, mentions: Iterable[DateMention]) -> bool:
     if wanted.day is not None:
         return wanted in mentions
     return any(m.year == wanted.year and m.month == wanted.month for m in mentions)
 
 
+def contains_answer(text: str, answer: str) -> bool:
+    """Whether `text` states `answer`: by date when the answer is a date, else by words."""
+    wanted = answer_date(answer)
+    if wanted is None:
+        return contains_words(text, answer)
+    return _date_matches(wanted, _date_mentions(text))
+
+
 def any_contains(texts: Iterable[str], answer: str) -> bool:
-    return any(contains_answer(text, answer) for text in texts)
+    return Haystack(texts).contains(answer)
+
+
+class Haystack:
+    """Many texts asked the same kind of question many times (is this answer in any of them?):
+    their words and dates are read once. `contains(answer)` is `any(contains_answer(t, answer))`."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        texts = list(texts)
+        # "\n" never occurs in `_spaced` text, so no answer matches across two texts.
+        self._spaced = "\n".join(_spaced(t) for t in texts)
+        self._dates: frozenset[DateMention] = frozenset().union(*(_date_mentions(t) for t in texts))
+
+    def contains(self, answer: str) -> bool:
+        wanted = answer_date(answer)
+        if wanted is None:
+            return any(needle in self._spaced for needle in _needles(answer))
+        return _date_matches(wanted, self._dates)
 
 
 def has_undated_relative_time(text: str) -> bool:

@@ -1,10 +1,17 @@
 """The metrics, as pure functions over plain data (no store, no Kafka), so each is unit-tested.
 
+Both sides are judged by the same functions. An `Item` is what a reader gets back: on the memory
+side a curated memory (provenance = the message ids it cites), on the baseline side a raw
+transcript message (provenance = its own id) or a raw memory-add (provenance = its
+`source_message_ids`).
+
 Per question (aggregated per category and overall as the mean over the questions it applies to):
 
 - `evidence_recall`  — evidence recall@k
 - `answer_containment` — answer containment@k
-- `knowledge_update` — knowledge update (memory) / `baseline_knowledge_update` (raw transcripts)
+- `knowledge_update` — knowledge update, judged on the top k, one rule for both sides
+- `coverage` — the answer is in *any* item of the scope (no retrieval): what retrieval could at best find
+- `date_resolved` — an exact-day temporal answer stands as an absolute date in an item citing the evidence
 
 Over the whole store after the passes:
 
@@ -15,20 +22,30 @@ Answer and date matching rules are in `matching.py`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from consumers.embedding import canonical_tokens
-from dreamstream.evaluation.matching import any_contains, has_undated_relative_time, with_iso_dates
+import numpy as np
+
+from dreamstream.evaluation.matching import (
+    Haystack,
+    answer_date,
+    date_mentions,
+    has_undated_relative_time,
+    with_iso_dates,
+)
 from schemas import MemoryRecord
 
-NEAR_DUPLICATE_JACCARD = 0.75
+NEAR_DUPLICATE_COSINE = 0.92
+"""Cosine at or above which two memories of a scope say the same thing. Chosen for the evaluation
+alone: it is not the engine's merge threshold, so the engine cannot pass this check by definition."""
 
 
 class Item(NamedTuple):
-    """One retrieved or stored thing: a memory (provenance = its evidence message ids) or a raw
-    transcript message (provenance = its own message id)."""
+    """One retrieved or stored thing: a memory (provenance = its evidence message ids), a raw
+    transcript message (provenance = its own message id) or a raw memory-add (provenance = its
+    source message ids)."""
 
     text: str
     provenance: tuple[str, ...]
@@ -49,40 +66,58 @@ def evidence_recall(evidence_ids: Sequence[str], top_k: Sequence[Item]) -> float
 
 def answer_containment(answer: str, top_k: Sequence[Item]) -> bool:
     """Answer containment@k: some top-k item's text contains the answer — its words in order, whole
-    words, case- and punctuation-insensitive; a date answer matches any spelling of that date
-    ("2026-03-10", "March 10, 2026", "10 March 2026", ...). See `matching.py`."""
-    return any_contains((item.text for item in top_k), answer)
+    words, case- and punctuation-insensitive; a date answer matches any spelling of its day
+    ("2026-03-10", "March 10, 2026", "10.03.2026", ...). See `matching.py`."""
+    return Haystack(item.text for item in top_k).contains(answer)
 
 
 def rests_only_on(provenance: Iterable[str], stale_ids: Iterable[str]) -> bool:
-    """A memory rests only on stale messages when it cites at least one message and every message it
-    cites is stale. (A memory citing no message at all rests on nothing the transcript says.)"""
+    """An item rests only on stale messages when it cites at least one message and every message it
+    cites is stale (a stale transcript message cites itself). An item citing nothing rests on
+    nothing the transcript says."""
     cited, stale = set(provenance), set(stale_ids)
     return bool(cited) and cited <= stale
 
 
-def knowledge_update(answer: str, stale_ids: Sequence[str], top_k: Sequence[Item],
-                     active: Sequence[Item]) -> bool | None:
-    """Knowledge update, for questions with `stale_message_ids` (None otherwise): passes when the
-    new value is found (answer containment@k) AND no active memory of the scope — anywhere in the
-    store, not only in the top k — rests only on the stale messages (`rests_only_on`)."""
+def knowledge_update(answer: str, stale_ids: Sequence[str], top_k: Sequence[Item]) -> bool | None:
+    """Knowledge update, for questions with `stale_message_ids` (None otherwise), the same rule for
+    the curated memory and the baseline: a reader of the top k gets the new value and nothing that
+    states only the old one — the answer is contained in the top k and no top-k item rests only on
+    stale messages (`rests_only_on`). Judged on the top k, because that is what a reader sees; a
+    stale memory the search never returns misleads nobody, while one it returns misleads whatever
+    else the store holds."""
     if not stale_ids:
         return None
     if not answer_containment(answer, top_k):
         return False
-    return not any(rests_only_on(item.provenance, stale_ids) for item in active)
+    return not any(rests_only_on(item.provenance, stale_ids) for item in top_k)
 
 
-def baseline_knowledge_update(answer: str, stale_ids: Sequence[str], top_k: Sequence[Item]) -> bool | None:
-    """Knowledge update for the raw-transcript baseline: the transcript never drops a message, so the
-    whole-store condition would fail by construction; instead the new value must be in the top-k
-    messages and no stale message may be among them. (Laxer than the memory rule, never stricter.)"""
-    if not stale_ids:
+def coverage(answer: str, everything: Haystack) -> bool:
+    """Coverage: the answer is contained in any item of the scope (all of them, no retrieval). Over
+    the scope's raw messages it is the ceiling that containment@k can reach from the transcript."""
+    return everything.contains(answer)
+
+
+def exact_day(answer: str):
+    """The day an exact-date answer names (`matching.answer_date`), or None for any other answer."""
+    found = answer_date(answer)
+    return found if found is not None and found.day is not None else None
+
+
+def date_resolved(answer: str, evidence_ids: Sequence[str], items: Sequence[Item]) -> bool | None:
+    """Date resolution, for answers that name one exact day (None otherwise): some item citing one
+    of the question's evidence messages states that day as an absolute date (any spelling). The
+    temporal answers of real conversations are mostly relative times resolved ("yesterday" said on
+    8 May → 7 May): this is what a memory that dated them gets, and a raw message rarely does."""
+    day = exact_day(answer)
+    if day is None or not evidence_ids:
         return None
-    stale = set(stale_ids)
-    return answer_containment(answer, top_k) and not any(set(item.provenance) & stale for item in top_k)
+    evidence = set(evidence_ids)
+    return any(day in date_mentions(item.text) for item in items if evidence & set(item.provenance))
 
 
+# --- the store
 @dataclass(frozen=True)
 class Retention:
     adds_total: int
@@ -104,18 +139,28 @@ class Retention:
     def share(self) -> float | None:
         return self.retained / self.total if self.total else None
 
+    @property
+    def adds_share(self) -> float | None:
+        return self.adds_retained / self.adds_total if self.adds_total else None
+
+
+def is_visible(record: MemoryRecord) -> bool:
+    """What reads and searches return: an active memory of either tier (core or archive). Records
+    that were superseded, merged away or dropped are not visible."""
+    return record.is_active or getattr(record, "tier", None) == "archive"
+
 
 def memory_add_retained(memory_id: str, records: Mapping[str, MemoryRecord]) -> bool:
-    """A memory-add is retained when the active generation still shows it: its record is active
-    (possibly reworded, e.g. a date made absolute), or it was merged into a record that is (following
-    `merged_into`, or listed in an active record's `merged_from`). Superseded, archived or absent
-    (never absorbed, or dropped) is not retained."""
-    if any(r.is_active and memory_id in r.merged_from for r in records.values()):
+    """A memory-add is retained when readers still see it: its record is visible (possibly reworded,
+    e.g. a date made absolute; core or archive tier), or it was merged into a record that is
+    (following `merged_into`, or listed in a visible record's `merged_from`). Superseded, merged into
+    nothing visible, or absent (never absorbed, or dropped) is not retained."""
+    if any(is_visible(r) and memory_id in r.merged_from for r in records.values()):
         return True
     seen: set[str] = set()
     current = records.get(memory_id)
     while current is not None and current.memory_id not in seen:
-        if current.is_active:
+        if is_visible(current):
             return True
         if current.status != "merged" or not current.merged_into:
             return False
@@ -126,31 +171,33 @@ def memory_add_retained(memory_id: str, records: Mapping[str, MemoryRecord]) -> 
 
 def retention(adds: Sequence[tuple[str, str, tuple[str, ...]]], stale_by_scope: Mapping[str, set[str]],
               records_by_scope: Mapping[str, Mapping[str, MemoryRecord]],
-              facts: Sequence[tuple[str, str, str]]) -> Retention:
-    """Retention: of the memory-adds and facts no transcript contradicts, the share still active.
+              facts: Sequence[tuple[str, str, str]], pending_by_scope: Mapping[str, set[str]] | None = None) -> Retention:
+    """Retention: of the memory-adds and facts no transcript contradicts, the share readers still see.
 
     - `adds`: (scope, memory_id, source_message_ids). A memory-add is *contradicted* when it cites a
       message that some question of its scope lists in `stale_message_ids`; contradicted adds are
-      left out. The rest count as retained per `memory_add_retained`.
+      left out. The rest count as retained per `memory_add_retained`, or when still pending in the
+      scope's inbox (searchable, not yet consolidated: `pending_by_scope`).
     - `facts`: (scope, question, answer) of the questions of category `retention`: a fact is retained
-      when any active memory of its scope contains the answer (all active memories, not only top k).
+      when any visible memory of its scope contains the answer (all of them, not only top k).
     `records_by_scope` holds every record of each scope's active generation (inactive ones too).
     """
+    pending_by_scope = pending_by_scope or {}
     adds_total = adds_kept = 0
     lost_adds: list[str] = []
     for scope, memory_id, sources in adds:
         if set(sources) & stale_by_scope.get(scope, set()):
             continue
         adds_total += 1
-        if memory_add_retained(memory_id, records_by_scope.get(scope, {})):
+        if memory_id in pending_by_scope.get(scope, set()) or memory_add_retained(memory_id, records_by_scope.get(scope, {})):
             adds_kept += 1
         else:
             lost_adds.append(f"{scope}:{memory_id}")
     facts_kept = 0
     lost_facts: list[str] = []
     for scope, question, answer in facts:
-        active = [r.text for r in records_by_scope.get(scope, {}).values() if r.is_active]
-        if any_contains(active, answer):
+        visible = Haystack(r.text for r in records_by_scope.get(scope, {}).values() if is_visible(r))
+        if visible.contains(answer):
             facts_kept += 1
         else:
             lost_facts.append(f"{scope}: {question}")
@@ -163,27 +210,25 @@ def compression(active_memories: int, input_messages: int) -> float | None:
     return active_memories / input_messages if input_messages else None
 
 
-def near_duplicate_tokens(text: str) -> frozenset[str]:
-    """Canonical content tokens (the project's canonicaliser: stopwords out, light stemming, a small
-    paraphrase lexicon, so "does not eat meat" ≈ "vegetarian"), with dates spelled ISO first."""
-    return canonical_tokens(with_iso_dates(text))
+_NUMBER = re.compile(r"\d+")
 
 
-def is_near_duplicate(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Two memories are near-duplicates when their token sets overlap with Jaccard >= 0.75 and they do
-    not disagree on a value (each holding a token the other lacks, as "window" vs "aisle": that is a
-    contradiction, not a duplicate). One adding detail to the other is still a duplicate."""
-    if not a or not b:
-        return False
-    if (a - b) and (b - a):
-        return False
-    return len(a & b) / len(a | b) >= NEAR_DUPLICATE_JACCARD
+def values(text: str) -> frozenset[str]:
+    """The numbers a text states, with every date spelled ISO first (so "7 May 2023" and
+    "2023-05-07" hold the same values)."""
+    return frozenset(_NUMBER.findall(with_iso_dates(text)))
+
+
+def values_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Each holds a number or date the other lacks ("45 sources" vs "52 sources"): a different
+    value, not a duplicate. One adding a number the other lacks is still a duplicate."""
+    return bool(a - b) and bool(b - a)
 
 
 @dataclass(frozen=True)
 class NearDuplicates:
     memories: int
-    """Active memories with at least one near-duplicate in the same scope."""
+    """Visible memories with at least one near-duplicate in the same scope."""
     total: int
     pairs: tuple[tuple[str, str], ...]
 
@@ -192,20 +237,38 @@ class NearDuplicates:
         return self.memories / self.total if self.total else None
 
 
-def near_duplicates(active_by_scope: Mapping[str, Sequence[Item]]) -> NearDuplicates:
-    """Near-duplicate rate: the share of active memories that have a near-duplicate
-    (`is_near_duplicate`) among the other active memories of the same scope (never across scopes)."""
-    flagged: set[tuple[str, str]] = set()
+def near_duplicate_pairs(texts: Sequence[str], vectors: np.ndarray,
+                         threshold: float = NEAR_DUPLICATE_COSINE) -> list[tuple[int, int]]:
+    """Index pairs (i < j) of one scope's memories whose embeddings (rows L2-normalised) have cosine
+    >= threshold and whose numbers and dates do not conflict (`values_conflict`)."""
+    if len(texts) < 2:
+        return []
+    rows, cols = np.triu_indices(len(texts), k=1)
+    close = (vectors @ vectors.T)[rows, cols] >= threshold
+    pairs = []
+    for i, j in zip(rows[close].tolist(), cols[close].tolist()):
+        if not values_conflict(values(texts[i]), values(texts[j])):
+            pairs.append((i, j))
+    return pairs
+
+
+def near_duplicates(items_by_scope: Mapping[str, Sequence[Item]], embed_array,
+                    threshold: float = NEAR_DUPLICATE_COSINE) -> NearDuplicates:
+    """Near-duplicate rate: the share of visible memories that have a near-duplicate
+    (`near_duplicate_pairs`) among the other visible memories of the same scope (never across
+    scopes). `embed_array(texts) -> (n, dims)` L2-normalised rows: the runtime's embedder."""
+    flagged = 0
     pairs: list[tuple[str, str]] = []
     total = 0
-    for scope, items in sorted(active_by_scope.items()):
+    for _, items in sorted(items_by_scope.items()):
         total += len(items)
-        tokens = [near_duplicate_tokens(item.text) for item in items]
-        for i, j in combinations(range(len(items)), 2):
-            if is_near_duplicate(tokens[i], tokens[j]):
-                flagged.update({(scope, items[i].key or str(i)), (scope, items[j].key or str(j))})
-                pairs.append((items[i].text, items[j].text))
-    return NearDuplicates(len(flagged), total, tuple(pairs))
+        texts = [item.text for item in items]
+        if len(texts) < 2:
+            continue
+        found = near_duplicate_pairs(texts, np.asarray(embed_array(texts)), threshold)
+        flagged += len({i for pair in found for i in pair})
+        pairs.extend((texts[i], texts[j]) for i, j in found)
+    return NearDuplicates(flagged, total, tuple(pairs))
 
 
 def undated_relative_times(texts: Iterable[str]) -> list[str]:
@@ -227,14 +290,15 @@ def isolation_leaks(read_scope: str, items: Iterable[Item], message_scopes: Mapp
     return leaks
 
 
-def mean(values: Iterable[float | bool | None]) -> float | None:
-    """Mean over the applicable values (None = not applicable); None when none applies."""
-    present = [float(v) for v in values if v is not None]
+def mean(scores: Iterable[float | bool | None]) -> float | None:
+    """Mean over the applicable scores (None = not applicable); None when none applies."""
+    present = [float(v) for v in scores if v is not None]
     return sum(present) / len(present) if present else None
 
 
 __all__ = [
-    "Item", "NearDuplicates", "Retention", "answer_containment", "baseline_knowledge_update", "compression",
-    "evidence_recall", "is_near_duplicate", "isolation_leaks", "knowledge_update", "mean",
-    "memory_add_retained", "near_duplicates", "rests_only_on", "retention", "undated_relative_times",
+    "Item", "NEAR_DUPLICATE_COSINE", "NearDuplicates", "Retention", "answer_containment", "compression", "coverage",
+    "date_resolved", "evidence_recall", "exact_day", "is_visible", "isolation_leaks", "knowledge_update", "mean",
+    "memory_add_retained", "near_duplicate_pairs", "near_duplicates", "rests_only_on", "retention",
+    "undated_relative_times", "values", "values_conflict",
 ]

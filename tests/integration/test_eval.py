@@ -39,10 +39,12 @@ def check_shape(report: dict) -> None:
     assert set(report) >= {"mode", "engine", "k", "inputs", "passes", "overall", "categories", "store", "details"}
     for group in [report["overall"], *report["categories"].values()]:
         for side in ("memory", "baseline"):
-            assert set(group[side]) == {"evidence_recall", "answer_containment", "knowledge_update"}
+            assert set(group[side]) == {"evidence_recall", "answer_containment", "knowledge_update", "coverage",
+                                        "date_resolved"}
             assert all(v is None or 0.0 <= v <= 1.0 for v in group[side].values())
     assert report["passes"] and "failed" not in report["passes"] and "quarantined" not in report["passes"]
     assert report["store"]["isolation_leaks"] == 0 and report["store"]["baseline_isolation_leaks"] == 0
+    assert {"evaluate.memory_search_s", "evaluate.baseline_search_s", "total_s"} <= set(report["timings_s"])
 
 
 def test_eval_on_the_fixtures_through_the_pipeline(kafka_bootstrap, tmp_path, fixtures_dir):

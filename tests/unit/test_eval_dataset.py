@@ -4,6 +4,7 @@ error handling — everything of `dreamstream eval` that needs no store and no b
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -13,10 +14,9 @@ from click.testing import CliRunner
 
 from language.dates import rewrite_relative_time
 from dreamstream.cli_eval import eval_command, eval_data_command
-from dreamstream.evaluation.baseline import Scores
 from dreamstream.evaluation.dataset import KNOWN_CATEGORIES, DatasetError, Question, load_dataset
-from dreamstream.evaluation.evaluate import Evaluation, QuestionResult, StoreFigures
-from dreamstream.evaluation.matching import normalised_date
+from dreamstream.evaluation.evaluate import Evaluation, QuestionResult, Scores, StoreFigures
+from dreamstream.evaluation.matching import normalised_date, words
 from dreamstream.evaluation.metrics import NearDuplicates, Retention
 from dreamstream.evaluation.report import build_report, render_table
 from dreamstream.evaluation.synth import RELATIVE_FORMS, WEEKDAYS, generate, resolve
@@ -55,6 +55,14 @@ def test_the_fixtures_load(fixtures_dir):
     assert (len(data.turns), len(data.adds), len(data.questions), len(data.scopes)) == (35, 6, 12, 6)
     assert {q.category for q in data.questions} == set(KNOWN_CATEGORIES)
     assert data.messages_of(SCOPE) >= {"ava-s1#0", "ava-s2#2"}
+
+
+def test_turns_keep_the_producers_order_not_their_ids_as_text(files):
+    """Same timestamp: file order. "D1:10" sorts before "D1:2" as text; the producer's order wins."""
+    rows = [turn(f"D1:{n}") for n in (1, 2, 10, 11)] + [turn("D0:9", ts="2026-03-01T09:00:00+00:00")]
+    events, questions, _ = files(events=rows, questions=[question(evidence_message_ids=["D1:1"])])
+    data = load_dataset(events, questions)
+    assert [t.message_id for t in data.turns_of(SCOPE)] == ["D0:9", "D1:1", "D1:2", "D1:10", "D1:11"]
 
 
 def test_memory_adds_may_sit_in_the_events_file(files):
@@ -139,6 +147,37 @@ def test_the_synthetic_set_has_its_size_and_every_category(tmp_path):
     load_dataset(paths["events"], paths["questions"], paths["memory_adds"])
 
 
+def _sentences(text: str) -> list[str]:
+    """Sentences of a text, normalised (case, punctuation and spacing ignored)."""
+    parts = re.split(r"(?<=[.!?:;])\s+|\n", text)
+    return [" ".join(words(p)) for p in parts if words(p)]
+
+
+def _fixture_texts(fixtures_dir: Path) -> list[str]:
+    texts = []
+    for name, keys in (("events.jsonl", ("content",)), ("memory_adds.jsonl", ("text",)),
+                       ("questions.jsonl", ("question",))):
+        for line in (fixtures_dir / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                texts += [row[k] for k in keys]
+    return texts
+
+
+def test_the_generator_reuses_no_fixture_sentence(fixtures_dir):
+    fixture = {s for text in _fixture_texts(fixtures_dir) for s in _sentences(text)}
+    assert len(fixture) > 40  # the check has something to check
+    data = generate(seed=7, scopes=10, messages=6000)
+    generated = [e["content"] for e in data.events] + [a["text"] for a in data.memory_adds] + [
+        q["question"] for q in data.questions]
+    generated_sentences = {s for text in generated for s in _sentences(text)}
+    assert not fixture & generated_sentences, sorted(fixture & generated_sentences)[:5]
+    # nor inside a longer sentence (fixture sentences of four words or more)
+    joined = "\n".join(" " + s + " " for s in generated_sentences)
+    reused = [s for s in fixture if len(s.split()) >= 4 and f" {s} " in joined]
+    assert not reused, reused[:5]
+
+
 def test_isolation_pairs_share_agent_and_user_but_not_answers():
     data = generate(seed=7, scopes=4, messages=500)
     isolation = [q for q in data.questions if q["category"] == "isolation"]
@@ -169,14 +208,18 @@ def test_temporal_answers_are_dates_in_several_spellings():
 
 # --- the report
 def _evaluation() -> Evaluation:
-    def result(category: str, hit: bool, ku: bool | None = None, recall: float | None = 1.0) -> QuestionResult:
+    def result(category: str, hit: bool, ku: bool | None = None, recall: float | None = 1.0,
+               dated: bool | None = None) -> QuestionResult:
         q = Question(scope=SCOPE, question="q?", answer="a", category=category,
                      evidence_message_ids=("m1",) if recall is not None else (), stale_message_ids=("m0",) if ku is not None else ())
-        return QuestionResult(q, Scores(recall, hit, ku), Scores(recall and 0.5, False, False if ku is not None else None), ("top",))
+        return QuestionResult(q, Scores(recall, hit, ku, True, dated),
+                              Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False),
+                              transcript_coverage=hit, top_memories=("top memory",), top_baseline=("top message",))
     store = StoreFigures(input_messages=35, memory_adds=6, active_memories=13, compression=13 / 41,
                          near_duplicates=NearDuplicates(2, 13, (("a", "b"),)), undated=("next week",),
-                         retention=Retention(5, 4, 4, 4, ("x:lost",), ()), isolation_leaks=(), baseline_isolation_leaks=())
-    return Evaluation(10, (result("temporal", True), result("knowledge_update", False, False),
+                         retention=Retention(5, 4, 4, 4, ("x:lost",), ()), isolation_leaks=(), baseline_isolation_leaks=(),
+                         tiers={"core": 10, "archive": 3})
+    return Evaluation(10, (result("temporal", True, dated=True), result("knowledge_update", False, False),
                            result("knowledge_update", True, True), result("custom", True, recall=None)), store)
 
 
@@ -185,14 +228,24 @@ def test_the_report_aggregates_per_category_and_overall():
                           "questions": 4}, passes={"completed": 1}, timings={"dream_s": 1.234})
     assert list(report["categories"]) == ["knowledge_update", "temporal", "custom"]  # known order, unknown last
     ku = report["categories"]["knowledge_update"]
-    assert ku["questions"] == 2 and ku["memory"] == {"evidence_recall": 1.0, "answer_containment": 0.5, "knowledge_update": 0.5}
-    assert ku["baseline"]["knowledge_update"] == 0.0
+    assert ku["questions"] == 2 and ku["memory"] == {"evidence_recall": 1.0, "answer_containment": 0.5,
+                                                     "knowledge_update": 0.5, "coverage": 1.0, "date_resolved": None}
+    assert ku["baseline"]["knowledge_update"] == 0.0 and ku["baseline"]["coverage"] == 0.5
+    assert ku["transcript_coverage"] == 0.5
+    temporal = report["categories"]["temporal"]
+    assert temporal["exact_dates"] == 1 and temporal["memory"]["date_resolved"] == 1.0
+    assert temporal["baseline"]["date_resolved"] == 0.0
     assert report["categories"]["custom"]["memory"]["evidence_recall"] is None
     assert report["overall"]["memory"]["answer_containment"] == 0.75
     assert report["overall"]["with_evidence"] == 3
     assert report["store"]["retention"]["share"] == pytest.approx(8 / 9, abs=1e-4)
     assert report["store"]["near_duplicate_rate"] == pytest.approx(2 / 13, abs=1e-4)
     assert len(report["details"]["misses"]) == 1
+    assert report["store"]["memories_per_message"] == pytest.approx(13 / 35, abs=1e-4)
+    assert report["store"]["tiers"] == {"archive": 3, "core": 10}
+    failures = report["details"]["failures"]
+    assert [f["category"] for f in failures["stale_or_missed_update"]] == ["knowledge_update"]
+    assert failures["stale_or_missed_update"][0]["top_memories"] == ["top memory"]
     json.dumps(report)  # JSON-ready as it is
 
 
@@ -202,7 +255,8 @@ def test_the_table_shows_every_category_and_the_store():
     table = render_table(report)
     for needle in ("knowledge_update", "temporal", "custom", "overall", "evidence recall@10", "retention",
                    "88.9%", "near-duplicate rate", "undated relative times  1", "isolation leaks", "1 completed",
-                   "x:lost"):
+                   "x:lost", "coverage", "date resolved", "transcript", "core 10", "knowledge update missed",
+                   "'top memory'", "'top message'"):
         assert needle in table, needle
     assert "warning" not in table
     report["passes"] = {"completed": 1, "failed": 2}

@@ -1,0 +1,102 @@
+"""The baseline: raw messages and raw memory-adds of a scope, ranked by the memory side's ranker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from consumers.embedding import LocalEmbedder
+from dreamstream.evaluation.baseline import BaselineSearch
+from dreamstream.evaluation.dataset import load_dataset
+from dreamstream.evaluation.metrics import answer_containment, evidence_recall, knowledge_update
+from dreamstream.evaluation.ranking import HybridIndex
+
+SCOPE = "acme/helpdesk/noor"
+OTHER = "globex/helpdesk/noor"
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _turn(scope: str, message_id: str, content: str, minute: int) -> dict:
+    return {"scope": scope, "session_id": "s1", "message_id": message_id, "role": "user", "content": content,
+            "ts": f"2026-02-03T10:{minute:02d}:00+00:00"}
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    turns = [
+        _turn(SCOPE, "m1", "My phone is a Pixel and the screen cracked.", 1),
+        _turn(SCOPE, "m2", "I replaced the Pixel with a Fairphone last weekend.", 2),
+        _turn(SCOPE, "m3", "Can you find a repair shop near the market hall?", 3),
+        _turn(OTHER, "m1", "My phone is an iPhone.", 1),
+    ]
+    adds = [
+        {"scope": SCOPE, "memory_id": "a1", "text": "Noor pays in Norwegian kroner", "source_message_ids": [],
+         "ts": "2026-02-03T10:05:00+00:00"},
+        {"scope": SCOPE, "memory_id": "a2", "text": "Noor has a Pixel phone", "source_message_ids": ["m1"],
+         "ts": "2026-02-03T10:06:00+00:00"},
+    ]
+    questions = [{"scope": SCOPE, "question": "Which phone does Noor have?", "answer": "Fairphone",
+                  "evidence_message_ids": ["m2"], "stale_message_ids": ["m1"], "category": "knowledge_update"}]
+    return load_dataset(_write(tmp_path / "e.jsonl", turns), _write(tmp_path / "q.jsonl", questions),
+                        _write(tmp_path / "a.jsonl", adds))
+
+
+def test_the_baseline_holds_messages_and_memory_adds_with_their_provenance(dataset):
+    search = BaselineSearch(dataset, LocalEmbedder(64))
+    items = search.items[SCOPE]
+    assert [i.key for i in items] == ["m1", "m2", "m3", "a1", "a2"]
+    assert [i.provenance for i in items] == [("m1",), ("m2",), ("m3",), (), ("m1",)]
+    assert [i.key for i in search.messages[SCOPE]] == ["m1", "m2", "m3"]
+    assert [i.text for i in search.items[OTHER]] == ["My phone is an iPhone."]  # scopes apart
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_the_baseline_ranks_exactly_as_the_shared_hybrid_ranker(dataset, built):
+    embedder = LocalEmbedder(64)
+    search = BaselineSearch(dataset, embedder)
+    if built:
+        search.build()
+    texts = [i.text for i in search.items[SCOPE]]
+    for query in ("Which phone does Noor have?", "currency kroner", "repair shop"):
+        expected = [texts[i] for i, _ in HybridIndex(embedder, texts).search(query, 3)]
+        vector = embedder.embed_array([query])[0] if built else None
+        assert [i.text for i in search.search(SCOPE, query, 3, vector)] == expected
+    assert search.search("acme/helpdesk/nobody", "phone", 3) == []
+
+
+def test_a_fact_only_a_memory_add_holds_is_found_by_the_baseline(dataset):
+    search = BaselineSearch(dataset, LocalEmbedder(64))
+    top = search.search(SCOPE, "In which currency does Noor pay?", 5)
+    assert answer_containment("Norwegian kroner", top)
+
+
+def test_a_stale_memory_add_counts_against_the_baseline_as_a_stale_message_does(dataset):
+    search = BaselineSearch(dataset, LocalEmbedder(64))
+    question = dataset.questions[0]
+    everything = search.search(SCOPE, question.question, 5)  # k = every item: the stale ones are in
+    assert evidence_recall(question.evidence_message_ids, everything) == 1.0
+    assert knowledge_update(question.answer, question.stale_message_ids, everything) is False
+    fresh_only = [i for i in everything if i.key in ("m2", "m3")]
+    assert knowledge_update(question.answer, question.stale_message_ids, fresh_only) is True
+
+
+def test_build_embeds_every_text_once_in_one_batch(dataset):
+    class Counting(LocalEmbedder):
+        def embed_array(self, texts):
+            self.calls.append(len(texts))
+            return super().embed_array(texts)
+
+    embedder = Counting(64)
+    embedder.calls = []
+    search = BaselineSearch(dataset, embedder)
+    search.build()
+    assert embedder.calls == [6]  # 5 items of one scope, 1 of the other
+    search.search(SCOPE, "phone", 2, np.ones(64, np.float32) / 8)
+    assert embedder.calls == [6]  # a given query vector: nothing embedded again
