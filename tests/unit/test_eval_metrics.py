@@ -346,7 +346,6 @@ def test_near_duplicate_pairs_need_high_cosine_and_no_differing_value():
     assert near_duplicate_pairs(texts[:1], vectors[:1]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_near_duplicate_rate_counts_memories_with_a_partner_in_their_own_scope():
     table = {"Ava is vegetarian": (1.0, 0.0), "Ava eats no meat": (1.0, 0.1), "Ava prefers aisle seats": (0.0, 1.0),
              "Ava prefers window seats": (0.6, 0.8)}

@@ -68,7 +68,6 @@ def test_ava_window_is_superseded_by_aisle_citing_the_correction() -> None:
     assert not any("window" in a.text for a in of_kind(result, CreateAction))
 
 
-@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_ava_vegetarian_and_no_meat_merge_into_the_older_memory() -> None:
     result = propose(fixture_snapshot(AVA))
     assert of_kind(result, MergeAction) == [
@@ -84,7 +83,6 @@ def test_ava_flight_fact_gets_an_absolute_date_from_its_message() -> None:
     ], "the date it names, made absolute, and the day it was said"
 
 
-@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_ava_unmentioned_and_protected_memories_are_untouched() -> None:
     result = propose(fixture_snapshot(AVA))
     assert targeted_ids(result) == {"ava-m1", "ava-m2", "ava-m3"}
@@ -242,7 +240,6 @@ def test_bruno_protected_and_unrelated_memories_keep_their_old_value(bruno: Engi
     assert any("b-vip" in note for note in bruno.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_bruno_paraphrases_merge_and_relative_memory_is_dated(bruno: EngineResult) -> None:
     [merge] = of_kind(bruno, MergeAction)
     assert (merge.survivor, merge.duplicates) == ("b-home", ("b-based",))
