@@ -18,7 +18,7 @@ from consumers.embedding import canonical_tokens
 from consumers.engine.offline.changes import ValueChange
 from consumers.engine.offline.clauses import Clause
 from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
-from consumers.engine.offline.duplicates import find_duplicate, new_values
+from consumers.engine.offline.duplicates import find_duplicate, mask_quantities, new_values, quantities
 from consumers.engine.offline.clauses import classify, clauses_of, split_clauses, strip_lead_ins
 from consumers.engine.offline.facts import message_memory_text
 from consumers.engine.offline.plan_builder import PlanBuilder
@@ -45,6 +45,9 @@ TOPIC_COSINE = 0.3
 """Two statements one person makes in a row are one topic at this sentence-embedding cosine
 (all-MiniLM-L6-v2: unrelated sentences sit near 0.0-0.2, one topic retold at 0.3 and up)."""
 NOTED_COSINE = 0.55
+"""A memory-add citing a message says what the message says at this cosine."""
+UPDATE_COSINE = 0.75
+"""Two statements give one attribute two values when, numbers and dates masked, they are this close."""
 """A memory-add citing a message says what the message says at this cosine."""
 FACT_CONFIDENCE = 0.8
 
@@ -205,6 +208,7 @@ class TranscriptPass:
             return None
         name_tokens = canonical_tokens(subject) if subject else self.name_tokens
         rivals = attribute_rivals(without_stamp(text), self.working, name_tokens)
+        rivals += [r for r in self._value_rivals(without_stamp(text), subject) if r not in rivals]
         if any(r.evidence_ts >= turn.ts for r in rivals):
             self.notes.append(f"statement in {turn.message_id} is older than a memory that gives it another "
                               "value; kept the newer one")
@@ -221,6 +225,24 @@ class TranscriptPass:
                                    f"newer value stated by the user in {turn.message_id}")
             self.working.retire(rival.key)
         return ref
+
+    def _value_rivals(self, statement: str, subject: str | None) -> list[WorkingMemory]:
+        """Live memories saying the same thing about the same person with another number or date
+        ("the library has 45 sources" -> "52 sources"; "my score was 65%" -> "improved to 78%"):
+        alike in meaning once their values are masked, different in the values themselves."""
+        mine = quantities(statement)
+        if not mine:
+            return []
+        masked = mask_quantities(statement)
+        words = canonical_tokens(masked) - (canonical_tokens(subject) if subject else frozenset())
+        rivals = []
+        for memory in self.working.sharing_any(words, 4):
+            theirs = quantities(without_stamp(memory.text))
+            if not theirs or not (theirs - mine) or memory.protected or (subject and subject not in memory.text):
+                continue
+            if self.similarity(masked, mask_quantities(without_stamp(memory.text))) >= UPDATE_COSINE:
+                rivals.append(memory)
+        return rivals
 
     def _create(self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str,
                 confidence: float) -> str:
