@@ -59,7 +59,7 @@ def llm():
 @pytest.fixture
 def settings(tmp_path: Path, llm: ScriptedLlmServer) -> Settings:
     return Settings(home=tmp_path, engine="llm", llm_model="openai/test-model", llm_api_base=llm.url,
-                    llm_api_key="test-key", llm_timeout_s=1.0, llm_retries=0)
+                    llm_api_key="test-key", llm_timeout_s=1.0)  # default llm_retries (1): litellm retries through tenacity
 
 
 @pytest.fixture
@@ -134,6 +134,9 @@ BAD_MEMORY_ID = plan_json({"kind": "update", "target": "ava-m99", "text": "Ava p
                            "evidence_message_ids": ["ava-s2#2"], "rationale": "correction"})
 BAD_MESSAGE_ID = plan_json({"kind": "update", "target": "ava-m1", "text": "Ava prefers aisle seats",
                             "evidence_message_ids": ["ava-s9#9"], "rationale": "correction"})
+# litellm retries once (tenacity) and the openai client it drives may retry once more on its own:
+# a transport failure costs at least two requests and at most 1 + 2 * llm_retries.
+RETRIED = range(2, 4)
 WRONG_SCHEMA = '{"actions": [{"kind": "delete", "target": "ava-m1"}]}'
 
 
@@ -152,8 +155,11 @@ WRONG_SCHEMA = '{"actions": [{"kind": "delete", "target": "ava-m1"}]}'
                      id="refusal"),
         pytest.param(lambda s: s.content_filter(), "content filter", 1, id="content-filter"),
         pytest.param(lambda s: s.reply("   "), "empty reply", 1, id="empty-reply"),
-        pytest.param(lambda s: s.stall(10), "timed out after 1s", 1, id="timeout"),
-        pytest.param(lambda s: s.fail(500, "upstream exploded"), "InternalServerError", 1, id="http-500"),
+        # Transport failures are retried by litellm (llm_retries=1): two requests, then the pass fails.
+        pytest.param(lambda s: [s.stall(10) for _ in range(9)], "timed out after 1s", RETRIED, id="timeout"),
+        pytest.param(lambda s: [s.fail(500, "upstream exploded") for _ in range(9)], "InternalServerError", RETRIED,
+                     id="http-500"),
+        pytest.param(lambda s: [s.garbage() for _ in range(9)], "model call failed", RETRIED, id="garbage-body"),
     ],
 )
 def test_bad_reply_fails_the_pass_and_changes_nothing(established: Feed, llm: ScriptedLlmServer, script, reason, requests):
@@ -169,7 +175,26 @@ def test_bad_reply_fails_the_pass_and_changes_nothing(established: Feed, llm: Sc
     assert len(result.events) == 1 and lifecycle.status == "failed" and reason in lifecycle.reason
     assert all_records(rt) == before_records
     assert rt.memories.state(SCOPE).active_generation == before_state.active_generation
-    assert len(llm.requests) == requests, "one call, plus one repair call only for unusable output"
+    if isinstance(requests, range):
+        assert len(llm.requests) in requests, "retried, and bounded"
+    else:
+        assert len(llm.requests) == requests, "one call, plus one repair call only for unusable output"
+
+
+# --- (8b) a transient 500 or a garbage body is retried (llm_retries=1) and the pass goes on
+@pytest.mark.parametrize("transient", [lambda s: s.fail(500, "overloaded"), lambda s: s.garbage()],
+                         ids=["http-500", "garbage-body"])
+def test_one_transient_failure_is_retried_and_the_pass_completes(established: Feed, llm: ScriptedLlmServer, transient):
+    rt = established.rt
+    transient(llm)
+    llm.reply(plan_json({"kind": "update", "target": "ava-m1", "text": "Ava prefers aisle seats",
+                         "evidence_message_ids": ["ava-s2#2"], "rationale": "Ava corrected it"}))
+
+    result = rt.dream_pass.run(established.job())
+
+    assert result.status == "completed", result.reason
+    assert len(llm.requests) == 2 and llm.pending == 0
+    assert {m.memory_id: m.text for m in all_records(rt)}["ava-m1"] == "Ava prefers aisle seats"
 
 
 # --- (9) repair: a malformed first reply, a good second one
