@@ -31,7 +31,7 @@ from consumers.audit_events import change_events
 from consumers.laps import Laps
 from consumers.engine import Engine, EngineError, EngineResult
 from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
-from consumers.passes.gate import gate
+from consumers.passes.gate import GateRules, gate
 from consumers.passes.gather import Signals, gather
 from consumers.passes.orient import orient
 from consumers.passes.privacy import PrivacyFilter, mask_candidate
@@ -88,6 +88,11 @@ class Dreamed:
         return not self.gate_reasons
 
 
+def gate_rules(settings: Settings) -> GateRules:
+    return GateRules(max_retire_share=settings.gate_max_retire_share, retire_allowance=settings.gate_retire_allowance,
+                     min_relevance=settings.gate_min_relevance, min_merge_similarity=settings.gate_min_merge_similarity)
+
+
 def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings, privacy: PrivacyFilter,
           lap: Callable[[str], None] = lambda phase: None) -> Dreamed:
     """The phases between reading and writing, over an immutable snapshot; `search` is the
@@ -131,10 +136,11 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
         candidate, masked = mask_candidate(candidate, privacy)
         out.notes.extend(masked)
     verdict = gate(snapshot, candidate, memory_cap=settings.memory_cap, max_text_chars=settings.max_memory_chars,
-                   privacy=privacy)
+                   privacy=privacy, rules=gate_rules(settings))
     out.candidate, out.gate_reasons = candidate, verdict.reasons
+    out.notes.extend(candidate.notes)
     lap("gate")
-    if not candidate.changes:
+    if not candidate.changes and verdict.passed:
         out.status, out.reason = "no-op", "nothing to change: every claim stands"
     return out
 
@@ -165,15 +171,21 @@ class DreamPass:
         try:
             snapshot = take_snapshot(job, state, self._memories, self._transcripts, settings.transcript_window,
                                      settings.topics.turns, settings.inactive_generations)
+            leftovers, leftover_notes = self._inbox_leftovers(snapshot)
             lap("snapshot")
             phase = "dream"
             out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap)
+            out.notes.extend(leftover_notes)
+            cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
             if out.status is not None:
                 phase = "record"
-                return self._unchanged(state, job, out.status, out.reason, out.before, out.result, out.signals,
-                                       out.notes, lap.seconds)
-            phase = "write"
-            return self._write(state, snapshot, job, out, lap)
+                result = self._unchanged(state, job, out.status, out.reason, out.before, out.result, out.signals,
+                                         out.notes, lap.seconds)
+            else:
+                phase = "write"
+                result = self._write(state, snapshot, job, out, lap)
+            self._absorb(job, cleared)  # after the diary names them: they can never be absorbed otherwise
+            return result
         except Exception as err:
             if is_transient_store(err):
                 raise StoreUnavailable(f"pass {job.job_id} on {job.scope}: store unreachable during {phase}: "
@@ -215,7 +227,7 @@ class DreamPass:
         applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
         if passed:
             self._memories.promote(state, info, applied)
-            self._absorb(job, sorted(snapshot.pending_add_ids))
+            self._absorb(job, sorted(snapshot.pending_add_ids - candidate.dropped_adds))
         else:
             self._memories.record_quarantine(state, info, applied)
         lap("promote")
@@ -223,6 +235,27 @@ class DreamPass:
                  len(candidate.changes))
         return PassResult(job, status, events, reason, generation, out.before, after, out.result, lap.seconds,
                           out.signals.motives, tuple(out.notes))
+
+    def _inbox_leftovers(self, snapshot: Snapshot) -> tuple[list[str], list[str]]:
+        """Inbox entries the snapshot left out because their id is already a memory: absorbed
+        before a crash (same text), or an add reusing an existing id (other text). Neither can
+        ever be absorbed, so the pass names them in the diary and clears them."""
+        ids, notes = [], []
+        for add in self._transcripts.pending(snapshot.scope):
+            if add.memory_id in snapshot.pending_add_ids:
+                continue
+            existing = snapshot.memory(add.memory_id)
+            ids.append(add.memory_id)
+            if existing is not None and existing.text == add.text:
+                notes.append(f"inbox: memory-add {add.memory_id} was already absorbed (left behind by an "
+                             f"interrupted pass); cleared")
+            elif existing is not None and existing.protected:
+                notes.append(f"inbox: memory-add {add.memory_id} reuses the id of a protected memory and cannot "
+                             f"replace it; dropped: {add.text[:80]!r}")
+            else:
+                notes.append(f"inbox: memory-add {add.memory_id} reuses the id of an existing memory with other "
+                             f"text (a new fact needs a new id); dropped: {add.text[:80]!r}")
+        return ids, notes
 
     def _absorb(self, job: DreamJob, add_ids: list[str]) -> None:
         """After promotion the pass has succeeded: failing to clear the inbox must not turn it into

@@ -85,6 +85,17 @@ class Settings(BaseSettings):
         default=3, ge=1, description="prune: generations a superseded/merged/archived record is carried before it is left out")
     verify_top_k: int = Field(default=8, ge=1, le=100, description="verify: transcript search hits per claim")
     verify_max_claims: int = Field(default=100, ge=0, description="verify: claims searched per pass (pending adds first)")
+    gate_max_retire_share: float = Field(
+        default=0.3, gt=0, le=1, description="gate: a plan retiring more of a scope's memories goes to quarantine")
+    gate_retire_allowance: int = Field(
+        default=2, ge=0, description="gate: retirements always allowed, whatever the share (small scopes)")
+    gate_min_relevance: float = Field(
+        default=0.3, ge=0, le=1, description="gate: evidence-to-memory embedding similarity that counts as 'about it'")
+    gate_min_merge_similarity: float = Field(
+        default=0.5, ge=0, le=1, description="gate: embedding similarity of texts a merge may join")
+    trusted_producers: list[str] = Field(
+        default_factory=list,
+        description="memory-add producers (the `producer` header) whose `protected: true` is honoured")
     privacy_mode: Literal["mask", "block"] = Field(
         default="mask", description="gate: mask findings in new/changed memories, or block (quarantine) the pass")
     privacy_patterns: dict[str, str] = Field(
