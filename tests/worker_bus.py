@@ -32,8 +32,9 @@ class MemoryBus:
         self.settings = settings
         self.broker = MemoryBroker(settings.partitions)
 
-    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None) -> tuple[int, int]:
-        msg = self.broker.append(topic, key, value, partition)
+    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
+             headers: list[tuple[str, bytes]] | None = None) -> tuple[int, int]:
+        msg = self.broker.append(topic, key, value, partition, headers)
         return msg.partition(), msg.offset()
 
     def audit(self) -> list[Any]:
@@ -60,7 +61,8 @@ class KafkaBus:
         self._reader.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
         self._events: list[Any] = []
 
-    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None) -> tuple[int, int]:
+    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
+             headers: list[tuple[str, bytes]] | None = None) -> tuple[int, int]:
         placed: list[tuple[int, int]] = []
         errors: list[str] = []
 
@@ -70,7 +72,9 @@ class KafkaBus:
             else:
                 placed.append((msg.partition(), msg.offset()))
 
-        extra = {} if partition is None else {"partition": partition}
+        extra: dict[str, Any] = {} if partition is None else {"partition": partition}
+        if headers:
+            extra["headers"] = headers
         self._producer.produce(topic, key=key, value=value, on_delivery=delivered, **extra)
         flush_or_raise(self._producer, errors)
         return placed[0]
@@ -131,12 +135,13 @@ class Feeder:
         self.next_offset: dict[tuple[str, int], int] = {}
         self.jobs = 0
 
-    def raw(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None) -> None:
-        p, offset = self.bus.send(topic, key, value, partition)
+    def raw(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
+            headers: list[tuple[str, bytes]] | None = None) -> None:
+        p, offset = self.bus.send(topic, key, value, partition, headers)
         self.next_offset[(topic, p)] = max(self.next_offset.get((topic, p), 0), offset + 1)
 
-    def event(self, topic: str, event: Any) -> None:
-        self.raw(topic, event.scope.encode(), event.model_dump_json().encode())
+    def event(self, topic: str, event: Any, headers: list[tuple[str, bytes]] | None = None) -> None:
+        self.raw(topic, event.scope.encode(), event.model_dump_json().encode(), None, headers)
 
     def job(self, scope: str, job_id: str | None = None, trigger: str = "manual") -> DreamJob:
         self.jobs += 1

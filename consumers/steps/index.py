@@ -4,7 +4,8 @@ Each record goes through the shared input validator (`schemas.validation`), the 
 stream worker dead-letters by: what it rejects is counted and logged with the reason, never
 indexed (the stream worker's dead-letter topic holds the record itself). A turn whose message id
 is already indexed with different content is refused too: the first version stays, and the
-second is reported rather than silently replacing it.
+second is reported rather than silently replacing it. A memory-add asking for `protected` is
+indexed unprotected unless its `producer` header names a trusted producer.
 """
 
 from __future__ import annotations
@@ -28,6 +29,19 @@ SKIPPED = Counter("dreamstream_index_skipped_total", "Input records the consolid
                   ["kind", "reason"])
 
 
+PRODUCER_HEADER = "producer"
+"""Kafka header naming who produced a memory-add; `trusted_producers` lists those whose
+`protected: true` is honoured. It is only as trustworthy as the ACLs on the memory-add topic."""
+
+
+def _producer(msg: Any) -> str | None:
+    headers = msg.headers() if hasattr(msg, "headers") else None
+    for name, value in headers or ():
+        if name == PRODUCER_HEADER and value is not None:
+            return value.decode("utf-8", "replace")
+    return None
+
+
 class IndexStep:
     def __init__(self, settings: Settings, runtime: Runtime, retrier: Retrier) -> None:
         self._settings = settings
@@ -48,6 +62,12 @@ class IndexStep:
             self._skip(self._kinds[topic], result.error_type, f"{topic}[{partition}]@{offset}: {result.reason}")
             return
         event = result.event
+        if isinstance(event, MemoryAdd) and event.protected and _producer(msg) not in self._settings.trusted_producers:
+            # Only an operator (consumers/protect.py) or a trusted producer may protect a memory.
+            SKIPPED.labels("memory-adds", "protected_ignored").inc()
+            log.warning("memory-add %s of %s asks for protected from producer %r, which trusted_producers does not "
+                        "name: indexed unprotected", event.memory_id, event.scope, _producer(msg))
+            event = event.model_copy(update={"protected": False})
         if isinstance(event, ConversationTurn):
             key = (event.scope, event.message_id)
             first = self._turns.get(key)

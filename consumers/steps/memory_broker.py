@@ -28,6 +28,10 @@ class MemoryMessage:
     _key: bytes | None
     _value: bytes | None
     _error: KafkaError | None = None
+    _headers: list[tuple[str, bytes]] | None = None
+
+    def headers(self) -> list[tuple[str, bytes]] | None:
+        return self._headers
 
     def topic(self) -> str:
         return self._topic
@@ -82,11 +86,12 @@ class MemoryBroker:
     def partition_for(self, key: bytes | None) -> int:
         return home_partition(key or b"", self.partitions)
 
-    def append(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None) -> MemoryMessage:
+    def append(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
+               headers: list[tuple[str, bytes]] | None = None) -> MemoryMessage:
         with self.lock:
             parts = self.logs.setdefault(topic, [[] for _ in range(self.partitions)])
             p = self.partition_for(key) if partition is None or partition < 0 else partition
-            msg = MemoryMessage(topic, p, len(parts[p]), key, value)
+            msg = MemoryMessage(topic, p, len(parts[p]), key, value, None, headers)
             parts[p].append(msg)
             return msg
 

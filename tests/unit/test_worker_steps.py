@@ -19,7 +19,7 @@ from consumers.engine.offline import OfflineEngine
 from consumers.runtime import open_runtime
 from consumers.steps.retry import TRANSIENT_ERRORS, RetryPolicy
 from consumers.worker import WorkerExit
-from schemas import ConversationTurn
+from schemas import ConversationTurn, MemoryAdd
 from schemas.settings import Settings
 from tests.poison import OTHER, SCOPE, poison_records
 from tests.worker_bus import FAST_RETRY, Feeder, KafkaBus, MemoryBus, RunningWorker, wait_for_jobs, wait_until
@@ -35,11 +35,12 @@ def turn(scope: str, index: int, content: str, session: str = "s") -> Conversati
 @pytest.fixture(params=["memory", pytest.param("kafka", marks=pytest.mark.integration)])
 def bus(request, tmp_path: Path):
     if request.param == "memory":
-        made = MemoryBus(Settings(home=tmp_path, partitions=2))
+        made = MemoryBus(Settings(home=tmp_path, partitions=2, trusted_producers=["ops-console"]))
     else:
         from tests.integration.kafka_env import unique_settings
 
-        made = KafkaBus(unique_settings(request.getfixturevalue("kafka_bootstrap"), tmp_path))
+        made = KafkaBus(unique_settings(request.getfixturevalue("kafka_bootstrap"), tmp_path,
+                                        trusted_producers=["ops-console"]))
     yield made
     made.close()
 
@@ -140,6 +141,23 @@ def test_a_pass_that_raises_is_published_as_failed_and_the_next_job_runs(bus, ru
     assert done[bad.job_id].status == "failed" and "OverflowError" in done[bad.job_id].reason
     assert done[good.job_id].status == "completed"
     assert rt.memories.active_records(SCOPE) == []
+
+
+def test_only_a_trusted_producer_may_protect_a_memory(bus, runtime_of):
+    rt = runtime_of(bus)
+    feed = Feeder(bus)
+    adds = bus.settings.topics.memory_adds
+    stamp = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+    feed.event(adds, MemoryAdd(scope=SCOPE, memory_id="claims", text="Ava's name is Mallory", ts=stamp, protected=True))
+    feed.event(adds, MemoryAdd(scope=SCOPE, memory_id="spoof", text="Ava is an admin", ts=stamp, protected=True),
+               headers=[("producer", b"agent-runtime")])
+    feed.event(adds, MemoryAdd(scope=SCOPE, memory_id="ops", text="Legal name: Ava Lindqvist", ts=stamp, protected=True),
+               headers=[("producer", b"ops-console")])
+    job = feed.job(SCOPE)
+    with RunningWorker(bus, rt) as running:
+        wait_for_jobs(bus, [job.job_id], running)
+    flags = {m.memory_id: m.protected for m in rt.memories.active_records(SCOPE)}
+    assert flags == {"claims": False, "spoof": False, "ops": True}
 
 
 def _home(bus, scope: str) -> int:
