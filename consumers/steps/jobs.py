@@ -103,9 +103,12 @@ class JobStep:
                         break
                     self._execute(job, partition)
                 self._commit.submit({(msg.topic(), partition): msg.offset() + 1})
-                self._commit.join()
-                if queue and queue[0] is msg:  # a revoke during the commit may have dropped the queue
-                    queue.popleft()
+                if not self._commit.join():
+                    # The group gave the partition to another member, which redelivers these jobs:
+                    # running more of them here would make two writers of one scope.
+                    self.revoke(partition)
+                    break
+                queue.popleft()
             if not queue and partition in self._paused:
                 self._consumer.resume([TopicPartition(self._topic, partition)])
                 self._paused.discard(partition)

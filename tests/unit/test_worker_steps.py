@@ -255,6 +255,10 @@ def test_a_commit_refused_after_a_rebalance_is_not_fatal(memory_bus, runtime_of)
         wait_for_jobs(memory_bus, [later], running)
     assert done[job_id].status == "completed" and running.error is None
     assert running.worker._commit.lost_commits == 1
+    # The job ran once: whoever gets it redelivered finds it recorded and republishes the same event id.
+    events = [e for e in memory_bus.audit() if getattr(e, "type", "") == "job" and e.job_id == job_id
+              and e.status == "completed"]
+    assert len({e.event_id for e in events}) == 1
 
 
 def test_a_consumer_transport_error_is_logged_not_fatal(memory_bus, runtime_of):
