@@ -13,7 +13,8 @@ Each change is judged against the snapshot by the rules of the action that made 
   scope's memories, beyond a small allowance for small scopes [retire-share];
 - protected memories are never changed [protected]; no text the pass would store reads like an
   instruction [injection-text]; new and changed memories cite messages of the transcript
-  [provenance]; size, privacy and the cap as before [size, privacy, cap].
+  [provenance]; no text is empty or holds a NUL [text]; size, privacy and the cap as before
+  [size, privacy, cap].
 
 A model that obeys an injected instruction can produce any of these plans; none of them passes.
 """
@@ -137,6 +138,8 @@ def _stored_text(change: Change, after: MemoryRecord, known_messages: set[str], 
             reasons.append(f"[provenance] {change.kind} memory {after.memory_id} has no evidence")
         elif not set(change.evidence_message_ids) <= known_messages:
             reasons.append(f"[provenance] {change.kind} memory {after.memory_id} cites messages outside the transcript")
+    if "\x00" in after.text or not after.text.strip():
+        reasons.append(f"[text] {change.kind} memory {after.memory_id} would store an empty text or a NUL character")
     if is_injection(after.text):
         reasons.append(f"[injection-text] {change.kind} memory {after.memory_id} would store an instruction to the "
                        f"system: {after.text[:80]!r}")

@@ -125,3 +125,13 @@ def test_inbox_entries_that_can_never_be_absorbed_are_named_and_cleared(runtime)
     assert protected and protected[0].text == "Legal name: Ava Lindqvist"
     entry = runtime.diary.get(SCOPE, result.job.job_id)
     assert any("vip reuses" in n for n in entry.notes), "reported in the diary"
+
+
+def test_an_empty_or_nul_text_is_never_stored():
+    turns = [say(0, "x"), say(1, "No, aisle, not window")]
+    snapshot = snap(FACTS, turns, {"s#1"})
+    for text in ("   ", "aisle\x00seats"):
+        candidate = apply_plan(snapshot, ActionPlan(actions=(
+            UpdateAction(target="f0", text=text, evidence_message_ids=("s#1",), rationale="r"),)))
+        verdict = gate(snapshot, candidate, memory_cap=100, max_text_chars=2000, privacy=PrivacyFilter.default())
+        assert not verdict.passed and verdict.reasons[0].startswith("[text]"), verdict.reasons
