@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -132,7 +132,7 @@ class MiniLMEmbedder:
         self._cache = _shared_cache if cache is None else cache
         self._onnx_path = onnx_path
 
-    def load(self) -> "MiniLMEmbedder":
+    def load(self) -> MiniLMEmbedder:
         """Open the session now (it is otherwise opened on the first text): fails early on a bad file."""
         self._model()
         return self

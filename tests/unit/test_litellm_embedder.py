@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 import numpy as np
 import pytest
@@ -66,7 +66,7 @@ class EmbeddingServer:
 
         return Handler
 
-    def __enter__(self) -> "EmbeddingServer":
+    def __enter__(self) -> EmbeddingServer:
         self._thread.start()
         return self
 
