@@ -16,6 +16,7 @@ from consumers.embedding.hashing import HashingEmbedder
 from consumers.embedding.litellm_embedder import EmbeddingError, LitellmEmbedder
 from schemas.settings import Settings
 
+pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")  # pydantic noise from litellm's types
 MODEL = "openai/test-embedding"
 
 
