@@ -38,6 +38,7 @@ from consumers.passes.privacy import PrivacyFilter, mask_candidate
 from consumers.passes.prune import prune
 from consumers.passes.verify import Search, verify
 from consumers.snapshot import Snapshot
+from consumers.store.memories import Embed
 from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
 from consumers.steps.transient import StoreUnavailable, is_transient_store
 from consumers.take_snapshot import take_snapshot
@@ -94,7 +95,7 @@ def gate_rules(settings: Settings) -> GateRules:
 
 
 def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings, privacy: PrivacyFilter,
-          lap: Callable[[str], None] = lambda phase: None) -> Dreamed:
+          lap: Callable[[str], None] = lambda phase: None, embed: Embed | None = None) -> Dreamed:
     """The phases between reading and writing, over an immutable snapshot; `search` is the
     transcript index the verify step asks (TranscriptStore.search, or `window_search`)."""
     orientation = orient(snapshot)
@@ -137,7 +138,7 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
         candidate, masked = mask_candidate(candidate, privacy)
         out.notes.extend(masked)
     verdict = gate(snapshot, candidate, memory_cap=settings.memory_cap, max_text_chars=settings.max_memory_chars,
-                   privacy=privacy, rules=gate_rules(settings))
+                   privacy=privacy, rules=gate_rules(settings), embed=embed)
     out.candidate, out.gate_reasons = candidate, verdict.reasons
     out.notes.extend(candidate.notes)
     lap("gate")
@@ -175,7 +176,8 @@ class DreamPass:
             leftovers, leftover_notes = self._inbox_leftovers(snapshot)
             lap("snapshot")
             phase = "dream"
-            out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap)
+            out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap,
+                        self._memories.embed)
             out.notes.extend(leftover_notes)
             cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
             if out.status is not None:
