@@ -25,6 +25,7 @@ from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
 from consumers.metrics import CONSUMER_LAG, INDEXED, record_pass
 from consumers.runtime import Runtime
 from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, ScopeForgottenEvent, make_event_id
+from schemas.cloudevents import audit_record
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings
 
@@ -197,20 +198,21 @@ class ConsolidationWorker:
         """Lag per assigned partition, every few seconds, from the high watermarks librdkafka
         already has from its fetches (a live query per partition would stall this loop)."""
         now = time.monotonic()
-        if now - self._lag_checked_at < 10 or not self.assigned:
+        if now - self._lag_checked_at < self._settings.timer_interval_s or not self.assigned:
             return
         self._lag_checked_at = now
         for tp in self._consumer.assignment():
             _, high = self._consumer.get_watermark_offsets(tp, cached=True)
-            position = self._positions.get((tp.topic, tp.partition))
+            position = self._position(tp.topic, tp.partition)  # the jobs topic too: its committed offset
             if position is not None and high >= 0:
                 CONSUMER_LAG.labels(tp.topic, str(tp.partition)).set(max(high - position, 0))
                 self._lag_series.add((tp.topic, tp.partition))
 
     def _publish(self, events, job: DreamJob, partition: int) -> None:
         for event in events:
+            key, value, headers = audit_record(event, self._settings, "consolidation")  # CloudEvents headers
             self._producer.produce(
-                self._topics.audit, key=job.scope.encode(), value=event.model_dump_json().encode(),
+                self._topics.audit, key=key, value=value, headers=headers,
                 partition=partition, on_delivery=self._on_delivery,
             )
         self._producer.poll(0)
@@ -220,4 +222,5 @@ class ConsolidationWorker:
             self._delivery_errors.append(f"{msg.topic()}: {err}")
 
     def _commit_job(self, msg: Message) -> None:
+        self._positions[(msg.topic(), msg.partition())] = msg.offset() + 1
         self._consumer.commit(offsets=[TopicPartition(msg.topic(), msg.partition(), msg.offset() + 1)], asynchronous=False)

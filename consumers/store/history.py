@@ -50,6 +50,10 @@ class ScopeReader(Protocol):
     def scopes(self, tenant: str | None = None) -> list[str]:
         """Every scope with a pointer (of one tenant)."""
 
+    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
+        """The scope's memories closest to `query`, best first, with their scores (the store's
+        search: readers see what it returns, memory-adds not yet consolidated included)."""
+
 
 class ScopeView:
     """`ScopeReader` on this process's stores."""
@@ -79,6 +83,10 @@ class ScopeView:
 
     def scopes(self, tenant: str | None = None) -> list[str]:
         return self._memories.scopes_known(tenant)
+
+    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
+        parse_scope(scope)  # a scope nobody has dreamed on yet may still hold memory-adds: no UnknownScope
+        return self._memories.search(scope, query, k)
 
 
 def readable_generation(state: ScopeState, number: int) -> GenerationInfo:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.integration
 SCOPE = "acme/support-bot/u1"
 OTHER = "globex/support-bot/u1"
 T0 = datetime(2026, 3, 5, tzinfo=timezone.utc)
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-0123456789"
 
 
 def record(scope: str, memory_id: str, text: str, status: str = "active") -> MemoryRecord:
