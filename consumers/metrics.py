@@ -36,6 +36,17 @@ QUARANTINE_DECISIONS = Counter("dreamstream_quarantine_decisions_total",
                                "Operator decisions about quarantined generations", ["decision"])
 
 
+def declare_series(engine_name: str) -> None:
+    """Export the series of known label values at 0 from the start, so a dashboard or an alert
+    sees "none yet" rather than "no data" (e.g. the offline engine makes no model calls)."""
+    MODEL_CALLS.labels(engine_name)
+    MODEL_COST.labels(engine_name)
+    for kind in ("prompt", "completion"):
+        MODEL_TOKENS.labels(engine_name, kind)
+    for decision in ("approved", "rejected"):
+        QUARANTINE_DECISIONS.labels(decision)
+
+
 def record_pass(result, engine_name: str) -> None:
     """Count one finished pass (a consumers.dream_pass.PassResult)."""
     PASSES.labels(result.job.trigger, result.status).inc()

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from consumers.forget import forget_scope
 from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
-from consumers.metrics import CONSUMER_LAG, INDEXED, record_pass
+from consumers.metrics import CONSUMER_LAG, INDEXED, declare_series, record_pass
 from consumers.runtime import Runtime
 from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, ScopeForgottenEvent, make_event_id
 from schemas.cloudevents import audit_record
@@ -51,6 +51,7 @@ class ConsolidationWorker:
         self.assigned = False
         self._lag_checked_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
+        declare_series(settings.engine)
 
     def run(self) -> None:
         topics = [self._topics.turns, self._topics.memory_adds, self._topics.jobs]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import click
 
@@ -28,6 +29,13 @@ MAX_PAGE = 200
 
 class ScopeRefused(ValueError):
     pass
+
+
+def _tool_error(err: Exception):
+    """What the model reads: the reason, as an error result (not a crash of the server)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    return ToolError(str(err))
 
 
 class ScopeSet:
@@ -67,8 +75,22 @@ def build_server(client: AsyncClient, scopes: ScopeSet):
                       "about the user; results marked consolidated=false are fresh notes not yet reviewed."),
     )
 
+    def guarded(fn):
+        """Refusals and API errors reach the model as a tool error with their reason."""
+        import functools
+
+        @functools.wraps(fn)
+        async def call(*args, **kwargs):
+            try:
+                return await fn(*args, **kwargs)
+            except (ScopeRefused, DreamstreamError) as err:
+                raise _tool_error(err) from err
+
+        return call
+
     @server.tool()
-    async def search_memory(query: str, scope: str | None = None, k: int = 5) -> dict:
+    @guarded
+    async def search_memory(query: str, scope: str | None = None, k: int = 5) -> dict[str, Any]:
         """Search a scope's long-term memory (semantic + keyword). Returns the closest memories, best first."""
         target = scopes.resolve(scope)
         hits = await client.search(target, query, max(1, min(k, MAX_K)))
@@ -78,7 +100,8 @@ def build_server(client: AsyncClient, scopes: ScopeSet):
             for h in hits]}
 
     @server.tool()
-    async def list_memories(scope: str | None = None, limit: int = 50, cursor: str | None = None) -> dict:
+    @guarded
+    async def list_memories(scope: str | None = None, limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
         """List a scope's active memories, a page at a time (pass next_cursor back for the next page)."""
         target = scopes.resolve(scope)
         page = await client.memories(target, max(1, min(limit, MAX_PAGE)), cursor)
@@ -86,13 +109,14 @@ def build_server(client: AsyncClient, scopes: ScopeSet):
                 "memories": [{"memory_id": m.memory_id, "text": m.text} for m in page.memories]}
 
     @server.tool()
-    async def trigger_dream(scope: str | None = None, reason: str = "requested by an agent over MCP") -> dict:
+    @guarded
+    async def trigger_dream(scope: str | None = None, reason: str = "requested by an agent over MCP") -> dict[str, Any]:
         """Ask dreamstream to consolidate a scope's memory now (it runs in the background)."""
         target = scopes.resolve(scope)
         return {"scope": target, "request_id": await client.trigger(target, reason[:500])}
 
     @server.tool()
-    async def list_scopes() -> dict:
+    async def list_scopes() -> dict[str, Any]:
         """The scopes (or scope patterns) this server serves."""
         return {"scopes": list(scopes.entries)}
 
