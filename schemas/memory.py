@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
-from schemas.events import Contract, MessageId
+from schemas.events import Contract, MessageId, Metadata
 from schemas.scope import ScopeStr
 
 MemoryStatus = Literal["active", "superseded", "merged", "archived"]
@@ -34,6 +34,8 @@ class MemoryRecord(Contract):
     merged_from: tuple[str, ...] = ()
     status_reason: str = ""
     """Why the status is what it is (for superseded, merged and archived records)."""
+    metadata: Metadata = None
+    """Provenance: the producer's metadata of the memory-add this record came from."""
 
     @property
     def is_active(self) -> bool:

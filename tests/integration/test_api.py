@@ -65,6 +65,7 @@ def served(make_settings):
         lock = threading.RLock()
         server = start_api(settings, runtime, lambda: readiness["assigned"], lock=lock)
         started.append((server, runtime))
+        start.runtime = runtime  # the last one started, for tests that write to its store
         return server, settings, readiness, lock
 
     yield start
@@ -304,3 +305,13 @@ def test_operator_decisions_happen_in_the_worker_are_counted_and_published(serve
         headers = header_map(record.headers())
         assert headers["ce_id"] == event.event_id and headers["ce_type"] == "dev.dreamstream.audit.operator.v1"
         assert headers["ce_subject"] == SCOPE and headers["ce_source"].endswith("/operator")
+
+
+def test_a_scope_whose_passes_wrote_nothing_is_not_listed(served):
+    """A mistyped scope given to `trigger` gets a no-op pass and a pointer, but no generation."""
+    server, *_ = served()
+    runtime = served.runtime
+    typo = "acme/support-bot/u1-typo"
+    runtime.memories.record_job(runtime.memories.state(typo), AppliedJob(job_id="job-typo", outcome="no-op"))
+    assert call(f"{server.url}/scopes")[1]["scopes"] == sorted([SCOPE, OTHER])
+    assert call(f"{server.url}/scopes/{typo}/generations")[0] == 200, "still readable by name"

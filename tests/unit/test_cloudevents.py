@@ -63,3 +63,23 @@ def test_exported_schemas_have_absolute_ids_and_outputs_stay_open():
     audit = json.loads((JSON_DIR / "audit_event.schema.json").read_text())
     newer = json.loads(operator_event().model_dump_json()) | {"added_in_a_later_release": 1}
     jsonschema.Draft202012Validator(audit).validate(newer)
+
+
+def test_memory_add_metadata_is_bounded_and_kept_on_the_record_it_becomes():
+    import pytest
+    from pydantic import ValidationError
+
+    from consumers.take_snapshot import record_from_add
+    from schemas import ConversationTurn, MemoryAdd
+
+    add = MemoryAdd(scope="acme/bot/u1", memory_id="m1", text="likes tea", ts=T,
+                    metadata={"source": "crm", "confidence": 0.9, "pinned": True, "note": None})
+    assert record_from_add(add).metadata == add.metadata
+    turn = dict(scope="acme/bot/u1", session_id="s", message_id="t1", role="user", content="hi", ts=T)
+    assert ConversationTurn(**turn, metadata={"channel": "web"}).metadata == {"channel": "web"}
+    for bad, reason in (({"nested": {"a": 1}}, "valid string"), ({"k": "x" * 2100}, "2048 bytes"),
+                        ({"": 1}, "at least 1 character")):
+        with pytest.raises(ValidationError, match=reason):
+            ConversationTurn(**turn, metadata=bad)
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        ConversationTurn(**turn, meta={"x": 1})  # other unknown fields are still refused (dead-lettered)
