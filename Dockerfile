@@ -51,8 +51,8 @@ RUN set -eu; \
         apt-get install -y --no-install-recommends python3 ca-certificates; \
         rm -rf /var/lib/apt/lists/*; \
     fi; \
-    groupadd --system --gid 10001 dreamstream; \
-    useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/dreamstream --no-create-home \
+    groupadd --gid 10001 dreamstream; \
+    useradd --uid 10001 --gid 10001 --home-dir /var/lib/dreamstream --no-create-home \
         --shell /usr/sbin/nologin dreamstream; \
     install -d -o 10001 -g 10001 -m 0750 /var/lib/dreamstream
 COPY --from=build /opt/dreamstream /opt/dreamstream
