@@ -16,14 +16,12 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 import jsonschema
 import pytest
-import yaml
 from confluent_kafka import Consumer, TopicPartition
 
 from consumers.api import start_api
