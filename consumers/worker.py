@@ -26,13 +26,14 @@ from typing import Any
 from confluent_kafka import KafkaError, TopicPartition
 
 from consumers.kafka_io import DeliveryFailed, make_consumer, make_producer
-from consumers.metrics import CONSUMER_LAG
+from consumers.metrics import CONSUMER_LAG, declare_series
 from consumers.runtime import Runtime
 from consumers.steps.commit import CommitStep
 from consumers.steps.index import IndexStep
 from consumers.steps.jobs import JobStep, Positions
 from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
 from consumers.steps.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
+from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,8 @@ class ConsolidationWorker:
         store = Retrier("qdrant", policy, self.stop_event)
         self._positions = Positions(self._consumer, kafka)
         self._index = IndexStep(settings, runtime, store)
-        self._publish = PublishStep(self._producer, self._topics.audit, kafka)
+        self._publish = PublishStep(self._producer, self._topics.audit, kafka,
+                                    record=lambda event: audit_record(event, settings, "consolidation"))
         self._commit = CommitStep(self._consumer, kafka)
         self._jobs = JobStep(settings, runtime, self._consumer, self._positions, self._publish, self._commit, store)
         self._log_every_s = policy.log_every_s
@@ -69,6 +71,7 @@ class ConsolidationWorker:
         self.assigned = False
         self._lag_checked_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
+        declare_series(settings.engine)
 
     @property
     def passes_run(self) -> int:
@@ -146,7 +149,7 @@ class ConsolidationWorker:
         """Lag per assigned partition, every few seconds, from the high watermarks librdkafka
         already has from its fetches (a live query per partition would stall this loop)."""
         now = time.monotonic()
-        if now - self._lag_checked_at < 10 or not self.assigned:
+        if now - self._lag_checked_at < self._settings.timer_interval_s or not self.assigned:
             return
         self._lag_checked_at = now
         for tp in self._consumer.assignment():

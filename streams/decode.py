@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from schemas import ControlEvent, ConversationTurn, DeadLetter, JobLifecycleEvent, MemoryAdd
 from schemas.audit import audit_event_adapter
+from schemas.cloudevents import unframe
 from schemas.errors import describe_validation_error
 from schemas.topics import TopicCatalog
 
@@ -36,6 +37,7 @@ class Decoder:
         if len(value) > self._max_bytes:
             raise BadEvent(f"payload of {len(value)} bytes exceeds the limit of {self._max_bytes}")
         if topic == self._audit:
+            value = unframe(value)  # Schema Registry framing (audit_schema_id), when on
             if b'"type":"job"' not in value.replace(b" ", b""):
                 return None
             return audit_event_adapter.validate_json(value)

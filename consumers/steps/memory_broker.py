@@ -14,6 +14,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, TopicPartition
 
@@ -196,11 +197,11 @@ class MemoryProducer:
 
     def __init__(self, broker: MemoryBroker) -> None:
         self._broker = broker
-        self._pending: list[tuple[str, bytes | None, bytes | None, int | None, Callable | None]] = []
+        self._pending: list[tuple[str, bytes | None, bytes | None, int | None, Callable | None, Any]] = []
 
     def produce(self, topic: str, value: bytes | None = None, key: bytes | None = None, partition: int = -1,
-                on_delivery: Callable | None = None) -> None:
-        self._pending.append((topic, key, value, partition, on_delivery))
+                on_delivery: Callable | None = None, headers: list[tuple[str, bytes]] | None = None) -> None:
+        self._pending.append((topic, key, value, partition, on_delivery, headers))
 
     def poll(self, timeout: float = 0) -> int:
         return self._deliver()
@@ -219,7 +220,7 @@ class MemoryProducer:
             return 0
         delivered = 0
         while self._pending:
-            topic, key, value, partition, on_delivery = self._pending[0]
+            topic, key, value, partition, on_delivery, headers = self._pending[0]
             try:
                 self._broker.check("produce")
             except KafkaException as err:
@@ -227,7 +228,7 @@ class MemoryProducer:
                 if on_delivery:
                     on_delivery(err.args[0], MemoryMessage(topic, partition or 0, -1, key, value))
                 continue
-            msg = self._broker.append(topic, key, value, partition)
+            msg = self._broker.append(topic, key, value, partition, headers)
             self._pending.pop(0)
             delivered += 1
             if on_delivery:
