@@ -8,10 +8,11 @@ are masked in every repr, log line and `settings show`.
 from __future__ import annotations
 
 from functools import lru_cache
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, AwareDatetime, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.policy import TriggerPolicy
@@ -57,6 +58,16 @@ class Settings(BaseSettings):
     max_event_bytes: int = Field(default=256 * 1024, ge=1_024)
     max_bad_share: float = Field(default=0.5, gt=0, le=1, description="stop when this share of recent events is bad")
     bad_share_window: int = Field(default=1_000, ge=10)
+    bad_share_min_events: int = Field(
+        default=100, ge=1, description="the storm guard judges a partition once its window holds this many events")
+    event_time_min: AwareDatetime = Field(
+        default=datetime(1900, 1, 1, tzinfo=timezone.utc), description="earliest event ts accepted")
+    event_time_max: AwareDatetime = Field(
+        default=datetime(2200, 1, 1, tzinfo=timezone.utc), description="latest event ts accepted")
+    streams_batch_size: int = Field(default=2_000, ge=1, le=100_000, description="records per consume call")
+    streams_linger_ms: float = Field(default=5.0, ge=0, le=1_000, description="stream worker producer linger")
+    broker_retry_log_s: float = Field(
+        default=30.0, gt=0, description="while the broker is unreachable, log once per this interval")
 
     # --- The dream pass
     engine: Literal["offline", "llm"] = "offline"
