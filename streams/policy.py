@@ -35,7 +35,8 @@ def _automatic(signals: ScopeSignals, policy: TriggerPolicy, now: float) -> _Aut
         return "pressure"
     if signals.pending_signal >= policy.threshold_messages:
         return "threshold"
-    if signals.corrections + signals.decisions + len(signals.repeated_entities) >= policy.threshold_signals:
+    found = signals.corrections + signals.decisions
+    if found + (signals.repeated_count() if signals.entities else 0) >= policy.threshold_signals:
         return "threshold"
     if now - signals.last_event_at >= policy.idle_s:
         return "idle"
