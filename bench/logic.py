@@ -78,7 +78,7 @@ def run_logic(settings, records: list[Record]):
 def stage_costs(settings, subset: list[Record], tables) -> dict[str, float]:
     from schemas import ConversationTurn
     from schemas.validation import validator_for
-    from streams.extract import extract
+    from streams.extract import extract, extract_batch
     from streams.policy import decide
     from streams.signals import ScopeSignals
 
@@ -93,7 +93,10 @@ def stage_costs(settings, subset: list[Record], tables) -> dict[str, float]:
             timed(lambda: [validator.validate(kind, r.key(), r.value(), r.partition()) for r in subset]) / len(subset),
         "  for comparison: ConversationTurn.model_validate_json (pydantic)":
             timed(lambda: [ConversationTurn.model_validate_json(r.value()) for r in subset]) / len(subset),
-        "extract (regexes)": timed(lambda: [extract(e.role, e.content) for e in events]) / len(events),
+        "extract_batch (polars regexes, batches of 2,000)": timed(lambda: [
+            extract_batch([e.role for e in events[i:i + 2000]], [e.content for e in events[i:i + 2000]])
+            for i in range(0, len(events), 2000)]) / len(events),
+        "  for comparison: extract one turn at a time": timed(lambda: [extract(e.role, e.content) for e in events[:2000]]) / 2000,
         "policy decide": timed(lambda: [decide(s, policy, now) for s in objs]) / len(objs),
         "row decode (ScopeSignals.decode, msgspec)": timed(lambda: [ScopeSignals.decode(r) for r in rows]) / len(rows),
         "row encode (ScopeSignals.encode, msgspec)": timed(lambda: [s.encode() for s in objs]) / len(objs),

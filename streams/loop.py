@@ -79,6 +79,7 @@ class BrokerHealth:
         self.bootstrap = settings.kafka_bootstrap_servers
         self.say = say
         self.down_since: float | None = None
+        self.fatal: KafkaError | None = None
         self.attempts = 0
         self._logged_at = -1e9
         KAFKA_UNREACHABLE.set(0)
@@ -86,6 +87,10 @@ class BrokerHealth:
     def error(self, err: KafkaError) -> None:
         """librdkafka's error_cb (both clients)."""
         now = time.monotonic()
+        if err.fatal():
+            self.fatal = err  # the loop stops at its next turn, uncommitted
+            self.say.critical("fatal Kafka client error: %s", err.str())
+            return
         if err.code() in _UNREACHABLE:
             self.attempts += 1
             KAFKA_CONNECT_FAILURES.inc()
@@ -204,8 +209,10 @@ class DueIndex:
 # --------------------------------------------------------------------------- the loop
 
 def changelog_key(scope: str) -> bytes:
-    """Rows are keyed as Faust's json key codec wrote them: the scope as a JSON string."""
-    return json.dumps(scope).encode()
+    """Rows are keyed as Faust's json key codec wrote them: the scope as a JSON string (a valid
+    scope needs no escaping: letters, digits and ._@:+-/ only)."""
+    return b'"' + scope.encode() + b'"'
+
 
 
 def _scope_of(key: bytes) -> str:
@@ -232,6 +239,7 @@ class StreamLoop:
             # prefetch a few batches, not 64 MB: memory per scope stays small with a backlog
             "queued.min.messages": 4 * settings.streams_batch_size, "queued.max.messages.kbytes": 16_384})
         self.producer = make_producer(settings, **common, **{
+            "enable.gapless.guarantee": True,  # see _publish: one delivery callback per partition and batch
             "linger.ms": settings.streams_linger_ms, "batch.num.messages": 10_000,
             "queue.buffering.max.messages": 200_000, "queue.buffering.max.kbytes": 65_536})
         self._quiet = quiet
@@ -270,6 +278,8 @@ class StreamLoop:
 
     def poll(self, timeout: float = 0.0) -> int:
         """Read a batch, publish what it produces, commit what is delivered. Returns the count read."""
+        if self.health.fatal is not None:
+            raise DeliveryFailed(f"fatal Kafka client error: {self.health.fatal.str()}")
         records = self.consumer.consume(self.settings.streams_batch_size, timeout)
         if records:
             self.health.ok()
@@ -286,53 +296,74 @@ class StreamLoop:
     # --- publishing
 
     def _publish(self, batch: Batch) -> None:
+        """Produce everything the batch made. Only the last message per (topic, partition) gets a
+        delivery callback: the producer is idempotent with the gapless guarantee, so that one's
+        acknowledgement means every earlier one in the partition was written (a gap would be a
+        fatal producer error, which stops the worker uncommitted)."""
         pending = self.tracker.add(batch.offsets)
-        done = pending.delivered
-        produce = self._produce
+        last: dict[tuple[str, int], tuple] = {}
         topics = self.topics
+
+        def send(topic: str, key: bytes | None, value: bytes | None, partition: int) -> None:
+            previous = last.get((topic, partition))
+            if previous is not None:
+                self._produce(*previous)
+            last[(topic, partition)] = (topic, key, value, partition)
+
         for letter, partition in zip(batch.dead_letters, batch.letter_partitions):
             DEAD_LETTERS.labels(letter.topic, letter.error_type).inc()
             log.warning("dead-lettered %s[%d]@%d: %s", letter.topic, letter.partition, letter.offset, letter.reason)
             key = letter.key.encode() if letter.key is not None else None
-            produce(topics.dead_letter, key, letter.model_dump_json().encode(), partition, pending, done)
+            send(topics.dead_letter, key, letter.model_dump_json().encode(), partition)
         for job, partition in zip(batch.jobs, batch.job_partitions):
             JOBS_EMITTED.labels(job.trigger, "emitted").inc()
             log.info("job %s for %s (%s)", job.job_id, job.scope, job.trigger)
-            produce(topics.jobs, job.scope.encode(), job.model_dump_json().encode(), partition, pending, done)
+            send(topics.jobs, job.scope.encode(), job.model_dump_json().encode(), partition)
         for event, partition in zip(batch.events, batch.event_partitions):
             if event.status == "skipped":
                 JOBS_EMITTED.labels(event.trigger, "skipped").inc()
-            produce(topics.audit, event.scope.encode(), event.model_dump_json().encode(), partition, pending, done)
+            send(topics.audit, event.scope.encode(), event.model_dump_json().encode(), partition)
         changelog, tables, due, policy = topics.signals_changelog, self.tables, self.due, self.processor.policy
         for (partition, scope), signals in batch.rows.items():
             table = tables.get(partition)
             if table is None:  # revoked meanwhile (cannot happen inside one poll; kept safe)
                 continue
+            key = changelog_key(scope)
             if signals is None:
                 table.pop(scope, None)
                 due.discard(scope)
-                produce(changelog, changelog_key(scope), None, partition, pending, done)
+                row = None
             else:
                 row = table[scope] = signals.encode()
                 due.track(scope, signals, policy(scope))
-                produce(changelog, changelog_key(scope), row, partition, pending, done)
+            previous = last.get((changelog, partition))
+            if previous is not None:
+                self._produce(*previous)
+            last[(changelog, partition)] = (changelog, key, row, partition)
         guard = self.processor.guard
         for partition in batch.guards:
             window = guard.partitions.get(partition)
             if window is not None:
-                produce(changelog, changelog_key(guard.key(partition)), window.encode(), partition, pending, done)
+                send(changelog, changelog_key(guard.key(partition)), window.encode(), partition)
+        done = pending.delivered
+        for topic, key, value, partition in last.values():
+            pending.remaining += 1
+            self._produce(topic, key, value, partition, done)
         for (topic, outcome), n in batch.counts.items():
             counter = self._counters.get((topic, outcome))
             if counter is None:
                 counter = self._counters[(topic, outcome)] = EVENTS.labels(topic, outcome)
             counter.inc(n)
 
-    def _produce(self, topic: str, key: bytes | None, value: bytes | None, partition: int, pending: _Pending,
-                 done: Callable) -> None:
-        pending.remaining += 1
+    def _produce(self, topic: str, key: bytes | None, value: bytes | None, partition: int,
+                 on_delivery: Callable | None = None) -> None:
+        produce = self.producer.produce
         while True:
             try:
-                self.producer.produce(topic, value, key, partition, on_delivery=done)
+                if on_delivery is None:
+                    produce(topic, value, key, partition)
+                else:
+                    produce(topic, value, key, partition, on_delivery=on_delivery)
                 return
             except BufferError:  # the local queue is full: let deliveries drain it
                 self.producer.poll(0.1)

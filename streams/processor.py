@@ -22,7 +22,7 @@ from schemas.audit import TERMINAL_JOB_STATUSES
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from schemas.validation import FastControl, FastMemoryAdd, FastTurn, Rejected, validator_for
-from streams.extract import extract
+from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
 from streams.signals import ScopeSignals
 
@@ -213,7 +213,8 @@ class Processor:
             value_b64=DeadLetter.encode(value), value_preview=preview, ts=datetime.now(timezone.utc),
         )
 
-    def apply(self, event, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float) -> bool:
+    def apply(self, event, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float,
+              found: TurnSignals | None = None) -> bool:
         """Fold one valid event into its scope's signals; False when it was already folded in.
 
         After a crash the rows (restored from the changelog) can be ahead of the committed
@@ -229,7 +230,7 @@ class Processor:
             return False
         signals.partition = partition
         if isinstance(event, FastTurn):
-            signals.saw_turn(where, offset, event.content, now, extract(event.role, event.content))
+            signals.saw_turn(where, offset, event.content, now, found or extract(event.role, event.content))
         elif isinstance(event, FastMemoryAdd):
             signals.saw_memory_add(where, offset, now)
         elif isinstance(event, FastControl):
@@ -296,6 +297,8 @@ class Processor:
             return found
 
         decide_for = self.decide
+        # Pass 1: validate and judge every record (a storm raises here, before anything is folded).
+        accepted: list[tuple] = []
         for msg in records:
             if msg.error() is not None:
                 continue  # partition EOF and the like; the loop reports real errors
@@ -305,17 +308,8 @@ class Processor:
             value = msg.value()
             if kind is None:  # the audit topic: job outcomes
                 outcome = self.outcome(value)
-                if outcome is None:
-                    continue
-                slot = (partition, outcome.scope)
-                signals = live.get(slot, _MISSING)
-                if signals is _MISSING:
-                    raw = tables.get(partition, {}).get(outcome.scope)
-                    if raw is None:
-                        continue  # a forgotten or unknown scope is not resurrected by an outcome
-                    signals = live[slot] = decode_row(raw)
-                if signals is not None and signals.job_finished(outcome.job_id, outcome.status, now):
-                    decide_for(outcome.scope, signals, now, sink(partition))
+                if outcome is not None:
+                    accepted.append((None, topic, partition, offset, outcome))
                 continue
             key = msg.key()
             result = validate(kind, key, value, partition)
@@ -327,7 +321,24 @@ class Processor:
                 batch.dead_letters.append(self.dead_letter(result, topic, partition, offset, key, value))
                 batch.letter_partitions.append(partition)
                 continue
-            event = result.record
+            accepted.append((kind, topic, partition, offset, result.record))
+        # Pass 2: the batch's turns through the extraction regexes at once.
+        turns = [item[4] for item in accepted if item[0] == "turns"]
+        found = iter(extract_batch([t.role for t in turns], [t.content for t in turns]))
+        # Pass 3: fold in order, asking the policy after each event.
+        for kind, topic, partition, offset, event in accepted:
+            if kind is None:
+                slot = (partition, event.scope)
+                signals = live.get(slot, _MISSING)
+                if signals is _MISSING:
+                    raw = tables.get(partition, {}).get(event.scope)
+                    if raw is None:
+                        continue  # a forgotten or unknown scope is not resurrected by an outcome
+                    signals = live[slot] = decode_row(raw)
+                if signals is not None and signals.job_finished(event.job_id, event.status, now):
+                    decide_for(event.scope, signals, now, sink(partition))
+                continue
+            signals_found = next(found) if kind == "turns" else None
             scope = event.scope
             slot = (partition, scope)
             signals = live.get(slot, _MISSING)
@@ -340,7 +351,7 @@ class Processor:
                 live[slot] = None
                 counts[(topic, "accepted")] = counts.get((topic, "accepted"), 0) + 1
                 continue
-            fresh = self.apply(event, topic, partition, offset, signals, now)
+            fresh = self.apply(event, topic, partition, offset, signals, now, signals_found)
             outcome_name = "accepted" if fresh else "duplicate"
             counts[(topic, outcome_name)] = counts.get((topic, outcome_name), 0) + 1
             if fresh:
