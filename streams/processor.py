@@ -221,19 +221,21 @@ class Processor:
         offsets, so events are redelivered; the scope remembers how far into each (topic,
         partition) it has read, which makes folding idempotent. Activity is stamped with
         processing time, so idle detection works the same for live traffic and for replays."""
-        if isinstance(event, (JobOutcome, JobLifecycleEvent)):
+        cls = type(event)
+        if cls is JobOutcome or cls is JobLifecycleEvent:
             if event.status in TERMINAL_JOB_STATUSES:
                 signals.job_finished(event.job_id, event.status, now)
             return True
-        where = self.where(topic, partition)
-        if offset < signals.offsets.get(where, 0):
+        where = self._where.get((topic, partition)) or self.where(topic, partition)
+        offsets = signals.offsets
+        if offset < offsets.get(where, 0):
             return False
         signals.partition = partition
-        if isinstance(event, FastTurn):
+        if cls is FastTurn:
             signals.saw_turn(where, offset, event.content, now, found or extract(event.role, event.content))
-        elif isinstance(event, FastMemoryAdd):
+        elif cls is FastMemoryAdd:
             signals.saw_memory_add(where, offset, now)
-        elif isinstance(event, FastControl):
+        elif cls is FastControl:
             signals.saw_control(where, offset)
             if event.action == "trigger" and event.request_id not in signals.waiting_requests:
                 signals.waiting_requests.append(event.request_id)

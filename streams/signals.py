@@ -79,13 +79,24 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
 
     def saw_turn(self, topic: str, offset: int, content: str, at: float, found: TurnSignals) -> None:
         self.messages += 1
-        self.tokens += estimate_tokens(content)
-        self.corrections += found.correction
-        self.decisions += found.decision
-        for entity in found.entities:
-            if entity in self.entities or len(self.entities) < MAX_ENTITIES:
-                self.entities[entity] = self.entities.get(entity, 0) + 1
-        self._saw(topic, offset, at)
+        self.tokens += len(content) // 4 + 1  # estimate_tokens, inlined: this runs on every turn
+        correction, decision, names = found
+        if correction:
+            self.corrections += 1
+        if decision:
+            self.decisions += 1
+        if names:
+            entities = self.entities
+            for entity in names:
+                if entity in entities:
+                    entities[entity] += 1
+                elif len(entities) < MAX_ENTITIES:
+                    entities[entity] = 1
+        offsets = self.offsets
+        if offset + 1 > offsets.get(topic, 0):
+            offsets[topic] = offset + 1
+        if at > self.last_event_at:
+            self.last_event_at = at
 
     def saw_memory_add(self, topic: str, offset: int, at: float) -> None:
         self.memory_adds += 1
