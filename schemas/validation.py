@@ -190,7 +190,7 @@ class Validator:
     """`validate_record` for one Settings: the limits and the partition count read once, and the
     home partition of each key remembered (murmur2 in Python costs a few µs)."""
 
-    HOME_CACHE_LIMIT = 200_000
+    HOME_CACHE_LIMIT = 65_536
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

@@ -237,11 +237,11 @@ class StreamLoop:
         self.consumer = make_consumer(settings, settings.app_id, **common, **{
             "max.poll.interval.ms": 300_000,
             # prefetch a few batches, not 64 MB: memory per scope stays small with a backlog
-            "queued.min.messages": 4 * settings.streams_batch_size, "queued.max.messages.kbytes": 16_384})
+            "queued.min.messages": 4 * settings.streams_batch_size, "queued.max.messages.kbytes": 8_192})
         self.producer = make_producer(settings, **common, **{
             "enable.gapless.guarantee": True,  # see _publish: one delivery callback per partition and batch
             "linger.ms": settings.streams_linger_ms, "batch.num.messages": 10_000,
-            "queue.buffering.max.messages": 200_000, "queue.buffering.max.kbytes": 65_536})
+            "queue.buffering.max.messages": 100_000, "queue.buffering.max.kbytes": 32_768})
         self._quiet = quiet
         self.tables: dict[int, dict[str, bytes]] = {}
         self.due = DueIndex()
