@@ -128,13 +128,13 @@ def worker() -> None:
 
 @worker.command("streams")
 def worker_streams() -> None:
-    """The Faust stream worker: validate, keep signals, emit dream jobs."""
-    from streams.app import app
+    """The stream worker (hosted by Faust): validate, keep signals, emit dream jobs."""
+    from streams.app import app, web_host
 
     settings = get_settings()
     prepare_home(settings)
     serve_metrics(settings)
-    web = ["--web-host", "127.0.0.1", "--web-port", str(settings.streams_web_port)] if settings.streams_web_port else ["--without-web"]
+    web = ["--web-host", web_host, "--web-port", str(settings.streams_web_port)] if settings.streams_web_port else ["--without-web"]
     sys.argv = ["dreamstream-streams", "worker", *web, "--loglevel", settings.log_level.lower()]
     app.main()
 
