@@ -123,7 +123,7 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
     out.notes.extend(f"verify: {v.memory_id} contradicted by {v.finding.message_id}: \u201c{v.finding.quote}\u201d"
                      for v in checked.verdicts if v.finding.judgement == "contradicted")
     try:
-        candidate = apply_actions(snapshot, candidate, checked.actions)
+        candidate = apply_actions(snapshot, candidate, checked.actions, phase="verify")
     except PlanRejected as err:
         out.status, out.reason = "failed", f"verify actions rejected: {err}"
         return out
