@@ -5,13 +5,12 @@ stream worker dead-letters by: what it rejects is counted and logged with the re
 indexed (the stream worker's dead-letter topic holds the record itself). A turn whose message id
 is already indexed with different content is refused too: the first version stays, and the
 second is reported rather than silently replacing it. A memory-add asking for `protected` is
-indexed unprotected, with a diary note, unless its `producer` header names a trusted producer.
+indexed unprotected unless its `producer` header names a trusted producer.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
 from typing import Any
 
 from prometheus_client import Counter
@@ -19,7 +18,6 @@ from prometheus_client import Counter
 from consumers.runtime import Runtime
 from consumers.steps.retry import Retrier
 from consumers.steps.transient import is_transient_store
-from consumers.store import DiaryEntry
 from consumers.store.client import point_id
 from consumers.metrics import INDEXED
 from schemas import ConversationTurn, MemoryAdd
@@ -53,7 +51,6 @@ class IndexStep:
         self._kinds: dict[str, Kind] = {topics.turns: "turns", topics.memory_adds: "memory-adds"}
         self._turns: dict[tuple[str, str], tuple[ConversationTurn, int]] = {}
         self._adds: list[MemoryAdd] = []
-        self._notes: list[DiaryEntry] = []
         self._positions: dict[tuple[str, int], int] = {}
         self.skipped = 0
 
@@ -68,12 +65,8 @@ class IndexStep:
         if isinstance(event, MemoryAdd) and event.protected and _producer(msg) not in self._settings.trusted_producers:
             # Only an operator (consumers/protect.py) or a trusted producer may protect a memory.
             SKIPPED.labels("memory-adds", "protected_ignored").inc()
-            note = (f"memory-add {event.memory_id} asked to be protected, but its producer {_producer(msg)!r} is not "
-                    f"in trusted_producers: indexed unprotected (an operator can protect it)")
-            log.warning("%s: %s", event.scope, note)
-            self._notes.append(DiaryEntry(
-                scope=event.scope, job_id=f"index-protected-ignored-{event.memory_id}"[:128], trigger="index",
-                status="note", written_at=datetime.now(timezone.utc), reason=note, notes=(note,)))
+            log.warning("memory-add %s of %s asks for protected from producer %r, which trusted_producers does not "
+                        "name: indexed unprotected", event.memory_id, event.scope, _producer(msg))
             event = event.model_copy(update={"protected": False})
         if isinstance(event, ConversationTurn):
             key = (event.scope, event.message_id)
@@ -91,25 +84,23 @@ class IndexStep:
 
     def join(self) -> dict[tuple[str, int], int]:
         """Write the batch; returns the next offset per (topic, partition) it covers, for the commit."""
-        turns, adds, notes, positions = list(self._turns.values()), self._adds, self._notes, self._positions
-        self._turns, self._adds, self._notes, self._positions = {}, [], [], {}
+        turns, adds, positions = list(self._turns.values()), self._adds, self._positions
+        self._turns, self._adds, self._positions = {}, [], {}
         if turns or adds:
-            self._retrier.call("index", lambda: self._write(turns, adds, notes), is_transient_store)
+            self._retrier.call("index", lambda: self._write(turns, adds), is_transient_store)
             INDEXED.labels("turn").inc(len(turns))
             INDEXED.labels("memory_add").inc(len(adds))
         return positions
 
     def close(self) -> None:
-        self._turns, self._adds, self._notes, self._positions = {}, [], [], {}
+        self._turns, self._adds, self._positions = {}, [], {}
 
-    def _write(self, turns: list[tuple[ConversationTurn, int]], adds: list[MemoryAdd], notes: list[DiaryEntry]) -> None:
+    def _write(self, turns: list[tuple[ConversationTurn, int]], adds: list[MemoryAdd]) -> None:
         runtime = self._runtime
         with runtime.lock:
             turns = self._without_rewrites(turns)
             runtime.transcripts.index_turns(turns)
             runtime.transcripts.add_pending(adds)
-            for entry in notes:  # deterministic ids: a redelivery rewrites the same entry
-                runtime.diary.write(entry)
 
     def _without_rewrites(self, turns: list[tuple[ConversationTurn, int]]) -> list[tuple[ConversationTurn, int]]:
         """Drop turns whose message id is indexed with different content (a redelivery of the
