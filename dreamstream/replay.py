@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from consumers.kafka_io import flush_or_raise, make_producer
+from consumers.kafka_io import PRODUCER_HEADER, flush_or_raise, make_producer
 from schemas.settings import Settings
 from schemas.topics import TopicCatalog
 
@@ -48,6 +48,12 @@ def read_events(paths: Iterable[Path], topics: TopicCatalog) -> list[RawEvent]:
     return sorted(events, key=lambda e: e.ts)
 
 
+REPLAY_PRODUCER = "dreamstream-replay"
+"""The `producer` header replayed records carry: list it in `trusted_producers` to let replayed
+memory-adds keep their `protected` flag (the demo and the tests do)."""
+REPLAY_HEADERS = [(PRODUCER_HEADER, REPLAY_PRODUCER.encode())]
+
+
 def produce(settings: Settings, events: list[RawEvent], on_progress: Callable[[int], None] | None = None) -> dict[str, int]:
     producer = make_producer(settings)
     errors: list[str] = []
@@ -60,7 +66,8 @@ def produce(settings: Settings, events: list[RawEvent], on_progress: Callable[[i
     for i, event in enumerate(events, 1):
         while True:
             try:
-                producer.produce(event.topic, key=event.key, value=event.value, on_delivery=delivered)
+                producer.produce(event.topic, key=event.key, value=event.value, on_delivery=delivered,
+                                 headers=REPLAY_HEADERS)
                 break
             except BufferError:  # local queue full: let deliveries drain, then retry
                 producer.poll(0.5)
