@@ -124,6 +124,18 @@ def _pair(group: dict[str, Any], name: str) -> str:
     return f"{_num(group['memory'][name]):>8}{_num(group['baseline'][name]):>9}"
 
 
+def _timings(timings: dict[str, float]) -> str:
+    """"dream 17.6 s, evaluate 40.2 s (memory search 20.1, baseline search 0.4, …), total 60.0 s"."""
+    steps = {name: value for name, value in timings.items() if "." not in name}
+    parts = []
+    for name, value in steps.items():
+        step = name.removesuffix("_s")
+        inner = [f"{sub.split('.', 1)[1].removesuffix('_s').replace('_', ' ')} {v:.1f}"
+                 for sub, v in timings.items() if sub.startswith(step + ".")]
+        parts.append(f"{step} {value:.1f} s" + (f" ({', '.join(inner)})" if inner else ""))
+    return ", ".join(parts)
+
+
 def render_table(report: dict[str, Any]) -> str:
     k = report["k"]
     inputs = report["inputs"]
@@ -165,9 +177,8 @@ def render_table(report: dict[str, Any]) -> str:
         f"  undated relative times  {store['undated_relative_times']}",
         f"  isolation leaks         {store['isolation_leaks']}  (baseline {store['baseline_isolation_leaks']})",
         "",
-        "passes: " + (", ".join(f"{n} {status}" for status, n in report["passes"].items()) or "none")
-        + "    time: " + ", ".join(f"{name.removesuffix('_s')} {value:.1f} s"
-                               for name, value in report["timings_s"].items()),
+        "passes: " + (", ".join(f"{n} {status}" for status, n in report["passes"].items()) or "none"),
+        "time: " + _timings(report["timings_s"]),
     ]
     unfinished = {s: n for s, n in report["passes"].items() if s in ("failed", "quarantined")}
     if unfinished:

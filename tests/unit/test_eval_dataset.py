@@ -251,12 +251,13 @@ def test_the_report_aggregates_per_category_and_overall():
 
 def test_the_table_shows_every_category_and_the_store():
     report = build_report(_evaluation(), mode="pipeline", engine="offline", inputs={"scopes": 1, "turns": 35,
-                          "memory_adds": 6, "questions": 4}, passes={"completed": 1}, timings={"dream_s": 1.0})
+                          "memory_adds": 6, "questions": 4}, passes={"completed": 1},
+                          timings={"dream_s": 1.0, "evaluate_s": 3.0, "evaluate.memory_search_s": 2.0, "total_s": 4.0})
     table = render_table(report)
     for needle in ("knowledge_update", "temporal", "custom", "overall", "evidence recall@10", "retention",
                    "88.9%", "near-duplicate rate", "undated relative times  1", "isolation leaks", "1 completed",
                    "x:lost", "coverage", "date resolved", "transcript", "core 10", "knowledge update missed",
-                   "'top memory'", "'top message'"):
+                   "'top memory'", "'top message'", "evaluate 3.0 s (memory search 2.0), total 4.0 s"):
         assert needle in table, needle
     assert "warning" not in table
     report["passes"] = {"completed": 1, "failed": 2}
