@@ -13,6 +13,7 @@ in one batch, and answers are matched against pre-read texts (`matching.Haystack
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -119,11 +120,13 @@ def _read_memories(runtime: Runtime, dataset: Dataset):
     return records, visible, pending
 
 
-def evaluate(runtime: Runtime, dataset: Dataset, k: int) -> Evaluation:
+def evaluate(runtime: Runtime, dataset: Dataset, k: int, say: Callable[[str], None] = lambda _: None) -> Evaluation:
     clock = Laps()
     embedder = runtime_embedder(runtime)
     records, visible, pending = _read_memories(runtime, dataset)
     clock("read_store_s")
+    say(f"asking {len(dataset.questions)} questions of {sum(len(v) for v in visible.values())} memories "
+        f"and of the baseline…")
 
     baseline = BaselineSearch(dataset, embedder)
     baseline.build()
