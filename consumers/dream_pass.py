@@ -121,7 +121,8 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
         out.status, out.reason = "failed", f"verify actions rejected: {err}"
         return out
     lap("verify")
-    pruned = prune(snapshot, candidate, cap=settings.memory_cap, condense_chars=settings.condense_chars)
+    pruned = prune(snapshot, candidate, cap=settings.memory_cap, condense_chars=settings.condense_chars,
+                   core_token_budget=settings.core_token_budget)
     candidate = pruned.candidate
     out.notes.extend((pruned.describe(), *pruned.notes))
     lap("prune")

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from qdrant_client import QdrantClient
 
 from consumers.dream_pass import DreamPass
-from consumers.embedding import make_embedder
+from consumers.embedding import Embedder, make_embedder
 from consumers.engine import Engine
 from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
 from schemas.settings import Settings
 
 
-def make_engine(settings: Settings) -> Engine:
+def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
     # Each engine is imported only when chosen: litellm is slow to import and offline workers never need it.
     if settings.engine == "llm":
         from consumers.engine.llm import LlmEngine
@@ -24,7 +24,7 @@ def make_engine(settings: Settings) -> Engine:
         return LlmEngine(settings)
     from consumers.engine.offline import OfflineEngine
 
-    return OfflineEngine()
+    return OfflineEngine(embedder or make_embedder(settings))
 
 
 @dataclass
@@ -48,8 +48,9 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Qdran
     client = client if client is not None else open_qdrant(settings)
     embedder = make_embedder(settings)
     prefix = settings.collection_prefix
-    memories = MemoryStore(client, prefix, embedder.dims, embedder.embed, settings.generations_kept)
     transcripts = TranscriptStore(client, prefix, embedder.dims, embedder.embed)
+    memories = MemoryStore(client, prefix, embedder.dims, embedder.embed, settings.generations_kept,
+                           embedder=embedder, pending=transcripts.pending)
     diary = Diary(client, prefix)
-    dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings))
+    dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings, embedder))
     return Runtime(settings, client, memories, transcripts, diary, dream_pass)

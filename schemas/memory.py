@@ -11,6 +11,7 @@ from schemas.scope import ScopeStr
 
 MemoryStatus = Literal["active", "superseded", "merged", "archived"]
 MemoryOrigin = Literal["memory_add", "transcript", "motive"]
+MemoryTier = Literal["core", "archive"]
 
 
 class MemoryRecord(Contract):
@@ -34,6 +35,12 @@ class MemoryRecord(Contract):
     merged_from: tuple[str, ...] = ()
     status_reason: str = ""
     """Why the status is what it is (for superseded, merged and archived records)."""
+    tier: MemoryTier = "core"
+    """Where an active memory lives: the bounded *core* an agent puts in its prompt, or the
+    unbounded, searchable *archive*. Every read and search returns both; a tier is a ranking,
+    never a reason a memory is hidden."""
+    consolidated: bool = True
+    """False for a memory-add read before any pass curated it (search shows it at once)."""
 
     @property
     def is_active(self) -> bool:

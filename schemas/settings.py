@@ -60,7 +60,8 @@ class Settings(BaseSettings):
 
     # --- The dream pass
     engine: Literal["offline", "llm"] = "offline"
-    memory_cap: int = Field(default=100, ge=1)
+    memory_cap: int = Field(default=100, ge=1, description="most memories in a scope's core tier")
+    core_token_budget: int = Field(default=2_000, ge=50, description="estimated tokens of a scope's core tier")
     transcript_window: int = Field(default=10_000, ge=1, description="most recent messages a pass reads")
     embedding_dims: int = Field(default=256, ge=16, le=4096, description="width of the hashing test embedder only")
     llm_model: str = "openai/gpt-4o-mini"
@@ -69,7 +70,7 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_retries: int = Field(default=1, ge=0, le=10)
     max_memory_chars: int = Field(default=2_000, ge=100, description="gate: longest memory text a pass may write")
-    condense_chars: int = Field(default=400, ge=80, description="prune: longer memories keep their first sentences")
+    condense_chars: int = Field(default=1_000, ge=80, description="prune: longer memories keep their first sentences")
     inactive_generations: int = Field(
         default=3, ge=1, description="prune: generations a superseded/merged/archived record is carried before it is left out")
     verify_top_k: int = Field(default=8, ge=1, le=100, description="verify: transcript search hits per claim")

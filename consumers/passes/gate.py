@@ -47,7 +47,7 @@ def gate(snapshot: Snapshot, candidate: Candidate, *, memory_cap: int, max_text_
     for before in snapshot.memories:
         if before.protected and candidate.records.get(before.memory_id) != before:
             reasons.append(f"protected memory {before.memory_id} was changed")
-    active = len(candidate.active)
-    if active > memory_cap:
-        reasons.append(f"{active} active memories exceed the cap of {memory_cap}")
+    core = sum(1 for m in candidate.active if m.tier == "core" and not m.protected)
+    if core > memory_cap:  # the archive is unbounded; only the prompt-sized core has a cap
+        reasons.append(f"{core} core memories exceed the cap of {memory_cap}")
     return GateResult(passed=not reasons, reasons=tuple(reasons))

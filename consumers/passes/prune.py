@@ -8,12 +8,16 @@
    that retired it and the next ones, until it was already inactive `N` generations back
    (`Snapshot.long_inactive_ids`); then it is not copied forward. Its history stays in the audit
    trail, the diary and the older kept generations.
-3. **cap**: over `memory_cap` active memories, the lowest-scoring unprotected ones are archived.
+3. **tier**: every active memory stays active and searchable; the best-ranked ones, up to
+   `core_token_budget` estimated tokens and `memory_cap` memories, form the *core* (what an agent
+   puts in its prompt), the rest the *archive* (returned by every read and search, never hidden).
+   Room is never a reason to lose a fact.
 
-Score (higher stays): confidence + 0.5 * use + 0.5 * recency, where use is min(evidence, 4) / 4
-(how many messages support it: how often it came up, since reads are not tracked) and recency is
-1.0 for the most recently updated memory of the scope falling linearly to 0.0 for the oldest.
-Protected memories are never pruned; ties go to the older memory.
+Rank (higher is core): protected first, then confidence + 0.5 * use + 0.5 * recency, where use is
+min(evidence, 4) / 4 (how many messages support it: how often it came up, since reads are not
+tracked) and recency is 1.0 for the memory whose newest evidence is the scope's newest falling
+linearly to 0.0 for the oldest. Ties go to the more recent evidence, then the shorter text, then
+the older record: never to an id hash, so what is core is explainable.
 """
 
 from __future__ import annotations
@@ -35,18 +39,24 @@ class PruneResult:
     candidate: Candidate
     condensed: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
-    capped: tuple[str, ...] = ()
+    archived: tuple[str, ...] = ()
+    """Active memories ranked into the archive tier (still returned by every read and search)."""
     notes: tuple[str, ...] = ()
 
     def describe(self) -> str:
         return (f"prune: {len(self.condensed)} condensed, {len(self.left_out)} retired records left out, "
-                f"{len(self.capped)} archived over the cap")
+                f"{len(self.candidate.active) - len(self.archived)} core and {len(self.archived)} archive-tier memories")
 
 
 def prune_score(memory: MemoryRecord, oldest: float, newest: float) -> float:
     span = max(newest - oldest, 1.0)
     recency = (memory.updated_at.timestamp() - oldest) / span
     return memory.confidence + 0.5 * min(len(memory.evidence_message_ids), 4) / 4 + 0.5 * recency
+
+
+def estimated_tokens(text: str) -> int:
+    """About four characters a token for English, as prompt budgets are usually estimated."""
+    return max(1, len(text) // 4)
 
 
 def condensed_text(text: str, limit: int) -> str:
@@ -92,29 +102,37 @@ def leave_out_retired(candidate: Candidate, long_inactive: frozenset[str]) -> tu
     return gone
 
 
-def enforce_cap(candidate: Candidate, cap: int) -> tuple[str, ...]:
+def assign_tiers(candidate: Candidate, cap: int, token_budget: int) -> tuple[str, ...]:
+    """Rank the active memories; the best fill the core (budget and count), the rest go to the
+    archive. Returns the ids now in the archive. Not a change of what memory says: no change
+    event, the generation simply records each memory's tier."""
     active = candidate.active
-    excess = len(active) - cap
-    if excess <= 0:
+    if not active:
         return ()
     stamps = [m.updated_at.timestamp() for m in active]
     oldest, newest = min(stamps), max(stamps)
-    prunable = sorted((m for m in active if not m.protected),
-                      key=lambda m: (prune_score(m, oldest, newest), m.updated_at, m.memory_id))
-    archived = []
-    for memory in prunable[:excess]:
-        reason = f"prune: over the cap of {cap} (score {prune_score(memory, oldest, newest):.2f})"
-        after = memory.model_copy(update={"status": "archived", "status_reason": reason})
-        candidate.records[memory.memory_id] = after
-        candidate.changes.append(Change("archived", memory.memory_id, memory, after, reason))
-        archived.append(memory.memory_id)
-    return tuple(archived)
+    ranked = sorted(active, key=lambda m: (not m.protected, -prune_score(m, oldest, newest),
+                                           -m.updated_at.timestamp(), len(m.text), m.created_at, m.memory_id))
+    used, core = 0, 0
+    archive: list[str] = []
+    for memory in ranked:
+        cost = estimated_tokens(memory.text)
+        fits = memory.protected or (core < cap and used + cost <= token_budget)
+        tier = "core" if fits else "archive"
+        if fits:
+            used, core = used + cost, core + 1
+        else:
+            archive.append(memory.memory_id)
+        if memory.tier != tier:
+            candidate.records[memory.memory_id] = memory.model_copy(update={"tier": tier})
+    return tuple(sorted(archive))
 
 
-def prune(snapshot: Snapshot, candidate: Candidate, *, cap: int, condense_chars: int) -> PruneResult:
-    """Condense, leave out long-retired records, enforce the cap; returns a new candidate."""
+def prune(snapshot: Snapshot, candidate: Candidate, *, cap: int, condense_chars: int,
+          core_token_budget: int = 2_000) -> PruneResult:
+    """Condense, leave out long-retired records, rank core and archive; returns a new candidate."""
     actions, notes = condense_actions(snapshot, candidate, condense_chars)
     pruned = apply_actions(snapshot, candidate, actions)
     left_out = leave_out_retired(pruned, snapshot.long_inactive_ids)
-    capped = enforce_cap(pruned, cap)
-    return PruneResult(pruned, tuple(a.target for a in actions), left_out, capped, tuple(notes))
+    archived = assign_tiers(pruned, cap, core_token_budget)
+    return PruneResult(pruned, tuple(a.target for a in actions), left_out, archived, tuple(notes))

@@ -15,8 +15,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 from qdrant_client import QdrantClient, models
 
+import numpy as np
+
+from consumers.embedding.protocol import Embedder
 from consumers.store.client import ensure_collection, point_id, scope_filter, scroll_all
-from schemas import MemoryRecord
+from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
+from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
@@ -85,11 +89,32 @@ class ScopeState(BaseModel):
         return next((g for g in self.generations if g.generation == number), None)
 
 
+class _EmbedFunction:
+    """An `Embed` callable seen as an Embedder (stores built with a bare function, as tests do)."""
+
+    name = "function"
+
+    def __init__(self, embed: Embed, dims: int) -> None:
+        self._embed, self.dims = embed, dims
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._embed(texts)
+
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._embed(texts), dtype=np.float32).reshape(len(texts), self.dims)
+
+
 class MemoryStore:
-    def __init__(self, client: QdrantClient, prefix: str, dims: int, embed: Embed, generations_kept: int) -> None:
+    def __init__(self, client: QdrantClient, prefix: str, dims: int, embed: Embed, generations_kept: int, *,
+                 embedder: Embedder | None = None, pending: Callable[[str], list[MemoryAdd]] | None = None) -> None:
+        """`pending` reads a scope's not-yet-consolidated memory-adds (the transcript store's inbox),
+        so search returns them at once."""
         self._client = client
         self._embed = embed
+        self._dims = dims
         self._kept = generations_kept
+        self._search = ScopeSearch(embedder or _EmbedFunction(embed, dims))
+        self._pending = pending
         self.memories = f"{prefix}_memories"
         self.scopes = f"{prefix}_scopes"
         ensure_collection(client, self.memories, dims, {"tenant": _KW, "scope": _KW, "generation": _INT, "status": _KW})
@@ -132,16 +157,37 @@ class MemoryStore:
         return records if include_inactive else [m for m in records if m.is_active]
 
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
+        """Hybrid search over the active memories (core and archive) and the pending memory-adds."""
         generation = self.state(scope).active_generation
-        if generation <= 0:
+        pending = self._pending(scope) if self._pending is not None else []
+        if generation <= 0 and not pending:
             return []
+        key = (generation, tuple((a.memory_id, a.ts) for a in pending))
+
+        def load() -> tuple[list[MemoryRecord], np.ndarray | None]:
+            rows = self._active_points(scope, generation) if generation > 0 else []
+            records = [MemoryRecord.model_validate(r.payload["record"]) for r in rows]
+            known = {r.memory_id for r in records}
+            fresh = [pending_record(a) for a in pending if a.memory_id not in known]
+            vectors = stack([r.vector for r in rows] + [None] * len(fresh), self._dims) if rows and not fresh else None
+            return records + fresh, vectors
+
+        return self._search.search(scope, key, load, query, k)
+
+    def _active_points(self, scope: str, generation: int) -> list[models.Record]:
         flt = scope_filter(
             scope,
             models.FieldCondition(key="generation", match=models.MatchValue(value=generation)),
             models.FieldCondition(key="status", match=models.MatchValue(value="active")),
         )
-        hits = self._client.query_points(self.memories, query=self._embed([query])[0], query_filter=flt, limit=k).points
-        return [(MemoryRecord.model_validate(h.payload["record"]), h.score) for h in hits]
+        rows: list[models.Record] = []
+        offset = None
+        while True:
+            batch, offset = self._client.scroll(self.memories, scroll_filter=flt, limit=1_000, offset=offset,
+                                                with_payload=True, with_vectors=True)
+            rows.extend(batch)
+            if offset is None:
+                return sorted(rows, key=lambda r: (r.payload["record"]["created_at"], r.payload["memory_id"]))
 
     # --- writing
     def write_candidate(self, scope: str, generation: int, records: Sequence[MemoryRecord]) -> None:
@@ -151,7 +197,7 @@ class MemoryStore:
         if not records:
             return
         tenant, agent, subject = parse_scope(scope)
-        vectors = self._embed([m.text for m in records])
+        vectors = self._embed([embedding_text(m.text) for m in records])
         points = [
             models.PointStruct(
                 id=point_id(scope, generation, m.memory_id),

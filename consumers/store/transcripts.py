@@ -43,7 +43,7 @@ class TranscriptStore:
         """The scope's most recent `limit` messages with their offsets, oldest first."""
         rows = [(ConversationTurn.model_validate(r.payload["turn"]), int(r.payload.get("offset", -1)))
                 for r in scroll_all(self._client, self.transcripts, scope_filter(scope))]
-        rows.sort(key=lambda row: (row[0].ts, row[0].message_id))
+        rows.sort(key=lambda row: (row[0].ts, row[1], row[0].message_id))  # producer order within one instant
         return rows[-limit:]
 
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[ConversationTurn, float]]:

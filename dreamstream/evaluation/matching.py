@@ -36,7 +36,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Iterable, NamedTuple
 
-from consumers.engine.offline.relative_time import has_relative_time
+from language.dates import has_relative_time
 
 _WORD = re.compile(r"[^\W_]+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})

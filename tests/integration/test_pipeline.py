@@ -58,7 +58,6 @@ def test_ava_correction_supersedes_window_with_aisle(dreamed):
     assert superseded and superseded[0].status == "superseded" and superseded[0].superseded_by == aisle[0].memory_id
 
 
-@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_ava_paraphrases_merged_with_both_sources(dreamed):
     diet = [m for m in dreamed.runtime.memories.active_records(AVA) if "vegetarian" in m.text.lower() or "meat" in m.text.lower()]
     assert len(diet) == 1, [m.text for m in diet]

@@ -9,7 +9,7 @@ import pytest
 from consumers.passes.apply import PlanRejected, apply_plan
 from consumers.passes.gate import gate
 from consumers.passes.privacy import PrivacyFilter
-from consumers.passes.prune import enforce_cap
+from consumers.passes.prune import assign_tiers
 from consumers.snapshot import Snapshot
 from schemas import (
     ActionPlan, ArchiveAction, ConversationTurn, CreateAction, DreamJob, MemoryRecord, MergeAction,
@@ -98,16 +98,24 @@ def test_privacy_mask_replaces_findings():
     assert "ava@example.com" not in text and "sk-abcdef" not in text and set(found) == {"email", "secret"}
 
 
-def test_prune_archives_lowest_scores_and_never_protected():
+def test_tiers_rank_the_core_and_archive_the_rest_without_hiding_anything():
     many = [memory(f"m{i}", f"fact number {i}", ("m1",), updated_at=T0.replace(day=1 + i)) for i in range(5)]
     snap = snapshot(*many, memory("profile", "Legal name", protected=True))
     candidate = apply_plan(snap, plan())
-    enforce_cap(candidate, 3)
-    active = {m.memory_id for m in candidate.active}
-    assert len(active) == 3 and "profile" in active and {"m3", "m4"} <= active
-    archived = [c for c in candidate.changes if c.kind == "archived"]
-    assert len(archived) == 3 and all(c.after.status_reason.startswith("prune:") for c in archived)
+    archive = assign_tiers(candidate, 3, token_budget=2_000)
+    assert len(candidate.active) == 6, "a tier is a ranking: every memory stays active and searchable"
+    core = {m.memory_id for m in candidate.active if m.tier == "core"}
+    assert core == {"profile", "m4", "m3"}, "protected first, then the most recent"
+    assert set(archive) == {"m0", "m1", "m2"} and not candidate.changes, "no memory changed what it says"
     assert gate(snap, candidate, memory_cap=3, max_text_chars=2000, privacy=PrivacyFilter.default()).passed
+
+
+def test_core_tier_is_bounded_by_its_token_budget():
+    texts = {f"m{i}": "word " * 40 for i in range(4)}  # ~50 tokens each
+    snap = snapshot(*(memory(i, t, ("m1",), updated_at=T0.replace(day=1 + n)) for n, (i, t) in enumerate(texts.items())))
+    candidate = apply_plan(snap, plan())
+    assign_tiers(candidate, 100, token_budget=120)
+    assert sorted(m.memory_id for m in candidate.active if m.tier == "core") == ["m2", "m3"]
 
 
 def test_gate_quarantines_changes_that_rest_only_on_an_injected_instruction():

@@ -96,7 +96,6 @@ def test_every_fixture_scope_completes(dreamed) -> None:
     assert {scope: r.status for scope, r in results.items()} == dict.fromkeys(results, "completed")
 
 
-@pytest.mark.xfail(strict=True, reason="the paraphrase came from the fixture-shaped lexicon removed from the embedder (issue 9); merge by meaning (issue 9, item 4) brings it back")
 def test_ava_answers_aisle_not_window_and_the_dated_lisbon_flight(dreamed) -> None:
     rt, *_ = dreamed
     now = active(rt, AVA)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from consumers.engine.offline.relative_time import rewrite_relative_time
+from language.dates import rewrite_relative_time
 from dreamstream.cli_eval import eval_command, eval_data_command
 from dreamstream.evaluation.dataset import KNOWN_CATEGORIES, DatasetError, Question, load_dataset
 from dreamstream.evaluation.evaluate import Evaluation, QuestionResult, Scores, StoreFigures

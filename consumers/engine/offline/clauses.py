@@ -103,9 +103,10 @@ def is_statement_worth_keeping(body: str) -> bool:
     return len(_WORDS.findall(body)) >= _MIN_STATEMENT_WORDS and not _DEICTIC_START.match(body)
 
 
-def clauses_of(turn: ConversationTurn) -> list[Clause]:
+def clauses_of(turn: ConversationTurn, body: str | None = None) -> list[Clause]:
+    """The clauses of a turn's text (`body`: the text without a speaker prefix, when it had one)."""
     clauses = []
-    for position, text in enumerate(split_clauses(turn.content)):
+    for position, text in enumerate(split_clauses(turn.content if body is None else body)):
         body = strip_lead_ins(text)
         kind, change = classify(body)
         clauses.append(Clause(turn.message_id, turn.session_id, turn.ts, position, text, body, kind, change))

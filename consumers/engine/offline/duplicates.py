@@ -1,5 +1,9 @@
 """Paraphrased duplicates: "Ava is vegetarian" and "Ava does not eat meat" say one thing.
 
+Merging is by meaning: the sentence embeddings are close and a value guard finds no disagreement
+(no number, date or name on one side only, on both sides; no single swapped word as in "window
+seats" / "aisle seats"). The older token rule below still catches near-verbatim repeats.
+
 Two memories are duplicates when their canonical tokens overlap strongly (Jaccard >= 0.75) AND
 they do not disagree on a value: if each holds a content token the other lacks ("window" vs
 "aisle", "2026-03-10" vs "2026-03-11") they are two claims, never merged. One side adding detail
@@ -9,17 +13,24 @@ the token rule decides.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
-from consumers.embedding import LocalEmbedder
+from consumers.embedding import Embedder
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 
 DUPLICATE_JACCARD = 0.75
-CANDIDATE_COSINE = 0.7
-"""Loose on purpose: it only picks pairs for the token rule to judge."""
+PARAPHRASE_COSINE = 0.8
+"""Two memories say one thing at this sentence-embedding cosine (all-MiniLM-L6-v2: "Ava is
+vegetarian" / "Ava doesn't eat meat" 0.85), unless a value guard below finds them disagreeing."""
+SWAP_JACCARD = 0.5
+"""Mostly the same words with one swapped ("window seats" / "aisle seats"): two values, not a paraphrase..."""
+SAME_MEANING_COSINE = 0.9
+"""...unless the swap leaves the meaning in place ("lives in Porto" / "is based in Porto", 0.92)."""
+_VALUE = re.compile(r"\d[\d.,:/-]*|(?<=[\w,;] )[A-Z][\w'-]+")
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -34,6 +45,28 @@ def values_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
 
 def is_duplicate(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a) and bool(b) and not values_conflict(a, b) and jaccard(a, b) >= DUPLICATE_JACCARD
+
+
+def new_values(text: str, known: str) -> set[str]:
+    """Numbers, dates and names `text` states that `known` does not."""
+    return set(_VALUE.findall(text)) - set(_VALUE.findall(known))
+
+
+def differing_values(a: str, b: str) -> bool:
+    """Numbers, dates or names that one text has and the other lacks, on both sides."""
+    mine, theirs = set(_VALUE.findall(a)), set(_VALUE.findall(b))
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
+def is_value_swap(a: frozenset[str], b: frozenset[str]) -> bool:
+    return values_conflict(a, b) and jaccard(a, b) >= SWAP_JACCARD
+
+
+def is_paraphrase(a: MergeCandidate, b: MergeCandidate, cosine: float) -> bool:
+    """Close in meaning and not disagreeing on any value."""
+    if cosine < PARAPHRASE_COSINE or differing_values(a.text, b.text):
+        return False
+    return cosine >= SAME_MEANING_COSINE or not is_value_swap(a.tokens, b.tokens)
 
 
 def find_duplicate(tokens: frozenset[str], working: WorkingSet) -> WorkingMemory | None:
@@ -68,13 +101,15 @@ def survivor_order(candidate: MergeCandidate) -> tuple[datetime, int, str]:
     return candidate.created_at, len(candidate.text), candidate.key
 
 
-def merge_groups(candidates: list[MergeCandidate], embedder: LocalEmbedder) -> list[MergeGroup]:
-    """Clusters of duplicates; every pair inside a cluster is a duplicate pair (no chaining)."""
+def merge_groups(candidates: list[MergeCandidate], embedder: Embedder) -> list[MergeGroup]:
+    """Clusters of paraphrases: every pair inside a cluster is close in meaning and agrees on
+    every value (no chaining), or is a token-level duplicate."""
     if len(candidates) < 2:
         return []
     ordered = sorted(candidates, key=survivor_order)
     vectors = embedder.embed_array([c.text for c in ordered])
-    similar = (vectors @ vectors.T) >= CANDIDATE_COSINE
+    cosine = vectors @ vectors.T
+    similar = cosine >= min(PARAPHRASE_COSINE, 0.7)
     assigned: set[int] = set()
     groups: list[MergeGroup] = []
     for i, survivor in enumerate(ordered):
@@ -84,7 +119,8 @@ def merge_groups(candidates: list[MergeCandidate], embedder: LocalEmbedder) -> l
         for j in np.flatnonzero(similar[i]).tolist():
             if j <= i or j in assigned:
                 continue
-            if all(is_duplicate(ordered[m].tokens, ordered[j].tokens) for m in members):
+            if all(is_duplicate(ordered[m].tokens, ordered[j].tokens)
+                   or is_paraphrase(ordered[m], ordered[j], float(cosine[m, j])) for m in members):
                 members.append(j)
         if len(members) > 1:
             assigned.update(members)

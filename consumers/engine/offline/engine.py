@@ -16,9 +16,9 @@ create-refs are numbered in the order the actions are made.
 
 from __future__ import annotations
 
-from consumers.embedding import LocalEmbedder, canonical_tokens
+from consumers.embedding import Embedder, canonical_tokens
+from consumers.embedding.minilm import MiniLMEmbedder
 from consumers.engine.base import EngineResult
-from consumers.engine.offline.clauses import clauses_of
 from consumers.engine.offline.corrections import generic_tokens
 from consumers.engine.offline.dissatisfaction import complaint_memory_text
 from consumers.engine.offline.duplicates import find_duplicate
@@ -30,16 +30,18 @@ from consumers.engine.offline.transcript_pass import TranscriptPass
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from consumers.passes.gather import Signals, gather
 from consumers.snapshot import Snapshot
+from language.speakers import participants
 from schemas import ActionPlan, ConversationTurn
 
 MOTIVE_MEMORY_CONFIDENCE = 0.6
 
 
+
 class OfflineEngine:
     name = "offline"
 
-    def __init__(self, embedder: LocalEmbedder | None = None) -> None:
-        self.embedder = embedder or LocalEmbedder()
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder if embedder is not None else MiniLMEmbedder()
 
     def propose(self, snapshot: Snapshot, signals: Signals | None = None) -> EngineResult:
         signals = signals if signals is not None else gather(snapshot)
@@ -49,14 +51,19 @@ class OfflineEngine:
         injected = frozenset(injection_message_ids(turns))
         notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
         readable = [t for t in turns if t.message_id not in injected]
-        clauses = {t.message_id: clauses_of(t) for t in readable if t.role == "user"}
         user_name = detect_user_name(t.content for t in readable if t.role == "user")
+        names = participants(t.content for t in readable if t.role == "user")
         messages = {t.message_id: t for t in turns}
 
         builder = PlanBuilder()
         working = WorkingSet.from_records(snapshot.memories, {i: t.ts for i, t in messages.items()})
         generic = generic_tokens(canonical_tokens(m.text) for m in snapshot.memories if m.is_active)
-        TranscriptPass(builder, working, user_name, consumed, notes, generic).run(readable, clauses)
+        cited_by: dict[str, tuple[str, ...]] = {}  # superseded memories count: what they noted was read
+        for memory in snapshot.memories:
+            for message_id in memory.evidence_message_ids:
+                cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
+        TranscriptPass(builder, working, user_name, consumed, notes, generic, self._similarity,
+                       cited_by, self.embedder.embed_array).run(readable, names)
         if signals.complaint is not None:
             self._remember_complaint(builder, working, complaint_memory_text(signals.complaint, user_name),
                                      signals.complaint.message_ids, messages)
@@ -67,11 +74,17 @@ class OfflineEngine:
         Housekeeping(builder, working, messages, self.embedder, name_tokens, notes).run(snapshot.memories)
         return EngineResult(plan=builder.build(), motives=signals.motives, notes=tuple(notes))
 
+    def _similarity(self, a: str, b: str) -> float:
+        vectors = self.embedder.embed_array([a, b])
+        return float(vectors[0] @ vectors[1])
+
     @staticmethod
     def _consumed_messages(snapshot: Snapshot, turns: list[ConversationTurn]) -> frozenset[str]:
-        """Messages an earlier pass already consolidated: cited by any memory (superseded ones
-        too), or read by an earlier pass (not in the snapshot's new messages)."""
-        cited = {i for m in snapshot.memories for i in m.evidence_message_ids}
+        """Messages an earlier pass already consolidated: cited by a memory a pass wrote from the
+        transcript, or read by an earlier pass (not in the snapshot's new messages). A message only
+        a memory-add cites is not among them: the add is what an agent noted, not the dated fact
+        the message states."""
+        cited = {i for m in snapshot.memories if m.origin != "memory_add" for i in m.evidence_message_ids}
         cited.update(t.message_id for t in turns if t.message_id not in snapshot.new_message_ids)
         return frozenset(cited)
 

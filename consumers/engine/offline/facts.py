@@ -9,10 +9,12 @@ at all (already cited, already known, overruled) is the caller's decision.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from consumers.engine.offline.clauses import STATEMENT_KINDS, Clause, is_statement_worth_keeping
 from consumers.engine.offline.person import INTRODUCTION_CLAUSE, to_third_person
-from consumers.engine.offline.relative_time import rewrite_relative_time
+from language.chatter import caption_subject
+from language.dates import rewrite_relative_time, said_on
 
 _SPACES = re.compile(r"\s+")
 _TRAILING = ",;:-\u2013\u2014 "
@@ -41,3 +43,20 @@ def finish_sentence(text: str) -> str:
     if not text.endswith((".", "?")):
         text += "."
     return text[:1].upper() + text[1:]
+
+
+def message_memory_text(statements: list[str], captions: list[str], ts: datetime, subject: str | None,
+                        other: str | None, speaker_named: bool) -> str | None:
+    """One memory for what one message states: its statement sentences in the third person, their
+    relative times made absolute, what it showed ("shared a photo of …"), and the day it was said.
+    A message that only shows a photo, or says nothing, makes none."""
+    if not statements:
+        return None
+    name = subject or "the user"
+    parts = [finish_sentence(to_third_person(rewrite_relative_time(s, ts).text, subject, other=other,
+                                             speaker_named=speaker_named)) for s in statements]
+    parts.extend(f"{name} shared a photo of {what}." for c in captions if (what := caption_subject(c)))
+    text = " ".join(parts)
+    if speaker_named and name not in text:
+        text = f"{name}: {text}"
+    return f"{text} {said_on(ts)}"

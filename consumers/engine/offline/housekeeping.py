@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple
 
-from consumers.embedding import LocalEmbedder, canonical_tokens
+from consumers.embedding import Embedder, canonical_tokens
 from consumers.engine.offline.corrections import attribute_rivals
-from consumers.engine.offline.duplicates import MergeCandidate, merge_groups
+from consumers.engine.offline.duplicates import MergeCandidate, MergeGroup, merge_groups, new_values
 from consumers.engine.offline.plan_builder import PlanBuilder
-from consumers.engine.offline.relative_time import rewrite_relative_time
+from language.dates import rewrite_relative_time, without_stamp
 from consumers.engine.offline.working_set import WorkingSet
 from schemas import ConversationTurn, MemoryRecord
 
@@ -31,7 +31,7 @@ class _Dated(NamedTuple):
 
 class Housekeeping:
     def __init__(self, builder: PlanBuilder, working: WorkingSet, messages: Mapping[str, ConversationTurn],
-                 embedder: LocalEmbedder, name_tokens: frozenset[str], notes: list[str]) -> None:
+                 embedder: Embedder, name_tokens: frozenset[str], notes: list[str]) -> None:
         self.builder = builder
         self.working = working
         self.messages = messages
@@ -89,17 +89,29 @@ class Housekeeping:
 
     def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated]) -> set[str]:
         """Merge duplicates, comparing texts with dates resolved so "next Tuesday" meets "2026-03-10"."""
-        merge_input = [MergeCandidate(r.memory_id, dated[r.memory_id].plain,
-                                      canonical_tokens(dated[r.memory_id].plain), r.created_at) for r in candidates]
+        plain = {r.memory_id: without_stamp(dated[r.memory_id].plain) for r in candidates}
+        merge_input = [MergeCandidate(r.memory_id, plain[r.memory_id], canonical_tokens(plain[r.memory_id]),
+                                      r.created_at) for r in candidates]
         merged: set[str] = set()
         for group in merge_groups(merge_input, self.embedder):
             survivor, duplicates = group.survivor.key, tuple(d.key for d in group.duplicates)
-            self.builder.merge(survivor, duplicates, dated[survivor].annotated,
+            self.builder.merge(survivor, duplicates, self._merged_text(group, dated),
                                f"paraphrases of one memory: {', '.join((survivor, *duplicates))}")
             merged.update((survivor, *duplicates))
             for key in duplicates:
                 self.working.retire(key)
         return merged
+
+    @staticmethod
+    def _merged_text(group: MergeGroup, dated: Mapping[str, _Dated]) -> str | None:
+        """The survivor's wording, plus any duplicate that states a date, number or name it lacks:
+        a merge never loses a value."""
+        survivor = dated[group.survivor.key]
+        text = survivor.annotated or survivor.plain
+        extra = [d.text for d in group.duplicates if new_values(d.text, text)]
+        if not extra:
+            return survivor.annotated
+        return " ".join((text, *extra))
 
     def _update_dates(self, record: MemoryRecord, text: str) -> None:
         evidence = self._evidence_in_transcript(record)

@@ -70,12 +70,38 @@ def third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
-def to_third_person(statement: str, name: str | None) -> str:
-    """Rewrite first-person references ("I", "my", "we", "our") about the user and their team."""
-    subject = name or "the user"
-    possessive = f"{subject}'s"
+_SECOND_PERSON = re.compile(r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<your>[Yy]our)\b"
+                            r"|\b(?P<yours>[Yy]ours)\b|\b(?P<you>[Yy]ou)\b")
+
+
+def _second_person(statement: str, other: str) -> str:
+    """In a two-person chat, "you" is the other person."""
 
     def replace(match: re.Match[str]) -> str:
+        if match.group("you_be"):
+            return f"{other} is"
+        if match.group("your") or match.group("yours"):
+            return f"{other}'s"
+        return other
+
+    return _SECOND_PERSON.sub(replace, statement)
+
+
+def to_third_person(statement: str, name: str | None, *, other: str | None = None, speaker_named: bool = False) -> str:
+    """Rewrite first-person references ("I", "my", "we", "our") about the speaker and their team.
+
+    `speaker_named` is a chat participant named in the message itself: then "we" is not "the
+    team" (it is the speaker's family, friends, the two people talking...) and stays as said;
+    `other` is whom "you" means in a two-person conversation."""
+    subject = name or "the user"
+    possessive = f"{subject}'s"
+    if other:
+        statement = _second_person(statement, other)
+
+    def replace(match: re.Match[str]) -> str:
+        if speaker_named and (match.group("we_be") or match.group("we_aux") or match.group("we_verb")
+                              or match.group("our") or match.group("us")):
+            return match.group(0)
         if match.group("i_be"):
             return f"{subject} is"
         if match.group("i_aux"):

@@ -37,6 +37,15 @@ class PlanBuilder:
         ))
         return ref
 
+    def extend(self, ref: str, text: str, evidence: tuple[str, ...]) -> None:
+        """Give a memory this plan creates a new wording and more evidence (a topic told over
+        several messages becomes one memory citing all of them)."""
+        for index, action in enumerate(self._actions):
+            if isinstance(action, CreateAction) and action.ref == ref:
+                self._actions[index] = action.model_copy(update={"text": _clip(text), "evidence_message_ids": evidence})
+                return
+        raise KeyError(f"no create action with ref {ref!r} in this plan")
+
     def supersede(self, target: str, replacement: str, evidence: tuple[str, ...], rationale: str) -> None:
         self._claim(target)
         self._actions.append(SupersedeAction(

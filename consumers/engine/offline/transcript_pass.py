@@ -11,25 +11,49 @@ a later one, inside the same plan.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from consumers.embedding import canonical_tokens
 from consumers.engine.offline.changes import ValueChange
 from consumers.engine.offline.clauses import Clause
 from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
-from consumers.engine.offline.duplicates import find_duplicate
-from consumers.engine.offline.facts import memory_text_for
+from consumers.engine.offline.duplicates import find_duplicate, new_values
+from consumers.engine.offline.clauses import classify, clauses_of, split_clauses, strip_lead_ins
+from consumers.engine.offline.facts import message_memory_text
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.chatter import classify_sentence, read_sentences
+from language.dates import said_on, without_stamp
+from language.speakers import other_participant, split_speaker
 from schemas import ConversationTurn
 
+_DROPPED_KINDS = frozenset({"question", "request", "greeting", "dissatisfaction", "injection", "introduction"})
+
+
+def _keepable(sentence: str) -> bool:
+    """A statement sentence the clause reader does not see as a request, greeting or complaint."""
+    kind, _ = classify(strip_lead_ins(sentence))
+    return kind not in _DROPPED_KINDS
+
 CORRECTION_CONFIDENCE = 0.9
+GROUP_MAX_WORDS = 110
+"""A topic one person tells over several messages of a session becomes one memory, up to this size
+(beyond it a memory is too long to embed well or to put in a prompt)."""
+GROUP_MAX_MESSAGES = 4
+TOPIC_COSINE = 0.3
+"""Two statements one person makes in a row are one topic at this sentence-embedding cosine
+(all-MiniLM-L6-v2: unrelated sentences sit near 0.0-0.2, one topic retold at 0.3 and up)."""
+NOTED_COSINE = 0.55
+"""A memory-add citing a message says what the message says at this cosine."""
 FACT_CONFIDENCE = 0.8
 
 
 class TranscriptPass:
     def __init__(self, builder: PlanBuilder, working: WorkingSet, user_name: str | None,
-                 consumed: frozenset[str], notes: list[str], generic: frozenset[str] = frozenset()) -> None:
+                 consumed: frozenset[str], notes: list[str], generic: frozenset[str] = frozenset(),
+                 similarity: Callable[[str, str], float] = lambda a, b: 0.0,
+                 cited_by: Mapping[str, tuple[str, ...]] | None = None,
+                 prefetch: Callable[[list[str]], object] = lambda texts: None) -> None:
         self.builder = builder
         self.working = working
         self.user_name = user_name
@@ -39,27 +63,101 @@ class TranscriptPass:
         self.consumed = consumed
         self.notes = notes
         self._created_from: dict[str, list[frozenset[str]]] = defaultdict(list)
+        self.similarity = similarity
+        self.prefetch = prefetch
+        """Cosine of two statements' sentence embeddings (the engine's embedder)."""
+        self.cited_by = cited_by or {}
+        """Message id -> the texts of the memories citing it (e.g. a memory-add an agent wrote about it)."""
+        self._groups: dict[tuple[str, str], _Group] = {}
+        """Per (session, speaker): the memory this plan is growing from what they say in a row."""
 
-    def run(self, turns: Sequence[ConversationTurn], clauses: Mapping[str, list[Clause]]) -> None:
-        """`turns` is the chronological transcript minus injected messages."""
+    def run(self, turns: Sequence[ConversationTurn], participants: tuple[str, ...] = ()) -> None:
+        """`turns` is the chronological transcript minus injected messages; `participants` the
+        named speakers of a multi-person chat (`language.speakers`)."""
+        self._prefetch([t for t in turns if t.role == "user" and t.message_id not in self.consumed], participants)
         last_assistant: dict[str, ConversationTurn] = {}
         for turn in turns:
             if turn.role == "assistant":
                 last_assistant[turn.session_id] = turn
             elif turn.role == "user":
-                for clause in clauses.get(turn.message_id, []):
-                    self._clause(turn, clause, last_assistant.get(turn.session_id))
+                self._message(turn, participants, last_assistant.get(turn.session_id))
 
-    def _clause(self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None) -> None:
-        fresh = turn.message_id not in self.consumed
+    def _message(self, turn: ConversationTurn, participants: tuple[str, ...],
+                 answered: ConversationTurn | None) -> None:
+        """Corrections first (they supersede what they overrule), then one memory for everything
+        else the message states, attributed to whoever said it."""
+        speaker = split_speaker(turn.content)
+        subject = speaker.name or self.user_name
+        handled: list[str] = []
+        for clause in clauses_of(turn, speaker.body):
+            if self._clause(turn, clause, answered, subject):
+                handled.append(clause.body)
+        if turn.message_id in self.consumed:
+            return  # an earlier pass consolidated this message
+        text = self.statement_text(turn, participants, handled)
+        if text is None or self._noted_already(turn.message_id, text):
+            return
+        key = (turn.session_id, subject or "")
+        group = self._groups.get(key)
+        if group is not None and speaker.name is not None and group.fits(text) and self.working.is_live(group.ref) \
+                and self.similarity(group.parts[-1], without_stamp(text)) >= TOPIC_COSINE:
+            self._extend(group, turn, text)
+            return
+        ref = self._add_statement(turn, text, "statement", subject)
+        if ref is not None:
+            self._groups[key] = _Group(ref, [without_stamp(text)], [turn.message_id], said_on(turn.ts))
+
+    def statement_text(self, turn: ConversationTurn, participants: tuple[str, ...],
+                       handled: Sequence[str] = ()) -> str | None:
+        """The memory text for what `turn` states (None when it states nothing worth keeping);
+        `handled` are clause bodies a correction already took care of."""
+        speaker = split_speaker(turn.content)
+        statements, captions = [], []
+        for sentence in read_sentences(speaker.body):
+            if sentence.kind == "caption":
+                captions.append(sentence.text)
+                continue
+            for piece in split_clauses(sentence.text):  # "My flight is on Tuesday, can you check the gate?"
+                if classify_sentence(piece) == "statement" and _keepable(piece) \
+                        and not any(body and body in piece for body in handled):
+                    statements.append(strip_lead_ins(piece))
+        return message_memory_text(statements, captions, turn.ts, speaker.name or self.user_name,
+                                   other_participant(speaker.name, participants), speaker.name is not None)
+
+    def _prefetch(self, turns: Sequence[ConversationTurn], participants: tuple[str, ...]) -> None:
+        """Embed every statement of the walk in one batch (the embedder caches by text), instead of
+        two at a time inside it."""
+        texts = [without_stamp(t) for turn in turns if (t := self.statement_text(turn, participants))]
+        if texts:
+            self.prefetch(texts)
+
+    def _noted_already(self, message_id: str, text: str) -> bool:
+        """A memory-add about this message already says it, and the message adds no value to it
+        (no date, number or name the add lacks): creating it again would only duplicate the add."""
+        statement = without_stamp(text)
+        return any(not new_values(statement, noted) and self.similarity(statement, without_stamp(noted)) >= NOTED_COSINE
+                   for noted in self.cited_by.get(message_id, ()))
+
+    def _extend(self, group: _Group, turn: ConversationTurn, text: str) -> None:
+        group.add(text, turn.message_id)
+        joined = group.text()
+        self.builder.extend(group.ref, joined, tuple(group.evidence))
+        self.working.add(WorkingMemory(key=group.ref, text=joined, tokens=canonical_tokens(without_stamp(joined)),
+                                       evidence_ids=tuple(group.evidence), evidence_ts=turn.ts,
+                                       created_in_plan=True))
+        self._created_from[turn.message_id].append(canonical_tokens(without_stamp(text)))
+
+    def _clause(self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None,
+                subject: str | None) -> bool:
+        """True when the clause was taken care of here (a correction applied, or already covered)."""
         if clause.kind in ("correction", "decision"):
             if clause.change is not None and self._apply_change(turn, clause, clause.change, answered):
-                return
-        if not fresh:
-            return  # an earlier pass consolidated this message
+                return True
+        if turn.message_id in self.consumed:
+            return False
         if clause.change is not None and clause.change.old is None and self._covered(turn, clause.change.new):
-            return  # "I switched to aisle seats" right after "it's aisle, not window"
-        self._add_statement(turn, clause)
+            return True  # "I switched to aisle seats" right after "it's aisle, not window"
+        return False
 
     def _apply_change(self, turn: ConversationTurn, clause: Clause, change: ValueChange,
                       answered: ConversationTurn | None) -> bool:
@@ -84,6 +182,8 @@ class TranscriptPass:
         (it is never part of an action), so then the target is archived with the same evidence."""
         tokens = canonical_tokens(text)
         existing = find_duplicate(tokens, self.working)
+        if existing is not None and existing.key == target.key:
+            return  # the "new" wording is what the memory already says: nothing to replace
         if existing is not None and existing.protected:
             self.builder.archive(target.key, (turn.message_id,),
                                  f"{rationale}; protected memory {existing.key} already holds the new value")
@@ -97,25 +197,29 @@ class TranscriptPass:
         tokens = canonical_tokens(value)
         return bool(tokens) and any(tokens <= made for made in self._created_from[turn.message_id])
 
-    def _add_statement(self, turn: ConversationTurn, clause: Clause) -> None:
-        text = memory_text_for(clause, self.user_name)
-        tokens = canonical_tokens(text) if text else frozenset()
-        if text is None or not tokens or find_duplicate(tokens, self.working) is not None:
-            return
-        rivals = attribute_rivals(text, self.working, self.name_tokens)
+    def _add_statement(self, turn: ConversationTurn, text: str, kind: str, subject: str | None) -> str | None:
+        """Create the memory unless memory already says it or a newer value overrules it; its ref."""
+        tokens = canonical_tokens(without_stamp(text))
+        if not tokens or find_duplicate(tokens, self.working) is not None:
+            return None
+        name_tokens = canonical_tokens(subject) if subject else self.name_tokens
+        rivals = attribute_rivals(without_stamp(text), self.working, name_tokens)
         if any(r.evidence_ts >= turn.ts for r in rivals):
             self.notes.append(f"statement in {turn.message_id} is older than a memory that gives it another "
                               "value; kept the newer one")
-            return
+            return None
         if any(r.protected for r in rivals):
             self.notes.append(f"statement in {turn.message_id} contradicts a protected memory; not recorded")
-            return
-        ref = self._create(text, tokens, turn, f"{clause.kind} stated by the user in {turn.message_id}",
+            return None
+        ref = self._create(text, tokens, turn, f"{kind} by {subject or 'the user'} in {turn.message_id}",
                            FACT_CONFIDENCE)
         for rival in rivals:
+            if rival.key == ref or self.builder.touched(rival.key):
+                continue
             self.builder.supersede(rival.key, ref, (turn.message_id,),
                                    f"newer value stated by the user in {turn.message_id}")
             self.working.retire(rival.key)
+        return ref
 
     def _create(self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str,
                 confidence: float) -> str:
@@ -124,3 +228,28 @@ class TranscriptPass:
                                        evidence_ts=turn.ts, created_in_plan=True))
         self._created_from[turn.message_id].append(tokens)
         return ref
+
+
+class _Group:
+    """Statements one speaker makes in a row within a session, growing into one memory."""
+
+    def __init__(self, ref: str, parts: list[str], evidence: list[str], stamp: str) -> None:
+        self.ref, self.parts, self.evidence, self.stamp = ref, parts, evidence, stamp
+
+    def words(self) -> int:
+        return sum(len(p.split()) for p in self.parts)
+
+    def fits(self, text: str) -> bool:
+        return (len(self.evidence) < GROUP_MAX_MESSAGES
+                and self.words() + len(without_stamp(text).split()) <= GROUP_MAX_WORDS)
+
+    def add(self, text: str, message_id: str) -> None:
+        part = without_stamp(text)
+        name, _, rest = part.partition(": ")
+        # "Caroline: …" repeats who speaks; inside one memory about Caroline it is said once.
+        self.parts.append(rest if rest and self.parts and self.parts[0].startswith(f"{name}") and " " not in name
+                          else part)
+        self.evidence.append(message_id)
+
+    def text(self) -> str:
+        return f"{' '.join(self.parts)} {self.stamp}"

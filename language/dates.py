@@ -7,10 +7,15 @@ timestamp of the message it came from. Conventions (documented because people di
   Thursday 2026-03-05 "next Tuesday" is 2026-03-10 and "next Friday" is 2026-03-13.
 - "this <weekday>" is the first such day on or after today; "last <weekday>" the most recent one
   strictly before today; "coming <weekday>" the first one strictly after today.
-- "next/last/this week" is the week starting on that Monday; "next/last/this month" the calendar
-  month; "the end of (the|this|next|last) month/year" its last day.
+- "last/next week" is "the week before/after" the message's date, "this week" "the week of" it;
+  weekends likewise; "next/last/this month" the calendar month; "last/this/next year" the year;
+  "last summer" the most recent summer that has ended; "the end of (the|this|next|last)
+  month/year" its last day; "last night", "this morning" the day; "a few days/weeks ago" and
+  "the other day" stay vague but anchored ("a few days before 2023-05-08").
 - Bare weekdays ("on Tuesday") are left alone: past or future cannot be told without tense.
 - Possessives ("next week's meeting") are left alone rather than rewritten clumsily.
+- A date the calendar cannot hold (year 0 or 10000) leaves the expression as it was: a message
+  dated 9999-12-31 saying "tomorrow" is data to keep, not a reason to fail.
 
 With `annotate=True` the original wording is kept in parentheses ("on 2026-03-10 (next
 Tuesday)"); such an annotated expression is recognised and never rewritten twice.
@@ -36,10 +41,13 @@ _EXPRESSION = re.compile(
     rf"(?:\b(?P<prep>{'|'.join(_PREPOSITIONS)})\s+)?"
     r"\b(?P<expr>"
     r"(?:the\s+)?day\s+after\s+tomorrow|(?:the\s+)?day\s+before\s+yesterday"
-    r"|today|tonight|tomorrow|yesterday"
+    r"|today|tonight|tomorrow|yesterday|last\s+night|this\s+(?:morning|afternoon|evening)"
+    r"|(?:the\s+)?other\s+day|(?:a\s+few|a\s+couple\s+of|several)\s+(?P<few_unit>day|week|month|year)s\s+ago"
+    r"|(?P<wk_rel>next|last|this(?:\s+past)?|this\s+coming)\s+(?P<wk_unit>week|weekend)"
+    r"|(?P<season_rel>last|this|next)\s+(?P<season>summer|spring|autumn|fall)"
     r"|(?:the\s+)?end\s+of\s+(?:(?P<end_rel>the|this|next|last)\s+)?(?P<end_unit>month|year)"
     rf"|(?P<wd_rel>next|last|this|coming)\s+(?P<weekday>{_WEEKDAY})"
-    r"|(?P<period_rel>next|last|this)\s+(?P<period>week|month|year)"
+    r"|(?P<period_rel>next|last|this)\s+(?P<period>month|year)"
     rf"|in\s+(?P<in_n>{_NUMBER})\s+(?P<in_unit>day|week|month|year)s?"
     rf"|(?P<ago_n>{_NUMBER})\s+(?P<ago_unit>day|week|month|year)s?\s+ago"
     r")\b(?!['\u2019]s)",
@@ -95,16 +103,42 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else NUMBER_WORDS[word.lower()]
 
 
+_SEASON_END_MONTH = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11}
+
+
+def _season_year(today: date, relation: str, season: str) -> int:
+    """"last summer" is the most recent summer that has ended; "this summer" the one of this year."""
+    ended = today.month > _SEASON_END_MONTH[season]
+    if relation == "last":
+        return today.year if ended else today.year - 1
+    if relation == "next":
+        return today.year + 1 if ended else today.year
+    return today.year
+
+
 def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
-    """(kind, absolute text): kind is "day", "end", "week", "month" or "year"."""
-    expr = match.group("expr").lower()
-    offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}.get(expr)
+    """(kind, absolute text): kind is "day", "end", "week", "month", "year" or "vague"."""
+    expr = " ".join(match.group("expr").lower().split())
+    offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "last night": -1,
+              "this morning": 0, "this afternoon": 0, "this evening": 0}.get(expr)
     if offset is None and "day after tomorrow" in expr:
         offset = 2
     if offset is None and "day before yesterday" in expr:
         offset = -2
     if offset is not None:
         return "day", (today + timedelta(days=offset)).isoformat()
+    if expr.endswith("other day"):
+        return "vague", f"a few days before {today.isoformat()}"
+    if match.group("few_unit"):
+        unit = match.group("few_unit").lower()
+        return "vague", f"a few {unit}s before {today.year if unit == 'year' else today.isoformat()}"
+    if match.group("wk_unit"):
+        relation = match.group("wk_rel").lower()
+        word = "after" if "next" in relation or "coming" in relation else "before" if "last" in relation or "past" in relation else "of"
+        return "vague", f"the {match.group('wk_unit').lower()} {word} {today.isoformat()}"
+    if match.group("season"):
+        season = match.group("season").lower()
+        return "month", f"{season} {_season_year(today, match.group('season_rel').lower(), season)}"
     if match.group("end_unit"):
         shift = {"next": 1, "last": -1}.get((match.group("end_rel") or "this").lower(), 0)
         if match.group("end_unit").lower() == "month":
@@ -115,13 +149,10 @@ def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
         return "day", _weekday_date(today, match.group("wd_rel").lower(), weekday).isoformat()
     if match.group("period"):
         shift = {"next": 1, "last": -1, "this": 0}[match.group("period_rel").lower()]
-        period = match.group("period").lower()
-        if period == "week":
-            return "week", f"the week of {(_monday(today) + timedelta(weeks=shift)).isoformat()}"
-        if period == "month":
+        if match.group("period").lower() == "month":
             month = add_months(today.replace(day=1), shift)
             return "month", f"{calendar.month_name[month.month]} {month.year}"
-        return "year", str(today.year + shift)
+        return "year", str(date(today.year + shift, 1, 1).year)
     if match.group("in_unit"):
         return "day", _shift(today, _count(match.group("in_n")), match.group("in_unit").lower()).isoformat()
     return "day", _shift(today, -_count(match.group("ago_n")), match.group("ago_unit").lower()).isoformat()
@@ -129,6 +160,8 @@ def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
 
 def _render(kind: str, absolute: str, prep: str | None, at_start: bool) -> str:
     """Keep the speaker's preposition; add the one a date needs when there was none."""
+    if kind == "vague":
+        return f"{prep} {absolute}" if prep else (absolute[0].upper() + absolute[1:] if at_start else absolute)
     if prep:
         return f"{'on' if prep.lower() == 'at' else prep} {absolute}"
     if at_start or kind == "end":
@@ -146,7 +179,10 @@ def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bo
         before = text[: match.start()]
         if _ANNOTATED_BEFORE.search(before) and text[match.end() : match.end() + 1] == ")":
             return match.group(0)
-        kind, absolute = _resolve(match, today)
+        try:
+            kind, absolute = _resolve(match, today)
+        except (OverflowError, ValueError):  # outside the calendar (years 1..9999): keep the words
+            return match.group(0)
         rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
         changed = True
         return f"{rendered} ({match.group('expr')})" if annotate else rendered
@@ -157,3 +193,18 @@ def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bo
 
 def has_relative_time(text: str) -> bool:
     return rewrite_relative_time(text, date(2000, 1, 1)).changed
+
+
+# --- when a statement was made: every memory the offline engine writes from a message says so, so
+# "when did X happen?" can be answered by the statement's own date when it names no other.
+_STAMP = re.compile(r"\s*\(said on \d{4}-\d{2}-\d{2}\)\s*$")
+
+
+def said_on(reference: datetime | date) -> str:
+    day = reference.date() if isinstance(reference, datetime) else reference
+    return f"(said on {day.isoformat()})"
+
+
+def without_stamp(text: str) -> str:
+    """The statement without its "(said on …)" date, for comparing what two memories say."""
+    return _STAMP.sub("", text)

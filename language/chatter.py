@@ -1,0 +1,131 @@
+"""Which sentences of a message carry something worth remembering.
+
+Conversation is mostly social glue: greetings, thanks, praise, reactions ("Wow, that's so
+cool!"), sign-offs, questions back. None of it is a fact about anyone. A sentence is *chatter*
+when, once the words of that glue are set aside (function words, interjections, evaluative and
+feeling words, the words of address), fewer than two content words remain; a question is never a
+fact either. What remains — "I went to a support group", "my son broke his arm" — is kept.
+
+The vocabulary below is general conversational English (interjections, praise, sympathy, sign-off
+phrasing). It is deliberately not a list of sentences: every rule is a property of words, tested
+on text it was not written from (`tests/unit/test_language.py`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+_WORD = re.compile(r"[a-z][a-z']*|\d[\d.,:/-]*")
+_CAPTION = re.compile(r"\[(?:shares?|sent|sends|posts?|attach(?:es|ed)?)\s+(?:an?\s+)?"
+                      r"(?:photo|image|picture|video|link|file)[^\]]*\]", re.IGNORECASE)
+_CAPTION_BODY = re.compile(r"^\[\w+\s+(?:an?\s+)?(?:photo|image|picture|video|link|file)\s*:?\s*"
+                           r"(?:(?:an?\s+)?(?:photo|image|picture)\s+of\s+)?", re.IGNORECASE)
+_CODE = re.compile(r"[{};]\s*$|^\s*(?:def|class|import|from|return|for|if|while|const|let|var|function)\b.*[:({=]"
+                   r"|[=!<>]=|=>|\w+\(.*\)\s*$|^\s*[#/]{1,2}\s*\w+\s*=")
+
+FUNCTION_WORDS = frozenset("""
+a about above after again all also am an and any are aren't as at be because been before being both
+but by can can't could couldn't did didn't do does doesn't doing don't down during each even ever every
+few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers
+him his how how's i i'd i'll i'm i've if in into is isn't it it'd it'll it's its just let let's me
+more most much must my no nor not now of off oh on once one only or other ought our ours out over own
+quite rather really same she she'd she'll she's should shouldn't so some such than that that's the
+their theirs them then there there's these they they'd they'll they're they've this those though
+through to too under until up upon us very was wasn't we we'd we'll we're we've were weren't what
+what's when when's where where's which while who who's whom why why's will with won't would wouldn't
+yet you you'd you'll you're you've your yours yourself yourselves myself ourselves themselves himself
+herself itself ya yeah yes yep nope ok okay gonna wanna gotta kinda sorta lot lots thing things stuff
+way bit always sometimes often totally absolutely definitely certainly surely truly seriously
+honestly literally actually pretty super soo sooo again back still already
+""".split())
+INTERJECTIONS = frozenset("""
+hi hey hello hiya howdy bye goodbye cya later cheers thanks thank thx ty welcome congrats
+congratulations wow whoa woah omg haha hahaha lol lmao yay hooray aw aww awww ooh oooh ah ahh uh um
+hmm hm wow yikes oops phew ugh gosh geez jeez dear man dude buddy pal
+""".split())
+EVALUATIVE = frozenset("""
+awesome amazing great cool nice wonderful fantastic incredible beautiful lovely proud glad happy
+sorry sad inspiring inspired special fun sweet cute good bad best better true right exciting excited
+tough hard powerful awful terrible brave strong lucky blessed stunning gorgeous impressive impressed
+interesting perfect fabulous brilliant superb excellent neat rad epic fab cool crazy wild insane
+touching moving heartwarming heartbreaking hilarious funny rough scary tough meaningful important
+glad grateful thankful appreciate appreciated appreciative admire love loved lovely hope hoping
+wish wishing miss missed care caring kind thoughtful helpful supportive positive awesome dope
+sure agree agreed absolutely indeed exactly totally same wonder wondering real
+""".split())
+ADDRESS = frozenset("""
+hear hearing heard sound sounds sounded look looks looked seem seems seemed feel feels felt know
+knew mean means meant say said tell told talk talking chat chatting catch caught see seeing saw
+think thought guess bet glad keep going luck care soon time doing done get got take
+""".split())
+NOT_CONTENT = FUNCTION_WORDS | INTERJECTIONS | EVALUATIVE | ADDRESS
+MIN_CONTENT_WORDS = 2
+FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "we", "we're", "we've", "our", "us"})
+# A reaction opens on the listener or on what was just said, and judges it: "You're so brave",
+# "That's a gorgeous song", "Glad you made it", "Love the colours".
+REACTION_OPENERS = frozenset("""
+you your you're youre yours that that's thats this it it's its what how glad hope hoping wish so such
+love loved sounds looks seems
+""".split())
+
+
+class Sentence(NamedTuple):
+    text: str
+    kind: str
+    """"statement", "question", "chatter", "caption" or "code"."""
+
+
+def sentences(text: str) -> list[str]:
+    """Split at sentence ends (and keep media captions "[shares a photo: …]" as their own piece)."""
+    pieces: list[str] = []
+    for part in _SENTENCE.split(_CAPTION.sub(lambda m: f"\n{m.group(0)}\n", text)):
+        part = part.strip()
+        if part and any(ch.isalnum() for ch in part):
+            pieces.append(part)
+    return pieces
+
+
+def content_words(sentence: str) -> list[str]:
+    return [w for w in _WORD.findall(sentence.lower().replace("\u2019", "'")) if w not in NOT_CONTENT]
+
+
+def classify_sentence(sentence: str) -> str:
+    stripped = sentence.strip()
+    if _CAPTION.fullmatch(stripped):
+        return "caption"
+    if _CODE.search(stripped):
+        return "code"
+    if stripped.endswith("?"):
+        return "question"
+    if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped):
+        return "chatter"
+    return "statement"
+
+
+def _min_content_words(sentence: str) -> int:
+    """Speaking of oneself, one content word is a fact ("I'm vegetarian"); otherwise it takes two."""
+    words = set(_WORD.findall(sentence.lower().replace("\u2019", "'")))
+    return 1 if words & FIRST_PERSON else MIN_CONTENT_WORDS
+
+
+def is_reaction(sentence: str) -> bool:
+    words = _WORD.findall(sentence.lower().replace("\u2019", "'"))
+    while words and words[0] in INTERJECTIONS:
+        words = words[1:]
+    return bool(words) and words[0] in REACTION_OPENERS and any(w in EVALUATIVE for w in words)
+
+
+def read_sentences(text: str) -> list[Sentence]:
+    return [Sentence(s, classify_sentence(s)) for s in sentences(text)]
+
+
+def caption_subject(caption: str) -> str:
+    """"[shares a photo: a photo of a dog on a boat]" -> "a dog on a boat"."""
+    return _CAPTION_BODY.sub("", caption.strip()).rstrip("] ").strip()
+
+
+def is_chatter(text: str) -> bool:
+    """A whole message with no statement in it."""
+    return all(s.kind != "statement" for s in read_sentences(text))

@@ -1,0 +1,70 @@
+"""The language layer on sentences written for these tests (not taken from the fixtures or the
+evaluation sets): who speaks, what is chatter, what is a statement."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.chatter import caption_subject, classify_sentence, read_sentences, sentences
+from language.dates import said_on, without_stamp
+from language.speakers import other_participant, participants, split_speaker
+
+
+@pytest.mark.parametrize("text", [
+    "Hiya Tom!", "Thanks so much, that means a lot.", "Congrats, you totally deserve it!", "Haha, so true.",
+    "Take care and talk soon!", "That's wonderful news.", "You're so brave.", "Glad to hear it went well.",
+    "Aww, I'm so sorry to hear that.", "Good luck!", "Sounds amazing!", "Love that.",
+])
+def test_social_glue_is_chatter(text: str) -> None:
+    assert classify_sentence(text) == "chatter"
+
+
+@pytest.mark.parametrize("text", [
+    "My brother moved to Denver in March.", "I started volunteering at the animal shelter.",
+    "We adopted a second cat named Pixel.", "The bakery on Fifth Street closed last year.",
+    "Tom is allergic to peanuts.", "I finished my first marathon in 4 hours 12 minutes.",
+])
+def test_facts_are_statements(text: str) -> None:
+    assert classify_sentence(text) == "statement"
+
+
+@pytest.mark.parametrize("text", ["Where did you grow up?", "Have you ever tried climbing?"])
+def test_questions_are_never_facts(text: str) -> None:
+    assert classify_sentence(text) == "question"
+
+
+def test_code_is_not_a_fact() -> None:
+    assert classify_sentence("result = compute_total(items)") == "code"
+    assert classify_sentence("for item in basket: total += item.price") == "code"
+
+
+def test_sentences_split_and_captions_stand_apart() -> None:
+    text = "I repainted the kitchen. It took all weekend! [shares a photo: a photo of a yellow kitchen]"
+    assert sentences(text) == ["I repainted the kitchen.", "It took all weekend!", "[shares a photo: a photo of a yellow kitchen]"]
+    kinds = [s.kind for s in read_sentences(text)]
+    assert kinds == ["statement", "statement", "caption"]
+    assert caption_subject("[shares a photo: a photo of a yellow kitchen]") == "a yellow kitchen"
+
+
+def test_speaker_prefix_names_the_speaker_only_when_it_is_a_name() -> None:
+    assert split_speaker("Priya: I passed the bar exam.") == ("Priya", "I passed the bar exam.")
+    assert split_speaker("Mary Ann: We sold the boat.").name == "Mary Ann"
+    assert split_speaker("Note: the meeting moved.").name is None
+    assert split_speaker("I said: no more.").name is None
+    assert split_speaker("priya: lower case is not a name prefix").name is None
+
+
+def test_two_person_chat_you_is_the_other() -> None:
+    names = participants(["Priya: hi", "Omar: hello", "Priya: how are you?"])
+    assert names == ("Priya", "Omar")
+    assert other_participant("Priya", names) == "Omar"
+    assert other_participant("Omar", names) == "Priya"
+    assert other_participant("Priya", ("Priya", "Omar", "Lee")) is None  # three people: "you" is ambiguous
+
+
+def test_statement_stamp_round_trips() -> None:
+    from datetime import datetime, timezone
+
+    text = f"Priya passed the bar exam. {said_on(datetime(2024, 2, 3, 10, tzinfo=timezone.utc))}"
+    assert text.endswith("(said on 2024-02-03)")
+    assert without_stamp(text) == "Priya passed the bar exam."
