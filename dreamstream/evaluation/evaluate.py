@@ -185,7 +185,7 @@ def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_
     for scope_records in records.values():
         for record in scope_records.values():
             if is_visible(record):
-                tiers[getattr(record, "tier", None) or "active"] += 1
+                tiers[record.tier] += 1
     memories = {scope: [i for i in items if i.key not in pending[scope]] for scope, items in visible.items()}
     active_count = sum(len(items) for items in memories.values())
     return StoreFigures(

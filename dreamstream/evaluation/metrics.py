@@ -145,9 +145,10 @@ class Retention:
 
 
 def is_visible(record: MemoryRecord) -> bool:
-    """What reads and searches return: an active memory of either tier (core or archive). Records
-    that were superseded, merged away or dropped are not visible."""
-    return record.is_active or getattr(record, "tier", None) == "archive"
+    """What reads and searches return: an active memory of either tier (the bounded core and the
+    searchable archive alike; a tier is a ranking, never a reason to hide). Records that were
+    superseded, merged away or archived as status are not visible."""
+    return record.is_active
 
 
 def memory_add_retained(memory_id: str, records: Mapping[str, MemoryRecord]) -> bool:

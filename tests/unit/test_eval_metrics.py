@@ -23,6 +23,7 @@ from dreamstream.evaluation.metrics import (
     coverage,
     date_resolved,
     evidence_recall,
+    is_visible,
     isolation_leaks,
     knowledge_update,
     mean,
@@ -273,6 +274,20 @@ def test_a_memory_add_is_retained_when_active_or_merged_into_an_active_record():
     assert not memory_add_retained("pruned", records)
     assert not memory_add_retained("dead-end", records)
     assert not memory_add_retained("never-absorbed", records)
+
+
+def test_archive_tier_memories_are_visible_and_count_as_retained():
+    records = {
+        "core": record("core", tier="core"),
+        "archived-tier": record("archived-tier", tier="archive"),
+        "absorbed": record("absorbed", status="merged", merged_into="archived-tier"),
+        "old": record("old", status="superseded", tier="archive", superseded_by="core"),
+    }
+    assert is_visible(records["core"]) and is_visible(records["archived-tier"])
+    assert not is_visible(records["old"])  # a tier never revives a superseded record
+    assert memory_add_retained("archived-tier", records)
+    assert memory_add_retained("absorbed", records)
+    assert not memory_add_retained("old", records)
 
 
 def test_merge_cycles_do_not_loop():
