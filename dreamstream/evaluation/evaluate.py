@@ -20,6 +20,7 @@ import numpy as np
 
 from consumers.laps import Laps
 from consumers.runtime import Runtime
+from consumers.store.search import embedding_text
 from dreamstream.evaluation.baseline import BaselineSearch, add_item, memory_item
 from dreamstream.evaluation.dataset import Dataset, Question
 from dreamstream.evaluation.matching import Haystack
@@ -191,7 +192,7 @@ def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_
     return StoreFigures(
         input_messages=len(dataset.turns), memory_adds=len(dataset.adds), active_memories=active_count,
         compression=compression(active_count, len(dataset.turns) + len(dataset.adds)),
-        near_duplicates=near_duplicates(memories, embedder.embed_array),
+        near_duplicates=near_duplicates(memories, embedder.embed_array, statement=embedding_text),
         undated=tuple(undated_relative_times(item.text for items in memories.values() for item in items)),
         retention=kept, isolation_leaks=tuple(sorted(leaks)), baseline_isolation_leaks=tuple(sorted(baseline_leaks)),
         tiers=dict(tiers), pending_adds=sum(len(p) for p in pending.values()),

@@ -374,6 +374,16 @@ def test_near_duplicate_rate_counts_memories_with_a_partner_in_their_own_scope()
     assert near_duplicates({}, TableEmbedder({}).embed_array).rate is None
 
 
+def test_near_duplicates_compare_the_statement_the_caller_names():
+    table = {"Noor swims": (1.0, 0.0), "Noor keeps bees": (0.0, 1.0)}
+    stamped = [item("Noor swims (said on 2026-02-03)", key="a"), item("Noor swims (said on 2026-03-09)", key="b"),
+               item("Noor keeps bees (said on 2026-02-03)", key="c")]
+    strip = lambda text: text.split(" (said on")[0]  # noqa: E731
+    found = near_duplicates({SCOPE: stamped}, TableEmbedder(table).embed_array, statement=strip)
+    assert (found.memories, found.total) == (2, 3)
+    assert found.pairs == (("Noor swims (said on 2026-02-03)", "Noor swims (said on 2026-03-09)"),)  # shown whole
+
+
 # --- undated relative times
 def test_undated_relative_times_lists_the_offending_memories():
     texts = ["Ava's flight is on 2026-03-10 (next Tuesday).", "Ava's flight is next Tuesday.", "Ava is vegetarian"]
