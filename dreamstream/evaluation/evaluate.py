@@ -23,7 +23,7 @@ from consumers.runtime import Runtime
 from consumers.store.search import embedding_text
 from dreamstream.evaluation.baseline import BaselineSearch, add_item, memory_item
 from dreamstream.evaluation.dataset import Dataset, Question
-from dreamstream.evaluation.matching import Haystack
+from dreamstream.evaluation.matching import Haystack, words
 from dreamstream.evaluation.metrics import (
     Item,
     NearDuplicates,
@@ -53,6 +53,8 @@ class Scores:
     knowledge_update: bool | None
     coverage: bool
     date_resolved: bool | None
+    top_k_words: int = 0
+    """Words in the top k: what a reader pays for the answer (long memories contain more by size alone)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ def score(question: Question, top_k: list[Item], everything: Haystack, items: li
         knowledge_update(question.answer, question.stale_message_ids, top_k),
         coverage(question.answer, everything),
         date_resolved(question.answer, question.evidence_message_ids, items) if question.category == "temporal" else None,
+        sum(len(words(item.text)) for item in top_k),
     )
 
 

@@ -9,13 +9,17 @@ from dreamstream.evaluation.dataset import KNOWN_CATEGORIES
 from dreamstream.evaluation.evaluate import Evaluation, QuestionResult
 from dreamstream.evaluation.metrics import NEAR_DUPLICATE_COSINE, mean
 
-FIGURES = ("evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved")
+FIGURES = ("evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved", "top_k_words")
 MAX_LISTED = 20
 EXAMPLES = 8
 
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
+
+
+def _words(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0f}"
 
 
 def _figures(results: list[QuestionResult], side: str) -> dict[str, float | None]:
@@ -139,13 +143,14 @@ def _timings(timings: dict[str, float]) -> str:
 def render_table(report: dict[str, Any]) -> str:
     k = report["k"]
     inputs = report["inputs"]
-    heads = (f"evidence recall@{k}", f"containment@{k}", "knowledge update", "coverage", "date resolved")
+    heads = (f"evidence recall@{k}", f"containment@{k}", "knowledge update", "coverage", "date resolved",
+             f"words in top {k}")
     lines = [
         f"dreamstream eval: {report['mode']} run, {report['engine']} engine, k={k}; "
         f"{inputs['questions']} questions over {inputs['scopes']} scopes "
         f"({inputs['turns']} messages, {inputs['memory_adds']} memory-adds)",
         "baseline = the raw transcript messages and memory-adds, ranked as the memories are; "
-        "transcript = coverage over the raw messages alone (the ceiling)",
+        "transcript = coverage over the raw messages alone (the ceiling); words in top k = what a reader pays",
         "",
         f"{'':22}" + "".join(f"{h:>17}" for h in heads) + f"{'':>11}",
         f"{'category':<18}{'n':>4}" + f"{'memory':>8}{'baseline':>9}" * len(heads) + f"{'transcript':>11}",
@@ -156,6 +161,7 @@ def render_table(report: dict[str, Any]) -> str:
             lines.append("-" * (22 + 17 * len(heads) + 11))
         lines.append(f"{name:<18}{group['questions']:>4}" + "".join(_pair(group, f) for f in (
             "evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved"))
+            + f"{_words(group['memory']['top_k_words']):>8}{_words(group['baseline']['top_k_words']):>9}"
             + f"{_num(group['transcript_coverage']):>11}")
     store = report["store"]
     kept = store["retention"]

@@ -212,8 +212,8 @@ def _evaluation() -> Evaluation:
                dated: bool | None = None) -> QuestionResult:
         q = Question(scope=SCOPE, question="q?", answer="a", category=category,
                      evidence_message_ids=("m1",) if recall is not None else (), stale_message_ids=("m0",) if ku is not None else ())
-        return QuestionResult(q, Scores(recall, hit, ku, True, dated),
-                              Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False),
+        return QuestionResult(q, Scores(recall, hit, ku, True, dated, 40),
+                              Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False, 90),
                               transcript_coverage=hit, top_memories=("top memory",), top_baseline=("top message",))
     store = StoreFigures(input_messages=35, memory_adds=6, active_memories=13, compression=13 / 41,
                          near_duplicates=NearDuplicates(2, 13, (("a", "b"),)), undated=("next week",),
@@ -229,7 +229,8 @@ def test_the_report_aggregates_per_category_and_overall():
     assert list(report["categories"]) == ["knowledge_update", "temporal", "custom"]  # known order, unknown last
     ku = report["categories"]["knowledge_update"]
     assert ku["questions"] == 2 and ku["memory"] == {"evidence_recall": 1.0, "answer_containment": 0.5,
-                                                     "knowledge_update": 0.5, "coverage": 1.0, "date_resolved": None}
+                                                     "knowledge_update": 0.5, "coverage": 1.0, "date_resolved": None,
+                                                     "top_k_words": 40.0}
     assert ku["baseline"]["knowledge_update"] == 0.0 and ku["baseline"]["coverage"] == 0.5
     assert ku["transcript_coverage"] == 0.5
     temporal = report["categories"]["temporal"]
@@ -257,7 +258,8 @@ def test_the_table_shows_every_category_and_the_store():
     for needle in ("knowledge_update", "temporal", "custom", "overall", "evidence recall@10", "retention",
                    "88.9%", "near-duplicate rate", "undated relative times  1", "isolation leaks", "1 completed",
                    "x:lost", "coverage", "date resolved", "transcript", "core 10", "knowledge update missed",
-                   "'top memory'", "'top message'", "evaluate 3.0 s (memory search 2.0), total 4.0 s"):
+                   "'top memory'", "'top message'", "evaluate 3.0 s (memory search 2.0), total 4.0 s",
+                   "words in top 10"):
         assert needle in table, needle
     assert "warning" not in table
     report["passes"] = {"completed": 1, "failed": 2}
