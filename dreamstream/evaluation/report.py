@@ -149,7 +149,7 @@ def render_table(report: dict[str, Any]) -> str:
         f"dreamstream eval: {report['mode']} run, {report['engine']} engine, k={k}; "
         f"{inputs['questions']} questions over {inputs['scopes']} scopes "
         f"({inputs['turns']} messages, {inputs['memory_adds']} memory-adds)",
-        "baseline = the raw transcript messages and memory-adds, ranked as the memories are; "
+        "baseline = the raw transcript messages and memory-adds, ranked as the memories are;",
         "transcript = coverage over the raw messages alone (the ceiling); words in top k = what a reader pays",
         "",
         f"{'':22}" + "".join(f"{h:>17}" for h in heads) + f"{'':>11}",
