@@ -215,4 +215,4 @@ def render_table(report: dict[str, Any]) -> str:
     if details["near_duplicate_pairs"]:
         lines += ["", "near-duplicate pairs:"] + [f"  {_clip(a, 60)!r} ≈ {_clip(b, 60)!r}"
                                                   for a, b in details["near_duplicate_pairs"][:10]]
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
