@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from dreamstream.evaluation.metrics import (
     coverage,
     date_resolved,
     evidence_recall,
+    exact_day,
     is_visible,
     isolation_leaks,
     knowledge_update,
@@ -67,6 +69,9 @@ class QuestionResult:
     top_memories: tuple[str, ...]
     """The texts of the top memories, for reading a miss."""
     top_baseline: tuple[str, ...] = ()
+    day_said: bool | None = None
+    """For an exact-day answer: the day is the date an evidence message was said on (a memory
+    stamped with its message's date states it); False when only resolving a relative time does."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,14 @@ def score(question: Question, top_k: list[Item], everything: Haystack, items: li
         date_resolved(question.answer, question.evidence_message_ids, items) if question.category == "temporal" else None,
         sum(len(words(item.text)) for item in top_k),
     )
+
+
+def _day_said(question: Question, said_on: dict[tuple[str, str], date]) -> bool | None:
+    day = exact_day(question.answer) if question.category == "temporal" else None
+    if day is None:
+        return None
+    wanted = date(day.year, day.month, day.day)
+    return any(said_on.get((question.scope, m)) == wanted for m in question.evidence_message_ids)
 
 
 def _read_memories(runtime: Runtime, dataset: Dataset):
@@ -159,6 +172,7 @@ def evaluate(runtime: Runtime, dataset: Dataset, k: int, say: Callable[[str], No
     everything = {scope: Haystack(i.text for i in items) for scope, items in visible.items()}
     raw_everything = {scope: Haystack(i.text for i in baseline.items[scope]) for scope in dataset.scopes}
     transcript = {scope: Haystack(i.text for i in baseline.messages[scope]) for scope in dataset.scopes}
+    said_on = {(t.scope, t.message_id): t.ts.date() for t in dataset.turns}
     results = [
         QuestionResult(
             question,
@@ -167,6 +181,7 @@ def evaluate(runtime: Runtime, dataset: Dataset, k: int, say: Callable[[str], No
             coverage(question.answer, transcript[question.scope]),
             tuple(item.text for item in mine[:TOP_SHOWN]),
             tuple(item.text for item in theirs[:TOP_SHOWN]),
+            _day_said(question, said_on),
         )
         for question, mine, theirs in zip(questions, top_memory, top_baseline)
     ]

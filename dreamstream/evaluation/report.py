@@ -32,10 +32,19 @@ def _group(results: list[QuestionResult]) -> dict[str, Any]:
         "with_evidence": sum(1 for r in results if r.question.evidence_message_ids),
         "with_stale": sum(1 for r in results if r.question.stale_message_ids),
         "exact_dates": sum(1 for r in results if r.memory.date_resolved is not None),
+        # exact-day answers split by what it takes: the evidence's own date (a "said on" stamp) or a resolved relative time
+        "dates_said": _date_split(results, True),
+        "dates_resolved_from_relative": _date_split(results, False),
         "memory": _figures(results, "memory"),
         "baseline": _figures(results, "baseline"),
         "transcript_coverage": _round(mean(r.transcript_coverage for r in results)),
     }
+
+
+def _date_split(results: list[QuestionResult], said: bool) -> dict[str, Any]:
+    chosen = [r for r in results if r.day_said is said and r.memory.date_resolved is not None]
+    return {"questions": len(chosen), "memory": _round(mean(r.memory.date_resolved for r in chosen)),
+            "baseline": _round(mean(r.baseline.date_resolved for r in chosen))}
 
 
 def _category_order(name: str) -> tuple[int, str]:
@@ -166,10 +175,15 @@ def render_table(report: dict[str, Any]) -> str:
     store = report["store"]
     kept = store["retention"]
     tiers = ", ".join(f"{name} {n}" for name, n in store["tiers"].items())
+    said, rel = report["overall"]["dates_said"], report["overall"]["dates_resolved_from_relative"]
     lines += [
         "",
         f"exact-date answers: {report['overall']['exact_dates']} (date resolved: an item citing the evidence "
         "states that day as an absolute date)",
+        f"  the day a message was said on     {said['questions']:>4}  resolved {_num(said['memory'])} "
+        f"(baseline {_num(said['baseline'])})",
+        f"  a relative time resolved from it  {rel['questions']:>4}  resolved {_num(rel['memory'])} "
+        f"(baseline {_num(rel['baseline'])})",
         "",
         "store after the passes",
         f"  active memories         {store['active_memories']}" + (f" ({tiers})" if tiers else "")

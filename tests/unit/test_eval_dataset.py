@@ -214,7 +214,8 @@ def _evaluation() -> Evaluation:
                      evidence_message_ids=("m1",) if recall is not None else (), stale_message_ids=("m0",) if ku is not None else ())
         return QuestionResult(q, Scores(recall, hit, ku, True, dated, 40),
                               Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False, 90),
-                              transcript_coverage=hit, top_memories=("top memory",), top_baseline=("top message",))
+                              transcript_coverage=hit, top_memories=("top memory",), top_baseline=("top message",),
+                              day_said=True if dated is not None else None)
     store = StoreFigures(input_messages=35, memory_adds=6, active_memories=13, compression=13 / 41,
                          near_duplicates=NearDuplicates(2, 13, (("a", "b"),)), undated=("next week",),
                          retention=Retention(5, 4, 4, 4, ("x:lost",), ()), isolation_leaks=(), baseline_isolation_leaks=(),
@@ -236,6 +237,8 @@ def test_the_report_aggregates_per_category_and_overall():
     temporal = report["categories"]["temporal"]
     assert temporal["exact_dates"] == 1 and temporal["memory"]["date_resolved"] == 1.0
     assert temporal["baseline"]["date_resolved"] == 0.0
+    assert report["overall"]["dates_said"] == {"questions": 1, "memory": 1.0, "baseline": 0.0}
+    assert report["overall"]["dates_resolved_from_relative"] == {"questions": 0, "memory": None, "baseline": None}
     assert report["categories"]["custom"]["memory"]["evidence_recall"] is None
     assert report["overall"]["memory"]["answer_containment"] == 0.75
     assert report["overall"]["with_evidence"] == 3
@@ -259,7 +262,7 @@ def test_the_table_shows_every_category_and_the_store():
                    "88.9%", "near-duplicate rate", "undated relative times  1", "isolation leaks", "1 completed",
                    "x:lost", "coverage", "date resolved", "transcript", "core 10", "knowledge update missed",
                    "'top memory'", "'top message'", "evaluate 3.0 s (memory search 2.0), total 4.0 s",
-                   "words in top 10"):
+                   "words in top 10", "the day a message was said on        1  resolved 1.00 (baseline 0.00)"):
         assert needle in table, needle
     assert "warning" not in table
     report["passes"] = {"completed": 1, "failed": 2}

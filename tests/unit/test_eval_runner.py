@@ -28,7 +28,11 @@ def _dataset(tmp_path: Path):
     turns = [{"scope": SCOPE, "session_id": "D1", "message_id": f"D1:{n}", "role": "user", "content": text,
               "ts": SAME_TIME} for n, text in texts.items()]
     questions = [{"scope": SCOPE, "question": "Which instrument does Noor practise?", "answer": "violin",
-                  "evidence_message_ids": ["D1:10"], "category": "single_hop"}]
+                  "evidence_message_ids": ["D1:10"], "category": "single_hop"},
+                 {"scope": SCOPE, "question": "When did Noor mention the violin?", "answer": "3 February 2026",
+                  "evidence_message_ids": ["D1:10"], "category": "temporal"},
+                 {"scope": SCOPE, "question": "When did Noor mention the violin?", "answer": "2 February 2026",
+                  "evidence_message_ids": ["D1:10"], "category": "temporal"}]
     return load_dataset(_write(tmp_path / "e.jsonl", turns), _write(tmp_path / "q.jsonl", questions))
 
 
@@ -56,5 +60,9 @@ def test_a_direct_run_is_evaluated_from_its_in_memory_store(tmp_path):
     result = evaluation.questions[0]
     assert result.transcript_coverage and result.baseline.answer_containment
     assert result.baseline.evidence_recall == 1.0
+    assert result.day_said is None and result.memory.date_resolved is None
+    said, earlier = evaluation.questions[1], evaluation.questions[2]
+    assert said.day_said is True and earlier.day_said is False  # the message was said on 2026-02-03
+    assert said.baseline.date_resolved is False  # the raw message never writes its own date
     assert {"read_store_s", "embed_s", "memory_search_s", "baseline_search_s"} <= set(evaluation.timings)
     assert evaluation.store.input_messages == 4 and evaluation.store.isolation_leaks == ()
