@@ -148,7 +148,9 @@ class Child:
 
         self.name, self.log = name, home / f"{name}.log"
         self.t0 = time.monotonic()
-        with _cwd_env(home, extra_env):
+        # The children run this checkout's code, whatever `pip install -e` points at.
+        pythonpath = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+        with _cwd_env(home, {**extra_env, "PYTHONPATH": pythonpath}):
             if argv is None:
                 self.proc = start_stream_worker(settings, self.log)
             else:

@@ -1,4 +1,4 @@
-"""Phase 5: Faust's own floor on this machine. The worker's App options (streams/app.py) and input
+"""Phase 6 (--floor): Faust's own floor on this machine, the design the stream worker replaced. The old worker's App options and input
 topics, with an agent that does nothing, then one that only writes a fixed signals row per event."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def floor_phase(settings, home: Path, count: int, extra_env: dict[str, str], row
     2.8 s or 10,000 events, too coarse for a short run)."""
     from dreamstream.topic_admin import ensure_topics
 
-    section(f"5. Faust's floor on this machine: same App options and topics, first {count:,} records")
+    section(f"6. Faust's floor on this machine (the replaced design): same App options and topics, first {count:,} records")
     for mode, what in (("noop", "agent iterating stream.events(), nothing else"),
                        ("table", "agent writing one fixed signals row per event, raw JSON bytes as the worker "
                                  "(a changelog record each)")):

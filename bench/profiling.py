@@ -48,7 +48,7 @@ def profiled_worker_phase(settings, home: Path, count: int, extra_env: dict[str,
     """A second worker (own app id, so it reads the turns topic from the start) under cProfile."""
     from dreamstream.topic_admin import ensure_topics
 
-    section(f"8. a second worker under cProfile (main thread), same topic, first ~{count:,} records")
+    section(f"7. a second worker under cProfile (main thread), same topic, first ~{count:,} records")
     prof = settings.model_copy(update={"app_id": f"{settings.app_id}-prof"})
     ensure_topics(prof)
     CREATED.append(prof)

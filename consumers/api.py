@@ -11,15 +11,24 @@ without a token.
 | `GET /healthz` | 200 while the process serves requests |
 | `GET /readyz` | 200 when the store answers and the consumer has partitions, else 503 |
 | `GET /scopes[?tenant=T]` | the scopes the store knows |
-| `GET /scopes/{tenant}/{agent}/{subject}/memories[?generation=N&include_inactive=true]` | a generation's memories (default: the active one, active records) |
+| `GET /scopes/{tenant}/{agent}/{subject}/memories[?generation=N&include_inactive=true&limit=L&cursor=C]` | a generation's memories (default: the active one, active records); with `limit`, a page and `next_cursor` |
+| `GET /scopes/{tenant}/{agent}/{subject}/memories/search?q=TEXT[&k=10]` | the closest memories with scores, memory-adds not yet consolidated included (`consolidated: false`) |
+| `GET /scopes/{tenant}/{agent}/{subject}/memories/{memory_id}` | one memory as readers see it now, and what it was in every kept generation |
 | `GET /scopes/{tenant}/{agent}/{subject}/diary` | one entry per pass and operator decision |
 | `GET /scopes/{tenant}/{agent}/{subject}/generations` | the pointer: active generation and the kept ones |
 | `POST /scopes/{tenant}/{agent}/{subject}/trigger` | 202 `{"request_id", "scope"}`; body `{"reason": "…"}` optional |
+| `POST /scopes/{tenant}/{agent}/{subject}/rollback` | body `{"by", "reason", "generation"?}`: an earlier kept generation is active again |
+| `POST /scopes/{tenant}/{agent}/{subject}/generations/{n}/approve` or `/reject` | body `{"by", "reason", "force"?}`: an operator decision about a quarantined generation |
 
-Errors are JSON `{"error": "…"}`: 400 for a malformed scope or parameter, 401 for a missing or
-wrong token, 404 for an unknown scope or generation (a trigger needs no known scope: a scope's
-first pass is triggered before the store knows it), 503 while the store stayed busy too long or
-Kafka refused the control event.
+Operator decisions run here, in the worker, so they are counted on its metrics
+(`dreamstream_rollbacks_total`, `dreamstream_quarantine_decisions_total`) and publish their
+audit event from where the change happens.
+
+Errors are JSON `{"error": "…"}`: 400 for a malformed scope or parameter (an unknown or repeated
+query parameter included), 401 for a missing or wrong token, 404 for an unknown scope, generation
+or memory (a trigger needs no known scope: a scope's first pass is triggered before the store
+knows it), 409 for a decision that does not apply to the generation as it stands, 503 while the
+store stayed busy too long or Kafka refused the control event.
 
 Embedded Qdrant is one in-process client that is not safe to use from two threads at once, so
 every store access here holds the runtime's lock, which the worker holds around its own store
@@ -40,8 +49,11 @@ from aiohttp import web
 from confluent_kafka import KafkaException
 from pydantic import ValidationError
 
+from consumers.audit_publisher import AuditPublisher
 from consumers.runtime import Runtime
-from consumers.store.history import ScopeReader, ScopeView, generations_json
+from consumers.store import quarantine as decisions
+from consumers.store.history import ScopeReader, ScopeView, generations_json, record_history
+from consumers.store.memories import ScopeState
 from consumers.kafka_io import send_control
 from schemas import ScopeError, parse_scope
 from schemas.settings import Settings
@@ -51,6 +63,18 @@ OPEN_PATHS = frozenset({"/healthz", "/readyz"})
 """Probes answer without a token: they reveal nothing about any scope."""
 STORE_WAIT_S = 30.0
 """How long a request waits for the store while the worker uses it, before a 503."""
+MAX_K = 100
+MAX_PAGE = 1_000
+MAX_QUERY_CHARS = 1_000
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """Operator decisions on this process's stores (consumers/store/quarantine.py)."""
+
+    rollback: Callable[[str, int | None, str, str], ScopeState]
+    approve: Callable[[str, int, str, str, bool], ScopeState]
+    reject: Callable[[str, int, str, str], ScopeState]
 
 
 class StoreBusy(RuntimeError):
@@ -87,7 +111,8 @@ class StoreGuard:
 
 
 def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], None], ready: Callable[[], bool],
-             guard: StoreGuard, trigger: Callable[[str, str], str]) -> web.Application:
+             guard: StoreGuard, trigger: Callable[[str, str], str],
+             operator: Decisions | None = None) -> web.Application:
     token = settings.api_token.get_secret_value().encode() if settings.api_token else None
 
     @web.middleware
@@ -100,6 +125,8 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
             return _error(exc.status, exc.reason, headers={k: v for k, v in exc.headers.items() if k == "Allow"})
         except (ScopeError, BadRequest) as exc:
             return _error(400, str(exc))
+        except decisions.DecisionRefused as exc:
+            return _error(409, str(exc))
         except LookupError as exc:
             return _error(404, str(exc).strip("'\""))
         except StoreBusy as exc:
@@ -127,9 +154,11 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         return await asyncio.to_thread(run)
 
     async def healthz(request: web.Request) -> web.Response:
+        _params(request)
         return web.json_response({"status": "ok"})
 
     async def readyz(request: web.Request) -> web.Response:
+        _params(request)
         assigned = bool(ready())
         store, detail = await asyncio.to_thread(_store_reachable, guard, store_ping)
         body = {"ready": assigned and store, "consumer_assigned": assigned, "store_reachable": store}
@@ -138,32 +167,98 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         return web.json_response(body, status=200 if body["ready"] else 503)
 
     async def scopes(request: web.Request) -> web.Response:
-        tenant = request.query.get("tenant") or None
+        tenant = _params(request, "tenant").get("tenant") or None
         return web.json_response({"scopes": await blocking(lambda: reader.scopes(tenant))})
 
     async def memories(request: web.Request) -> web.Response:
         scope = _scope(request)
-        generation = _int_param(request, "generation")
-        include_inactive = _bool_param(request, "include_inactive")
+        params = _params(request, "generation", "include_inactive", "limit", "cursor")
+        generation = _int_param(params, "generation")
+        include_inactive = _bool_param(params, "include_inactive")
+        limit = _int_param(params, "limit", low=1, high=MAX_PAGE)
+        offset = 0
+        if params.get("cursor"):
+            cursor_generation, offset = _cursor(params["cursor"])
+            if generation is not None and generation != cursor_generation:
+                raise BadRequest("cursor belongs to another generation than the one asked for")
+            generation = cursor_generation  # a page sequence stays on one generation, whatever is promoted meanwhile
         # One hold of the store for both reads, so the number and the records agree.
         state, records = await blocking(lambda: (reader.state(scope), reader.records(scope, generation, include_inactive)))
-        return web.json_response({
-            "scope": scope, "generation": state.active_generation if generation is None else generation,
-            "memories": [m.model_dump(mode="json") for m in records],
-        })
+        number = state.active_generation if generation is None else generation
+        body = {"scope": scope, "generation": number}
+        if limit is not None:
+            end = offset + limit
+            body["next_cursor"] = f"{number}:{end}" if end < len(records) else None
+            body["total"] = len(records)
+            records = records[offset:end]
+        body["memories"] = [m.model_dump(mode="json") for m in records]
+        return web.json_response(body)
+
+    async def search(request: web.Request) -> web.Response:
+        scope = _scope(request)
+        params = _params(request, "q", "k")
+        query = params.get("q", "").strip()
+        if not query:
+            raise BadRequest("q (the search text) is required")
+        if len(query) > MAX_QUERY_CHARS:
+            raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
+        k = _int_param(params, "k", low=1, high=MAX_K) or 10
+        hits = await blocking(lambda: reader.search(scope, query, k))
+        return web.json_response({"scope": scope, "query": query, "k": k,
+                                  "results": [search_hit_json(record, score) for record, score in hits]})
+
+    async def memory(request: web.Request) -> web.Response:
+        scope = _scope(request)
+        _params(request)
+        memory_id = request.match_info["memory_id"]
+        state, versions = await blocking(lambda: (reader.state(scope), record_history(reader, scope, memory_id)))
+        current = next((v.record for v in versions if v.generation.generation == state.active_generation), None)
+        return web.json_response({"scope": scope, "memory_id": memory_id, "active_generation": state.active_generation,
+                                  "memory": current.model_dump(mode="json") if current else None,
+                                  "history": [v.to_json() for v in versions]})
 
     async def diary(request: web.Request) -> web.Response:
         scope = _scope(request)
+        _params(request)
         entries = await blocking(lambda: reader.diary(scope))
         return web.json_response({"scope": scope, "entries": [e.model_dump(mode="json") for e in entries]})
 
     async def generations(request: web.Request) -> web.Response:
         scope = _scope(request)
+        _params(request)
         state = await blocking(lambda: reader.state(scope))
         return web.json_response(generations_json(state))
 
+    async def rollback(request: web.Request) -> web.Response:
+        scope, body = _scope(request), await _decision_body(request, "generation")
+        generation = body.get("generation")
+        if generation is not None and (not isinstance(generation, int) or isinstance(generation, bool) or generation < 1):
+            raise BadRequest("generation must be a positive integer")
+        state = await blocking(lambda: _operator().rollback(scope, generation, body["by"], body["reason"]))
+        return web.json_response(generations_json(state))
+
+    async def decide(request: web.Request) -> web.Response:
+        scope, action = _scope(request), request.match_info["action"]
+        generation = _int_param({"generation": request.match_info["generation"]}, "generation", low=1)
+        body = await _decision_body(request, "force")
+        force = body.get("force", False)
+        if not isinstance(force, bool):
+            raise BadRequest("force must be true or false")
+        ops = _operator()
+        if action == "approve":
+            state = await blocking(lambda: ops.approve(scope, generation, body["by"], body["reason"], force))
+        else:
+            state = await blocking(lambda: ops.reject(scope, generation, body["by"], body["reason"]))
+        return web.json_response(generations_json(state))
+
+    def _operator() -> Decisions:
+        if operator is None:
+            raise web.HTTPNotImplemented(reason="operator decisions are not served here")
+        return operator
+
     async def trigger_pass(request: web.Request) -> web.Response:
         scope = _scope(request)
+        _params(request)
         reason = await _reason(request)
         try:
             request_id = await asyncio.to_thread(trigger, scope, reason)
@@ -178,9 +273,13 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         web.get("/readyz", readyz),
         web.get("/scopes", scopes),
         web.get(f"{base}/memories", memories),
+        web.get(f"{base}/memories/search", search),  # before {memory_id}: routes match in order
+        web.get(f"{base}/memories/{{memory_id}}", memory),
         web.get(f"{base}/diary", diary),
         web.get(f"{base}/generations", generations),
         web.post(f"{base}/trigger", trigger_pass),
+        web.post(f"{base}/rollback", rollback),
+        web.post(f"{base}/generations/{{generation}}/{{action:approve|reject}}", decide),
     ])
     return app
 
@@ -200,26 +299,71 @@ def _scope(request: web.Request) -> str:
     return scope
 
 
-def _int_param(request: web.Request, name: str) -> int | None:
-    raw = request.query.get(name)
+def search_hit_json(record, score: float) -> dict:
+    """One search result. `consolidated` and `tier` are read defensively: a store that does not
+    tell them yet serves curated memories only, from the core tier."""
+    return {"memory": record.model_dump(mode="json"), "score": score,
+            "consolidated": getattr(record, "consolidated", True), "tier": getattr(record, "tier", "core")}
+
+
+def _params(request: web.Request, *allowed: str) -> dict[str, str]:
+    """The query parameters, refusing unknown and repeated ones: `?tenant[]=acme` or
+    `?tenant=a&tenant=b` must not quietly mean "every tenant" or "one of them"."""
+    query = request.query
+    unknown = sorted(set(query) - set(allowed))
+    if unknown:
+        hint = f" (allowed: {', '.join(allowed)})" if allowed else " (this route takes none)"
+        raise BadRequest(f"unknown query parameter {unknown[0]!r}{hint}")
+    repeated = sorted(name for name in set(query) if len(query.getall(name)) > 1)
+    if repeated:
+        raise BadRequest(f"query parameter {repeated[0]!r} given more than once")
+    return dict(query)
+
+
+def _int_param(params: dict[str, str], name: str, low: int = 0, high: int | None = None) -> int | None:
+    raw = params.get(name)
     if raw is None or raw == "":
         return None
     try:
         value = int(raw)
     except ValueError:
         raise BadRequest(f"{name} must be an integer, got {raw!r}") from None
-    if value < 0:
-        raise BadRequest(f"{name} must not be negative")
+    if value < low or (high is not None and value > high):
+        raise BadRequest(f"{name} must be between {low} and {high}" if high is not None else f"{name} must be at least {low}")
     return value
 
 
-def _bool_param(request: web.Request, name: str) -> bool:
-    raw = request.query.get(name, "").lower()
+def _cursor(raw: str) -> tuple[int, int]:
+    generation, _, offset = raw.partition(":")
+    if not (generation.isdigit() and offset.isdigit()):
+        raise BadRequest(f"cursor {raw!r} is not one this API gave out")
+    return int(generation), int(offset)
+
+
+def _bool_param(params: dict[str, str], name: str) -> bool:
+    raw = params.get(name, "").lower()
     if raw in ("", "0", "false", "no"):
         return False
     if raw in ("1", "true", "yes"):
         return True
     raise BadRequest(f"{name} must be true or false, got {raw!r}")
+
+
+async def _decision_body(request: web.Request, *optional: str) -> dict:
+    """`{"by": who, "reason": why, ...}`: a decision always says who made it and why."""
+    try:
+        body = await request.json() if request.can_read_body else None
+    except ValueError:
+        raise BadRequest('the body must be JSON: {"by": "...", "reason": "..."}') from None
+    if not isinstance(body, dict):
+        raise BadRequest('the body must be a JSON object: {"by": "...", "reason": "..."}')
+    unknown = sorted(set(body) - {"by", "reason", *optional})
+    if unknown:
+        raise BadRequest(f"unknown field {unknown[0]!r}")
+    for name in ("by", "reason"):
+        if not isinstance(body.get(name), str) or not body[name].strip():
+            raise BadRequest(f"{name} is required (a non-empty string)")
+    return body
 
 
 async def _reason(request: web.Request) -> str:
@@ -277,7 +421,17 @@ def start_api(settings: Settings, runtime: Runtime, ready: Callable[[], bool],
         runtime.client.get_collections()
 
     reader = ScopeView(runtime.memories, runtime.diary)
-    app = make_app(settings, reader, ping, ready, guard, trigger)
+    publish = AuditPublisher(settings, "operator")
+    operator = Decisions(
+        rollback=lambda scope, generation, by, reason: decisions.rollback(
+            runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish),
+        approve=lambda scope, generation, by, reason, force: decisions.approve(
+            runtime.memories, runtime.transcripts, runtime.diary, scope, generation, by, reason, force=force,
+            publish=publish),
+        reject=lambda scope, generation, by, reason: decisions.reject(
+            runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish),
+    )
+    app = make_app(settings, reader, ping, ready, guard, trigger, operator)
     loop = asyncio.new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []

@@ -25,20 +25,22 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Literal, TypeVar
 
 from consumers.audit_events import change_events
 from consumers.laps import Laps
 from consumers.engine import Engine, EngineError, EngineResult
 from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
-from consumers.passes.gate import gate
+from consumers.passes.gate import GateRules, gate
 from consumers.passes.gather import Signals, gather
 from consumers.passes.orient import orient
 from consumers.passes.privacy import PrivacyFilter, mask_candidate
 from consumers.passes.prune import prune
 from consumers.passes.verify import Search, verify
 from consumers.snapshot import Snapshot
+from consumers.store.memories import Embed
 from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
+from consumers.steps.transient import StoreUnavailable, is_transient_store
 from consumers.take_snapshot import take_snapshot
 from schemas import DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.settings import Settings
@@ -46,6 +48,7 @@ from schemas.settings import Settings
 log = logging.getLogger(__name__)
 Outcome = Literal["completed", "no-op", "failed", "quarantined", "duplicate"]
 AuditEvent = JobLifecycleEvent | MemoryChangeEvent
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -86,8 +89,13 @@ class Dreamed:
         return not self.gate_reasons
 
 
+def gate_rules(settings: Settings) -> GateRules:
+    return GateRules(max_retire_share=settings.gate_max_retire_share, retire_allowance=settings.gate_retire_allowance,
+                     min_relevance=settings.gate_min_relevance, min_merge_similarity=settings.gate_min_merge_similarity)
+
+
 def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings, privacy: PrivacyFilter,
-          lap: Callable[[str], None] = lambda phase: None) -> Dreamed:
+          lap: Callable[[str], None] = lambda phase: None, embed: Embed | None = None) -> Dreamed:
     """The phases between reading and writing, over an immutable snapshot; `search` is the
     transcript index the verify step asks (TranscriptStore.search, or `window_search`)."""
     orientation = orient(snapshot)
@@ -130,10 +138,11 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
         candidate, masked = mask_candidate(candidate, privacy)
         out.notes.extend(masked)
     verdict = gate(snapshot, candidate, memory_cap=settings.memory_cap, max_text_chars=settings.max_memory_chars,
-                   privacy=privacy)
+                   privacy=privacy, rules=gate_rules(settings), embed=embed)
     out.candidate, out.gate_reasons = candidate, verdict.reasons
+    out.notes.extend(candidate.notes)
     lap("gate")
-    if not candidate.changes:
+    if not candidate.changes and verdict.passed:
         out.status, out.reason = "no-op", "nothing to change: every claim stands"
     return out
 
@@ -149,22 +158,53 @@ class DreamPass:
         self._privacy = PrivacyFilter.with_extra(settings.privacy_patterns)
 
     def run(self, job: DreamJob) -> PassResult:
+        """One pass. Any error inside it (engine, dates, store data, model) ends it as `failed`
+        with the error as the reason and memory as it was; only a store that cannot be reached
+        is raised (`StoreUnavailable`), since recording the failure needs the store too."""
         lap = Laps()
 
         settings = self._settings
-        state = self._memories.state(job.scope)
+        state = self._store_call(lambda: self._memories.state(job.scope))
         previous = state.applied(job.job_id)
         if previous is not None:
             return self._duplicate(job, previous)
 
-        snapshot = take_snapshot(job, state, self._memories, self._transcripts, settings.transcript_window,
-                                 settings.topics.turns, settings.inactive_generations)
-        lap("snapshot")
-        out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap)
-        if out.status is not None:
-            return self._unchanged(state, job, out.status, out.reason, out.before, out.result, out.signals, out.notes,
-                                   lap.seconds)
-        return self._write(state, snapshot, job, out, lap)
+        phase = "snapshot"
+        try:
+            snapshot = take_snapshot(job, state, self._memories, self._transcripts, settings.transcript_window,
+                                     settings.topics.turns, settings.inactive_generations)
+            leftovers, leftover_notes = self._inbox_leftovers(snapshot)
+            lap("snapshot")
+            phase = "dream"
+            out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap,
+                        self._memories.embed)
+            out.notes.extend(leftover_notes)
+            cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
+            if out.status is not None:
+                phase = "record"
+                result = self._unchanged(state, job, out.status, out.reason, out.before, out.result, out.signals,
+                                         out.notes, lap.seconds)
+            else:
+                phase = "write"
+                result = self._write(state, snapshot, job, out, lap)
+            self._absorb(job, cleared)  # after the diary names them: they can never be absorbed otherwise
+            return result
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"pass {job.job_id} on {job.scope}: store unreachable during {phase}: "
+                                       f"{err}") from err
+            log.exception("pass %s on %s failed during %s", job.job_id, job.scope, phase)
+            reason = f"pass failed during {phase}: {type(err).__name__}: {_first_line(err)}"
+            return self._store_call(lambda: self._unchanged(self._memories.state(job.scope), job, "failed", reason,
+                                                            0, None, Signals(), [reason], lap.seconds))
+
+    def _store_call(self, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"store unreachable: {err}") from err
+            raise
 
     def _write(self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, lap: Laps) -> PassResult:
         """Write the candidate as a new generation, then promote it, or quarantine it with the gate's reasons."""
@@ -190,7 +230,7 @@ class DreamPass:
         applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
         if passed:
             self._memories.promote(state, info, applied)
-            self._transcripts.absorb(job.scope, sorted(snapshot.pending_add_ids))
+            self._absorb(job, sorted(snapshot.pending_add_ids - candidate.dropped_adds))
         else:
             self._memories.record_quarantine(state, info, applied)
         lap("promote")
@@ -198,6 +238,38 @@ class DreamPass:
                  len(candidate.changes))
         return PassResult(job, status, events, reason, generation, out.before, after, out.result, lap.seconds,
                           out.signals.motives, tuple(out.notes))
+
+    def _inbox_leftovers(self, snapshot: Snapshot) -> tuple[list[str], list[str]]:
+        """Inbox entries the snapshot left out because their id is already a memory: absorbed
+        before a crash (same text), or an add reusing an existing id (other text). Neither can
+        ever be absorbed, so the pass names them in the diary and clears them."""
+        ids, notes = [], []
+        for add in self._transcripts.pending(snapshot.scope):
+            if add.memory_id in snapshot.pending_add_ids:
+                continue
+            existing = snapshot.memory(add.memory_id)
+            ids.append(add.memory_id)
+            if existing is not None and existing.text == add.text:
+                notes.append(f"inbox: memory-add {add.memory_id} was already absorbed (left behind by an "
+                             f"interrupted pass); cleared")
+            elif existing is not None and existing.protected:
+                notes.append(f"inbox: memory-add {add.memory_id} reuses the id of a protected memory and cannot "
+                             f"replace it; dropped: {add.text[:80]!r}")
+            else:
+                notes.append(f"inbox: memory-add {add.memory_id} reuses the id of an existing memory with other "
+                             f"text (a new fact needs a new id); dropped: {add.text[:80]!r}")
+        return ids, notes
+
+    def _absorb(self, job: DreamJob, add_ids: list[str]) -> None:
+        """After promotion the pass has succeeded: failing to clear the inbox must not turn it into
+        a failure. What is left is found (already in the generation) and dropped by the next pass."""
+        try:
+            self._transcripts.absorb(job.scope, add_ids)
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"absorbing memory-adds of {job.job_id}: {err}") from err
+            log.exception("pass %s on %s: promoted, but %d memory-adds stay in the inbox until the next pass",
+                          job.job_id, job.scope, len(add_ids))
 
     def mark_published(self, job: DreamJob) -> None:
         """After the audit events are flushed: a redelivery of this job now publishes nothing."""
@@ -239,3 +311,8 @@ class DreamPass:
             completion_tokens=result.completion_tokens if result else 0,
             cost_usd=result.cost_usd if result else 0.0, events=events,
         )
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0][:300] if text else type(err).__name__

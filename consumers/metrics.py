@@ -1,8 +1,18 @@
-"""Prometheus metrics of the consolidation worker (served on 127.0.0.1:`metrics_port` when set)."""
+"""Prometheus metrics of the consolidation worker (served on 127.0.0.1:`metrics_port` when set),
+and the metrics server both workers use, which also answers `/healthz` and `/readyz`."""
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+import json
+import logging
+import threading
+from collections.abc import Callable
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from prometheus_client import Counter, Gauge, Histogram, make_wsgi_app
+from prometheus_client.exposition import ThreadingWSGIServer
+
+log = logging.getLogger(__name__)
 
 INDEXED = Counter("dreamstream_indexed_total", "Turns and memory-adds indexed into Qdrant", ["kind"])
 CONSUMER_LAG = Gauge("dreamstream_consumer_lag", "Messages behind the end of each assigned partition",
@@ -21,7 +31,20 @@ MODEL_CALLS = Counter("dreamstream_model_calls_total", "Model calls made by drea
 MODEL_TOKENS = Counter("dreamstream_model_tokens_total", "Model tokens used by dream passes", ["engine", "kind"])
 MODEL_COST = Counter("dreamstream_model_cost_usd_total", "Model cost of dream passes, USD", ["engine"])
 QUARANTINES = Counter("dreamstream_quarantines_total", "Candidate generations quarantined by the gate")
-ROLLBACKS = Counter("dreamstream_rollbacks_total", "Rollbacks to an earlier generation")
+ROLLBACKS = Counter("dreamstream_rollbacks_total", "Rollbacks to an earlier generation (counted where they happen)")
+QUARANTINE_DECISIONS = Counter("dreamstream_quarantine_decisions_total",
+                               "Operator decisions about quarantined generations", ["decision"])
+
+
+def declare_series(engine_name: str) -> None:
+    """Export the series of known label values at 0 from the start, so a dashboard or an alert
+    sees "none yet" rather than "no data" (e.g. the offline engine makes no model calls)."""
+    MODEL_CALLS.labels(engine_name)
+    MODEL_COST.labels(engine_name)
+    for kind in ("prompt", "completion"):
+        MODEL_TOKENS.labels(engine_name, kind)
+    for decision in ("approved", "rejected"):
+        QUARANTINE_DECISIONS.labels(decision)
 
 
 def record_pass(result, engine_name: str) -> None:
@@ -47,3 +70,42 @@ def record_pass(result, engine_name: str) -> None:
         MODEL_TOKENS.labels(name, "prompt").inc(engine.prompt_tokens)
         MODEL_TOKENS.labels(name, "completion").inc(engine.completion_tokens)
         MODEL_COST.labels(name).inc(engine.cost_usd)
+
+
+# --- the metrics port also answers the kubelet's probes
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Probes every few seconds would flood the log."""
+
+
+def probe_app(ready: Callable[[], bool] | None) -> Callable:
+    """WSGI: `/healthz` 200 while the process serves, `/readyz` 200 when `ready()` (always, without
+    one), anything else the Prometheus exposition (prometheus-client's own app)."""
+    metrics_app = make_wsgi_app()
+
+    def app(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path not in ("/healthz", "/readyz"):
+            return metrics_app(environ, start_response)
+        ok = path == "/healthz" or ready is None or _ready(ready)
+        body = json.dumps({"status": "ok" if ok else "not ready"}).encode()
+        start_response("200 OK" if ok else "503 Service Unavailable",
+                       [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+
+    return app
+
+
+def _ready(ready: Callable[[], bool]) -> bool:
+    try:
+        return bool(ready())
+    except Exception:  # noqa: BLE001 - a readiness check that fails means "not ready"; logged, not hidden
+        log.warning("readiness check failed", exc_info=True)
+        return False
+
+
+def serve_probes(host: str, port: int, ready: Callable[[], bool] | None = None) -> WSGIServer:
+    """Serve metrics and probes on host:port in a daemon thread (port 0: any free port)."""
+    server = make_server(host, port, probe_app(ready), ThreadingWSGIServer, handler_class=_QuietHandler)
+    threading.Thread(target=server.serve_forever, name="dreamstream-metrics", daemon=True).start()
+    return server

@@ -13,7 +13,7 @@ def record_from_add(add: MemoryAdd) -> MemoryRecord:
     return MemoryRecord(
         scope=add.scope, memory_id=add.memory_id, text=add.text, origin="memory_add",
         evidence_message_ids=add.source_message_ids, protected=add.protected,
-        created_at=add.ts, updated_at=add.ts,
+        created_at=add.ts, updated_at=add.ts, metadata=add.metadata,
     )
 
 

@@ -5,8 +5,15 @@ partitions it owns. Because the range assignor co-partitions the three topics, t
 owns a scope's job partition also owns that scope's transcript partition, and a job waits until
 the index has reached the job's watermarks: a pass never runs on less than what triggered it.
 
+The work is done by small steps (`consumers/steps/`), each owning one resource and its retries:
+index (Qdrant), jobs (the pass and its store), publish (the producer), commit (the consumer's
+offsets). This class only moves messages between them. Consumer and producer are injected, so
+the same worker runs on the in-memory broker in unit tests and on Kafka.
+
 Commit order, per message: Qdrant write → audit events flushed → offset committed. A crash at
-any point means redelivery, and the pass recognises a job it already ran.
+any point means redelivery, and the pass recognises a job it already ran. The worker exits only
+on what retrying cannot fix (`WorkerExit`, which says why): a fatal or authorisation error from
+Kafka, an undeliverable event, or a broker or store away for longer than the retry policy allows.
 """
 
 from __future__ import annotations
@@ -14,42 +21,61 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import datetime, timezone
-from collections import defaultdict, deque
+from typing import Any
 
-from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, Message, TopicPartition
-from pydantic import ValidationError
+from confluent_kafka import KafkaError, TopicPartition
 
-from consumers.forget import forget_scope
-from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
-from consumers.metrics import CONSUMER_LAG, INDEXED, record_pass
+from consumers.kafka_io import DeliveryFailed, make_consumer, make_producer
+from consumers.metrics import CONSUMER_LAG, declare_series
 from consumers.runtime import Runtime
-from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, ScopeForgottenEvent, make_event_id
-from schemas.errors import describe_validation_error
+from consumers.steps.commit import CommitStep
+from consumers.steps.index import IndexStep
+from consumers.steps.jobs import JobStep, Positions
+from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
+from consumers.steps.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
+from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
-_MAX_QUEUED_JOBS = 100
+
+_UNFIXABLE_CONSUMER_CODES = frozenset({
+    KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._AUTHENTICATION,
+    KafkaError.SASL_AUTHENTICATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED, KafkaError._INVALID_ARG,
+})
+
+
+class WorkerExit(RuntimeError):
+    """The worker stopped on something retrying cannot fix; the message says what."""
 
 
 class ConsolidationWorker:
-    def __init__(self, settings: Settings, runtime: Runtime) -> None:
+    def __init__(self, settings: Settings, runtime: Runtime, *, consumer: Any = None, producer: Any = None,
+                 retry: RetryPolicy | None = None) -> None:
         self._settings = settings
         self._topics = settings.topics
         self._runtime = runtime
-        self._pass = runtime.dream_pass
-        self._transcripts = runtime.transcripts
-        self._consumer: Consumer = make_consumer(settings, settings.consumer_group)
-        self._producer = make_producer(settings)
-        self._delivery_errors: list[str] = []
-        self._positions: dict[tuple[str, int], int] = {}
-        self._queued: dict[int, deque[Message]] = defaultdict(deque)
-        self._paused: set[int] = set()
         self.stop_event = threading.Event()
-        self.passes_run = 0
+        policy = retry or RetryPolicy(log_every_s=settings.broker_retry_log_s)
+        self._consumer = consumer if consumer is not None else make_consumer(settings, settings.consumer_group)
+        self._producer = producer if producer is not None else make_producer(settings, **PRODUCER_CONFIG)
+        kafka = Retrier("kafka", policy, self.stop_event)
+        store = Retrier("qdrant", policy, self.stop_event)
+        self._positions = Positions(self._consumer, kafka)
+        self._index = IndexStep(settings, runtime, store)
+        self._publish = PublishStep(self._producer, self._topics.audit, kafka,
+                                    record=lambda event: audit_record(event, settings, "consolidation"))
+        self._commit = CommitStep(self._consumer, kafka)
+        self._jobs = JobStep(settings, runtime, self._consumer, self._positions, self._publish, self._commit, store)
+        self._log_every_s = policy.log_every_s
+        self._error_logged_at: dict[int, float] = {}
         self.assigned = False
         self._lag_checked_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
+        declare_series(settings.engine)
+
+    @property
+    def passes_run(self) -> int:
+        return self._jobs.passes_run
 
     def run(self) -> None:
         topics = [self._topics.turns, self._topics.memory_adds, self._topics.jobs]
@@ -59,165 +85,76 @@ class ConsolidationWorker:
             while not self.stop_event.is_set():
                 messages = self._consumer.consume(num_messages=500, timeout=0.5)
                 self._handle_batch(messages)
-                self._run_ready_jobs()
+                self._jobs.poll()
                 self._report_lag()
+        except Stopping as err:
+            log.info("stopped while waiting: %s", err)
+        except (GaveUp, DeliveryFailed) as err:
+            raise WorkerExit(f"consolidation worker exits: {err}") from err
         finally:
+            self._jobs.close()
+            self._index.close()
             self._consumer.close()
-            self._producer.flush(10)
+            self._publish.close()
 
     def stop(self) -> None:
         self.stop_event.set()
 
     # --- partitions
-    def _on_assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+    def _on_assign(self, consumer: Any, partitions: list[TopicPartition]) -> None:
         self.assigned = True
         log.info("assigned %s", [(p.topic, p.partition) for p in partitions])
 
-    def _on_revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        # Queued jobs of a revoked partition were never committed: the next owner gets them.
+    def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
         for p in partitions:
-            self._positions.pop((p.topic, p.partition), None)
+            self._positions.forget(p.topic, p.partition)
             if (p.topic, p.partition) in self._lag_series:  # a revoked partition is no longer ours to report
                 self._lag_series.discard((p.topic, p.partition))
                 CONSUMER_LAG.remove(p.topic, str(p.partition))
             if p.topic == self._topics.jobs:
-                self._queued.pop(p.partition, None)
-                self._paused.discard(p.partition)
+                self._jobs.revoke(p.partition)
 
     # --- input
-    def _handle_batch(self, messages: list[Message]) -> None:
-        turns: list[tuple[ConversationTurn, int]] = []
-        adds: list[MemoryAdd] = []
-        last: dict[tuple[str, int], int] = {}
+    def _handle_batch(self, messages: list[Any]) -> None:
         for msg in messages:
-            if msg.error():
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    raise RuntimeError(f"consumer error: {msg.error()}")
-                continue
-            topic, partition = msg.topic(), msg.partition()
-            if topic == self._topics.jobs:
-                self._queue_job(msg)
-                continue
-            event = self._decode_input(msg)
-            if isinstance(event, ConversationTurn):
-                turns.append((event, msg.offset()))
-            elif isinstance(event, MemoryAdd):
-                adds.append(event)
-            last[(topic, partition)] = msg.offset() + 1
-        if not last:
+            error = msg.error()
+            if error is not None:
+                self._consumer_error(error)
+            elif msg.topic() == self._topics.jobs:
+                self._jobs.submit(msg)
+            else:
+                self._index.submit(msg)
+        positions = self._index.join()
+        if positions:
+            self._positions.update(positions)
+            self._commit.submit(positions)
+            self._commit.join()
+
+    def _consumer_error(self, error: KafkaError) -> None:
+        code = error.code()
+        if code == KafkaError._PARTITION_EOF:
             return
-        with self._runtime.lock:
-            self._transcripts.index_turns(turns)
-            self._transcripts.add_pending(adds)
-        INDEXED.labels("turn").inc(len(turns))
-        INDEXED.labels("memory_add").inc(len(adds))
-        self._positions.update(last)
-        self._consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in last.items()], asynchronous=False)
-
-    def _decode_input(self, msg: Message) -> ConversationTurn | MemoryAdd | None:
-        model = ConversationTurn if msg.topic() == self._topics.turns else MemoryAdd
-        try:
-            return model.model_validate_json(msg.value() or b"")
-        except ValidationError as err:
-            # The stream worker dead-letters invalid input; here it is only skipped, not indexed.
-            log.debug("skipping invalid %s@%d: %s", msg.topic(), msg.offset(), describe_validation_error(err))
-            return None
-
-    def _queue_job(self, msg: Message) -> None:
-        queue = self._queued[msg.partition()]
-        queue.append(msg)
-        if len(queue) >= _MAX_QUEUED_JOBS and msg.partition() not in self._paused:
-            self._consumer.pause([TopicPartition(self._topics.jobs, msg.partition())])
-            self._paused.add(msg.partition())
-
-    # --- jobs
-    def _run_ready_jobs(self) -> None:
-        for partition, queue in list(self._queued.items()):
-            while queue:
-                msg = queue[0]
-                try:
-                    job = DreamJob.model_validate_json(msg.value() or b"")
-                except ValidationError as err:
-                    log.error("invalid job at %s[%d]@%d skipped: %s", msg.topic(), partition, msg.offset(), describe_validation_error(err))
-                    self._commit_job(msg)
-                    queue.popleft()
-                    continue
-                if not self._caught_up(job, partition):
-                    break
-                self._execute(job, partition)
-                self._commit_job(msg)
-                queue.popleft()
-            if not queue and partition in self._paused:
-                self._consumer.resume([TopicPartition(self._topics.jobs, partition)])
-                self._paused.discard(partition)
-
-    def _caught_up(self, job: DreamJob, partition: int) -> bool:
-        for topic, mark in job.watermarks.items():
-            if self._position(topic, partition) < mark:
-                return False
-        return True
-
-    def _position(self, topic: str, partition: int) -> int:
-        key = (topic, partition)
-        if key not in self._positions:
-            committed = self._consumer.committed([TopicPartition(topic, partition)], timeout=10)[0]
-            self._positions[key] = committed.offset if committed.offset != OFFSET_INVALID else 0
-        return self._positions[key]
-
-    def _execute(self, job: DreamJob, partition: int) -> None:
-        if job.trigger == "forget":
-            self._forget(job, partition)
-            return
-        self._publish([JobLifecycleEvent.for_job(job, "running")], job, partition)
-        with self._runtime.lock:
-            result = self._pass.run(job)
-        events = result.events
-        if result.status == "duplicate":
-            log.info("job %s on %s already ran; republishing %d events", job.job_id, job.scope, len(events))
-        self._publish(events, job, partition)
-        flush_or_raise(self._producer, self._delivery_errors)
-        with self._runtime.lock:
-            self._pass.mark_published(job)
-        self.passes_run += 1
-        record_pass(result, self._settings.engine)
-
-    def _forget(self, job: DreamJob, partition: int) -> None:
-        runtime = self._runtime
-        with runtime.lock:
-            deleted = forget_scope(runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope)
-        tombstone = ScopeForgottenEvent(event_id=make_event_id(job.job_id, "forgotten"), scope=job.scope,
-                                        job_id=job.job_id, ts=datetime.now(timezone.utc),
-                                        request_ids=job.request_ids, deleted=deleted)
-        done = JobLifecycleEvent.for_job(job, "completed", reason=f"scope forgotten: {deleted}")
-        self._publish([tombstone, done], job, partition)
-        flush_or_raise(self._producer, self._delivery_errors)
-        log.info("forgot %s: %s", job.scope, deleted)
+        if error.fatal() or code in _UNFIXABLE_CONSUMER_CODES:
+            raise WorkerExit(f"consolidation worker exits: consumer error retrying cannot fix: {error.str()} "
+                             f"({error.name()})")
+        # librdkafka reconnects by itself; the error is only worth a line per interval and a count.
+        TRANSIENT_ERRORS.labels("kafka", "consume").inc()
+        now = time.monotonic()
+        if now - self._error_logged_at.get(code, float("-inf")) >= self._log_every_s:
+            self._error_logged_at[code] = now
+            log.warning("consumer: %s (%s); librdkafka retries, next line in %.0fs if it persists",
+                        error.str(), error.name(), self._log_every_s)
 
     def _report_lag(self) -> None:
         """Lag per assigned partition, every few seconds, from the high watermarks librdkafka
         already has from its fetches (a live query per partition would stall this loop)."""
         now = time.monotonic()
-        if now - self._lag_checked_at < 10 or not self.assigned:
+        if now - self._lag_checked_at < self._settings.timer_interval_s or not self.assigned:
             return
         self._lag_checked_at = now
         for tp in self._consumer.assignment():
             _, high = self._consumer.get_watermark_offsets(tp, cached=True)
-            position = self._positions.get((tp.topic, tp.partition))
+            position = self._positions.known(tp.topic, tp.partition)
             if position is not None and high >= 0:
                 CONSUMER_LAG.labels(tp.topic, str(tp.partition)).set(max(high - position, 0))
                 self._lag_series.add((tp.topic, tp.partition))
-
-    def _publish(self, events, job: DreamJob, partition: int) -> None:
-        for event in events:
-            self._producer.produce(
-                self._topics.audit, key=job.scope.encode(), value=event.model_dump_json().encode(),
-                partition=partition, on_delivery=self._on_delivery,
-            )
-        self._producer.poll(0)
-
-    def _on_delivery(self, err: KafkaError | None, msg: Message) -> None:
-        if err is not None:
-            self._delivery_errors.append(f"{msg.topic()}: {err}")
-
-    def _commit_job(self, msg: Message) -> None:
-        self._consumer.commit(offsets=[TopicPartition(msg.topic(), msg.partition(), msg.offset() + 1)], asynchronous=False)

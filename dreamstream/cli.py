@@ -31,6 +31,8 @@ LAZY_COMMANDS = {
     "quarantine": "dreamstream.cli_ops:quarantine",
     "eval": "dreamstream.cli_eval:eval_command",
     "eval-data": "dreamstream.cli_eval:eval_data_command",
+    "mcp": "dreamstream.mcp_server:mcp_command",
+    "settings": "dreamstream.cli_ops:settings_group",
 }
 
 
@@ -47,7 +49,17 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dreamstream")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 @click.group(cls=LazyGroup)
+@click.version_option(_version(), "--version", prog_name="dreamstream", message="%(prog)s %(version)s")
 @click.option("-v", "--verbose", is_flag=True, help="log at DEBUG")
 def main(verbose: bool) -> None:
     """Dreaming for fleets of AI agents: consolidate long-term memory from what was actually said."""
@@ -79,12 +91,34 @@ def demo(event_files: tuple[Path, ...], as_json: bool, timeout_s: float) -> None
     click.echo(json.dumps(result.to_json(), indent=2) if as_json else render(result))
 
 
-def serve_metrics(settings) -> None:
-    """Prometheus endpoint of this worker process, on metrics_host:metrics_port (off when 0)."""
+def serve_metrics(settings, ready=None) -> None:
+    """Prometheus endpoint of this worker process, with `/healthz` and `/readyz` for the probes,
+    on metrics_host:metrics_port (off when 0)."""
     if settings.metrics_port:
-        from prometheus_client import start_http_server
+        from consumers.metrics import serve_probes
 
-        start_http_server(settings.metrics_port, addr=settings.metrics_host)
+        serve_probes(settings.metrics_host, settings.metrics_port, ready)
+
+
+def prepare_home(settings) -> None:
+    """Workers keep local state under `home` (Faust's data directory, embedded Qdrant): create it,
+    and say clearly when that is impossible."""
+    try:
+        settings.home.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise click.ClickException(f"cannot create DREAMSTREAM_HOME {settings.home}: {err.strerror}") from None
+
+
+def check_engine(settings) -> None:
+    """Refuse to start a worker whose LLM engine could never answer: no model, or no key for a
+    hosted provider (a local endpoint in llm_api_base may need none)."""
+    if settings.engine != "llm":
+        return
+    if not settings.llm_model.strip():
+        raise click.ClickException("engine is llm but DREAMSTREAM_LLM_MODEL is empty")
+    if settings.llm_api_key is None and not settings.llm_api_base:
+        raise click.ClickException(
+            "engine is llm but neither DREAMSTREAM_LLM_API_KEY nor DREAMSTREAM_LLM_API_BASE is set")
 
 
 @main.group()
@@ -94,12 +128,13 @@ def worker() -> None:
 
 @worker.command("streams")
 def worker_streams() -> None:
-    """The Faust stream worker: validate, keep signals, emit dream jobs."""
-    from streams.app import app
+    """The stream worker (hosted by Faust): validate, keep signals, emit dream jobs."""
+    from streams.app import app, web_host
 
     settings = get_settings()
+    prepare_home(settings)
     serve_metrics(settings)
-    web = ["--web-host", "127.0.0.1", "--web-port", str(settings.streams_web_port)] if settings.streams_web_port else ["--without-web"]
+    web = ["--web-host", web_host, "--web-port", str(settings.streams_web_port)] if settings.streams_web_port else ["--without-web"]
     sys.argv = ["dreamstream-streams", "worker", *web, "--loglevel", settings.log_level.lower()]
     app.main()
 
@@ -114,9 +149,11 @@ def worker_consumers() -> None:
     from consumers.worker import ConsolidationWorker
 
     settings = get_settings()
-    serve_metrics(settings)
+    prepare_home(settings)
+    check_engine(settings)
     runtime = open_runtime(settings)
     consolidation = ConsolidationWorker(settings, runtime)
+    serve_metrics(settings, ready=lambda: consolidation.assigned)
     api = start_api(settings, runtime, lambda: consolidation.assigned) if settings.api_port else None
     signal.signal(signal.SIGTERM, lambda *_: consolidation.stop())
     try:

@@ -35,6 +35,7 @@ from consumers.embedding import make_embedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
 from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
 from schemas import MemoryRecord, audit_event_adapter, parse_scope
+from schemas.cloudevents import unframe
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings, get_settings
 
@@ -411,7 +412,7 @@ class AuditTail:
                 continue
             self._positions[msg.partition()] = max(msg.offset(), self._positions.get(msg.partition(), -1))
             try:
-                event = audit_event_adapter.validate_json(msg.value())
+                event = audit_event_adapter.validate_json(unframe(msg.value()))
             except ValidationError as err:
                 click.echo(f"skipping unreadable audit event at {msg.partition()}@{msg.offset()}: "
                            f"{describe_error(err)}", err=True)

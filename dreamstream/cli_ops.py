@@ -1,19 +1,27 @@
-"""Operator commands: `replay`, `trigger`, `rollback`, `quarantine list|approve|reject`.
+"""Operator commands: `replay`, `trigger`, `rollback`, `quarantine list|approve|reject`, `settings show`.
 
 `replay` and `trigger` only talk to Kafka, so they work while the workers run. `rollback`,
-`approve` and `reject` write the pointer, so they open the store themselves: with embedded
-Qdrant, stop the consolidation worker first.
+`approve` and `reject` go through the worker's HTTP API when one is given (`--api` or
+DREAMSTREAM_API_URL): the decision then happens in the worker, which counts it on its metrics and
+publishes its audit event. Without an API they open the store themselves (with embedded Qdrant,
+stop the consolidation worker first) and publish the audit event from here.
 """
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import click
 
+from consumers.audit_publisher import AuditPublisher
 from consumers.store import quarantine as decisions
 from consumers.store.history import generations_json
 from dreamstream.cli_common import (
+    ApiUnavailable,
     CliError,
     Command,
     Group,
@@ -29,29 +37,42 @@ from dreamstream.cli_common import (
     writable_stores,
 )
 from dreamstream.control import AuditReader, send_control
-from dreamstream.replay import produce, read_events
+from dreamstream.replay import invalid_lines, produce, read_events
 from schemas import parse_scope
+from schemas.settings import Settings
 
 _BY = click.option("--by", default=operator_name, show_default="your user name", help="who decides (recorded with the decision)")
 
 
 @click.command(cls=Command)
 @click.argument("event_files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="print {events, topics} as JSON")
-def replay(event_files: tuple[Path, ...], as_json: bool) -> None:
+@click.option("--skip-invalid", is_flag=True, help="send the valid lines and skip the bad ones (listed on stderr)")
+@click.option("--json", "as_json", is_flag=True, help="print {events, topics, skipped} as JSON")
+def replay(event_files: tuple[Path, ...], skip_invalid: bool, as_json: bool) -> None:
     """Produce the events of EVENT_FILES (JSONL: turns, memory-adds, control events) onto the
-    input topics, in timestamp order, as agent runtimes would."""
+    input topics, in timestamp order, as agent runtimes would. Every line is checked first: a bad
+    one stops the replay before anything is sent (its file and line are named), unless
+    --skip-invalid."""
     settings = load_settings()
     topics = settings.topics
     events = read_events(event_files, topics)
+    bad = invalid_lines(events, topics, settings.max_event_bytes)
+    if bad and not skip_invalid:
+        shown = "; ".join(f"{where}: {why}" for where, why in bad[:5])
+        more = f" (+{len(bad) - 5} more)" if len(bad) > 5 else ""
+        raise CliError(f"{len(bad)} invalid line(s), nothing sent: {shown}{more} (--skip-invalid sends the rest)")
+    for where, why in bad:
+        click.echo(f"skipping {where}: {why}", err=True)
+    skipped = {where for where, _ in bad}
+    events = [e for e in events if e.source not in skipped]
     require_topics(settings, sorted({e.topic for e in events}))
     with progress(len(events), "replaying") as advance:
         counts = produce(settings, events, on_progress=advance)
     if as_json:
-        emit_json({"events": len(events), "topics": counts})
+        emit_json({"events": len(events), "topics": counts, "skipped": [{"line": w, "reason": r} for w, r in bad]})
         return
     summary = ", ".join(f"{n} to {topic}" for topic, n in sorted(counts.items())) or "nothing"
-    click.echo(f"replayed {len(events)} events: {summary}")
+    click.echo(f"replayed {len(events)} events: {summary}" + (f"; skipped {len(bad)} invalid" if bad else ""))
 
 
 @click.command(cls=Command)
@@ -111,16 +132,27 @@ def _outcome(event) -> dict:
 @click.option("--reason", default="", help="why (recorded in the pointer and the diary)")
 @_BY
 @click.option("--json", "as_json", is_flag=True, help="print the scope's generations as JSON")
-def rollback(scope: str, generation: int | None, reason: str, by: str, as_json: bool) -> None:
+@api_option
+def rollback(scope: str, generation: int | None, reason: str, by: str, as_json: bool, api_url: str | None) -> None:
     """Make an earlier kept generation of SCOPE active again [default: the one before the active one]."""
     parse_scope(scope)
-    with writable_stores(load_settings()) as stores:
-        before = stores.memories.state(scope).active_generation
-        state = decisions.rollback(stores.memories, stores.diary, scope, generation, by, reason)
-    if as_json:
-        emit_json(generations_json(state))
+    settings = load_settings()
+    reason = reason or "rollback"
+    if api_url:
+        body = {"by": by, "reason": reason, **({"generation": generation} if generation else {})}
+        state = _post_decision(settings, api_url, scope, "rollback", body)
+        before = None
     else:
-        click.echo(f"{scope}: generation {state.active_generation} is active again (was {before})")
+        with writable_stores(settings) as stores:
+            before = stores.memories.state(scope).active_generation
+            state = decisions.rollback(stores.memories, stores.diary, scope, generation, by, reason,
+                                       publish=AuditPublisher(settings, "operator"))
+        state = generations_json(state)
+    if as_json:
+        emit_json(state)
+    else:
+        was = f" (was {before})" if before is not None else ""
+        click.echo(f"{scope}: generation {state['active_generation']} is active again{was}")
 
 
 # --- quarantine
@@ -155,13 +187,22 @@ def quarantine_list(scope: str | None, as_json: bool, api_url: str | None) -> No
 @_BY
 @click.option("--force", is_flag=True, help="approve even though a newer generation was promoted since")
 @click.option("--json", "as_json", is_flag=True, help="print the scope's generations as JSON")
-def quarantine_approve(scope: str, generation: int, reason: str, by: str, force: bool, as_json: bool) -> None:
+@api_option
+def quarantine_approve(scope: str, generation: int, reason: str, by: str, force: bool, as_json: bool,
+                       api_url: str | None) -> None:
     """Promote quarantined GENERATION of SCOPE: readers see it from now on."""
-    with writable_stores(load_settings()) as stores:
-        state = decisions.approve(stores.memories, stores.transcripts, stores.diary, scope, generation, by, reason,
-                                  force=force)
+    parse_scope(scope)
+    settings = load_settings()
+    if api_url:
+        state = _post_decision(settings, api_url, scope, f"generations/{generation}/approve",
+                               {"by": by, "reason": reason, "force": force})
+    else:
+        with writable_stores(settings) as stores:
+            state = generations_json(decisions.approve(
+                stores.memories, stores.transcripts, stores.diary, scope, generation, by, reason, force=force,
+                publish=AuditPublisher(settings, "operator")))
     if as_json:
-        emit_json(generations_json(state))
+        emit_json(state)
     else:
         click.echo(f"{scope}: generation {generation} approved by {by} and active")
 
@@ -172,11 +213,57 @@ def quarantine_approve(scope: str, generation: int, reason: str, by: str, force:
 @click.option("--reason", required=True, help="why it is rejected (recorded in the pointer and the diary)")
 @_BY
 @click.option("--json", "as_json", is_flag=True, help="print the scope's generations as JSON")
-def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json: bool) -> None:
+@api_option
+def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json: bool, api_url: str | None) -> None:
     """Reject quarantined GENERATION of SCOPE and delete its records."""
-    with writable_stores(load_settings()) as stores:
-        state = decisions.reject(stores.memories, stores.diary, scope, generation, by, reason)
+    parse_scope(scope)
+    settings = load_settings()
+    if api_url:
+        state = _post_decision(settings, api_url, scope, f"generations/{generation}/reject", {"by": by, "reason": reason})
+    else:
+        with writable_stores(settings) as stores:
+            state = generations_json(decisions.reject(stores.memories, stores.diary, scope, generation, by, reason,
+                                                      publish=AuditPublisher(settings, "operator")))
     if as_json:
-        emit_json(generations_json(state))
+        emit_json(state)
     else:
         click.echo(f"{scope}: generation {generation} rejected by {by}; its records are deleted")
+
+
+def _post_decision(settings: Settings, api_url: str, scope: str, what: str, body: dict) -> dict:
+    """An operator decision through the worker's API; returns the scope's generations (JSON)."""
+    url = f"{api_url.rstrip('/')}/scopes/{urllib.parse.quote(scope, safe='/@:+')}/{what}"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    if settings.api_token:
+        request.add_header("Authorization", f"Bearer {settings.api_token.get_secret_value()}")
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        try:
+            message = json.loads(err.read())["error"]
+        except (ValueError, KeyError, TypeError):
+            message = err.reason
+        raise CliError(f"the API refused the decision ({err.code}): {message}") from None
+    except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+        raise ApiUnavailable(f"cannot reach the API at {api_url}: {getattr(err, 'reason', err)}") from None
+
+
+# --- settings
+@click.group("settings", cls=Group)
+def settings_group() -> None:
+    """The settings this process reads from the environment."""
+
+
+@settings_group.command("show")
+@json_option
+def settings_show(as_json: bool) -> None:
+    """Every setting with its value (secrets masked), as the workers would read them here."""
+    values = load_settings().model_dump(mode="json")
+    if as_json:
+        emit_json(values)
+        return
+    for name, value in values.items():
+        shown = json.dumps(value) if isinstance(value, (dict, list)) else ("-" if value is None else value)
+        click.echo(f"{name} = {shown}")

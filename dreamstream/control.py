@@ -15,6 +15,7 @@ from confluent_kafka import Consumer, KafkaError, TopicPartition
 from consumers.kafka_io import send_control
 from schemas import TERMINAL_JOB_STATUSES, JobLifecycleEvent
 from schemas.audit import audit_event_adapter
+from schemas.cloudevents import unframe
 from schemas.settings import Settings
 
 __all__ = ["AuditReader", "ControlError", "send_control", "wait_until_read"]
@@ -48,7 +49,7 @@ class AuditReader:
                 if msg.error().code() != KafkaError._PARTITION_EOF:
                     raise ControlError(f"audit reader: {msg.error()}")
                 continue
-            new.append(audit_event_adapter.validate_json(msg.value()))
+            new.append(audit_event_adapter.validate_json(unframe(msg.value())))
         self.events.extend(new)
         return new
 

@@ -1,8 +1,10 @@
 """Produce events from JSONL files onto the input topics, the way agent runtimes would.
 
 Lines are routed by shape: `role` → turns, `memory_id` → memory-adds, `action` → control. Lines
-are sent as they are (not re-serialised), so a malformed line reaches the stream worker and is
-dead-lettered there with its reason, exactly as it would be in production.
+are sent as they are (not re-serialised). `dreamstream replay` checks every line first
+(`invalid_lines`) and refuses a file with bad lines, naming them, unless told to skip them;
+the library path (`read_events` + `produce`) sends what it is given, so tests can still put
+malformed events on the topics and watch the stream worker dead-letter them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from consumers.kafka_io import flush_or_raise, make_producer
+from schemas import ControlEvent, ConversationTurn, MemoryAdd
+from schemas.errors import describe_validation_error
 from schemas.settings import Settings
 from schemas.topics import TopicCatalog
 
@@ -24,6 +30,8 @@ class RawEvent:
     value: bytes
     ts: str
     """Sort key: the event's own timestamp, so files of turns and memory-adds interleave in time."""
+    source: str = ""
+    """`file:line` it was read from."""
 
 
 def route(line: bytes, topics: TopicCatalog) -> RawEvent:
@@ -43,9 +51,38 @@ def read_events(paths: Iterable[Path], topics: TopicCatalog) -> list[RawEvent]:
     events: list[RawEvent] = []
     for path in paths:
         with open(path, "rb") as handle:
-            events.extend(route(line.rstrip(b"\r\n"), topics) for line in handle if line.strip())
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    event = route(line.rstrip(b"\r\n"), topics)
+                    events.append(RawEvent(event.topic, event.key, event.value, event.ts, f"{path}:{number}"))
     # Stable: events without a timestamp keep their file order at the front.
     return sorted(events, key=lambda e: e.ts)
+
+
+def invalid_lines(events: Iterable[RawEvent], topics: TopicCatalog, max_bytes: int) -> list[tuple[str, str]]:
+    """(`file:line`, reason) for every event the stream worker would dead-letter, in file order."""
+    models = {topics.turns: ConversationTurn, topics.memory_adds: MemoryAdd, topics.control: ControlEvent}
+    bad = []
+    for event in events:
+        reason = _problem(event, models[event.topic], max_bytes)
+        if reason:
+            bad.append((event.source, reason))
+    return sorted(bad, key=lambda b: _line_order(b[0]))
+
+
+def _problem(event: RawEvent, model, max_bytes: int) -> str | None:
+    if len(event.value) > max_bytes:
+        return f"{len(event.value)} bytes, over the limit of {max_bytes}"
+    try:
+        model.model_validate_json(event.value)
+    except ValidationError as err:
+        return f"not a valid {model.__name__}: {describe_validation_error(err, limit=2)}"
+    return None
+
+
+def _line_order(source: str) -> tuple[str, int]:
+    path, _, number = source.rpartition(":")
+    return path, int(number) if number.isdigit() else 0
 
 
 def produce(settings: Settings, events: list[RawEvent], on_progress: Callable[[int], None] | None = None) -> dict[str, int]:

@@ -13,7 +13,8 @@ timestamp of the message it came from. Conventions (documented because people di
   month/year" its last day; "last night", "this morning" the day; "a few days/weeks ago" and
   "the other day" stay vague but anchored ("a few days before 2023-05-08").
 - Bare weekdays ("on Tuesday") are left alone: past or future cannot be told without tense.
-- Possessives ("next week's meeting") are left alone rather than rewritten clumsily.
+- Possessives keep their shape: "tomorrow's opening" said on 2023-06-19 is "2023-06-20's opening",
+  "last week's scrimmage" "the week before 2023-12-19's scrimmage" (a little clumsy, never undated).
 - A date the calendar cannot hold (year 0 or 10000) leaves the expression as it was: a message
   dated 9999-12-31 saying "tomorrow" is data to keep, not a reason to fail.
 
@@ -50,7 +51,7 @@ _EXPRESSION = re.compile(
     r"|(?P<period_rel>next|last|this)\s+(?P<period>month|year)"
     rf"|in\s+(?P<in_n>{_NUMBER})\s+(?P<in_unit>day|week|month|year)s?"
     rf"|(?P<ago_n>{_NUMBER})\s+(?P<ago_unit>day|week|month|year)s?\s+ago"
-    r")\b(?!['\u2019]s)",
+    r")\b(?P<poss>['\u2019]s\b)?",
     re.IGNORECASE,
 )
 # An expression already annotated by an earlier pass: "2026-03-10 (next Tuesday)".
@@ -183,9 +184,13 @@ def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bo
             kind, absolute = _resolve(match, today)
         except (OverflowError, ValueError):  # outside the calendar (years 1..9999): keep the words
             return match.group(0)
-        rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
+        if match.group("poss"):  # "tomorrow's opening" -> "2023-06-20's opening"
+            prep = match.group("prep")
+            rendered = f"{prep + ' ' if prep else ''}{absolute}'s"
+        else:
+            rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
         changed = True
-        return f"{rendered} ({match.group('expr')})" if annotate else rendered
+        return f"{rendered} ({match.group('expr')}{match.group('poss') or ''})" if annotate else rendered
 
     rewritten = _EXPRESSION.sub(replace, text)
     return TimeRewrite(rewritten, changed)

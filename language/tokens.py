@@ -1,6 +1,6 @@
 """Tokens of general English text, for lexical search (BM25) and for comparing what two texts say.
 
-Lowercase; curly quotes straightened; contractions expanded ("don't" -> "do not", the "'s" of a
+Lowercase; accents and curly quotes straightened; contractions expanded ("don't" -> "do not", the "'s" of a
 possessive dropped); stopwords out; a light suffix stripper so plurals and tenses meet ("dropping",
 "dropped" -> "drop"). Names, numbers and dates are what memory questions turn on, so they are kept:
 "1,500" -> "1500", "7th" -> "7", "3.5", "v2", "ax3000" and "14:30" stay whole, a month name or its
@@ -12,6 +12,7 @@ year, month name and day, so "2023-05-07" meets "7 May 2023". No domain lexicon,
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 STOPWORDS = frozenset("""
@@ -54,7 +55,7 @@ _CONTRACTIONS = (
     (re.compile(r"'s\b"), ""),  # possessive or "is": neither carries content
 )
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_TOKEN = re.compile(r"\d+(?:[./:\-]\d+)+|[a-z0-9]+(?:[.\-+#][a-z0-9]+)*\+*")
+_TOKEN = re.compile(r"\d+(?:[./:\-]\d+)+|[^\W_]+(?:[.\-+#][^\W_]+)*\+*")  # letters of any script
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
 _DAY_FIRST_DATE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")  # 14.01.2024: dots are day-first
@@ -62,8 +63,11 @@ _SLASH_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")  # day or month first
 
 
 def normalise(text: str) -> str:
-    """Lowercased, quotes straightened, contractions expanded, thousands separators dropped."""
+    """Lowercased, accents and quotes straightened ("José's café" -> "jose cafe"), contractions
+    expanded, thousands separators dropped."""
     lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    if not lowered.isascii():
+        lowered = "".join(ch for ch in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(ch))
     for pattern, replacement in _CONTRACTIONS:
         lowered = pattern.sub(replacement, lowered)
     return _THOUSANDS.sub("", lowered)

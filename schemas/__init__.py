@@ -15,6 +15,7 @@ from schemas.audit import (
     AuditEvent,
     JobLifecycleEvent,
     MemoryChangeEvent,
+    OperatorDecisionEvent,
     ScopeForgottenEvent,
     audit_event_adapter,
     make_event_id,
@@ -28,6 +29,6 @@ from schemas.scope import ScopeError, parse_scope, tenant_of
 __all__ = [
     "ActionPlan", "ArchiveAction", "AuditEvent", "ControlEvent", "ConversationTurn", "CreateAction",
     "DeadLetter", "DreamJob", "JobLifecycleEvent", "MemoryAction", "MemoryAdd", "MemoryChangeEvent",
-    "MemoryRecord", "MergeAction", "Motive", "ScopeError", "ScopeForgottenEvent", "SupersedeAction", "TERMINAL_JOB_STATUSES",
+    "MemoryRecord", "MergeAction", "Motive", "OperatorDecisionEvent", "ScopeError", "ScopeForgottenEvent", "SupersedeAction", "TERMINAL_JOB_STATUSES",
     "UpdateAction", "audit_event_adapter", "make_event_id", "make_job_id", "parse_scope", "tenant_of",
 ]

@@ -2,6 +2,14 @@
 
 Downstream services subscribe to these, so their ids are deterministic: a redelivered job that
 re-emits its events emits the same ids, and consumers can deduplicate on `event_id`.
+
+Schema policy (the change stream is a public contract):
+- an additive change (a new optional field, a new event `type`) keeps `schema_version`; removing or
+  renaming a field, or changing a field's meaning, is a new `schema_version`;
+- subscribers ignore fields and event types they do not know (these models do: `extra="ignore"`,
+  and the exported JSON Schemas of outputs leave `additionalProperties` open);
+- every exported schema has an absolute `$id` (see schemas/export.py);
+- each Kafka record also carries CloudEvents binary-mode headers (schemas/cloudevents.py).
 """
 
 from __future__ import annotations
@@ -10,7 +18,7 @@ import hashlib
 from datetime import datetime, timezone
 from typing import Annotated, Literal, Union
 
-from pydantic import AwareDatetime, Field, TypeAdapter
+from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter
 
 from schemas.events import Contract, MessageId
 from schemas.jobs import DreamJob, Motive, Trigger
@@ -20,9 +28,16 @@ from schemas.scope import ScopeStr
 JobStatus = Literal["pending", "running", "completed", "no-op", "failed", "quarantined", "skipped"]
 TERMINAL_JOB_STATUSES: frozenset[str] = frozenset({"completed", "no-op", "failed", "quarantined", "skipped"})
 ChangeKind = Literal["created", "updated", "merged", "superseded", "archived"]
+OperatorAction = Literal["approved", "rejected", "rolled-back"]
 
 
-class JobLifecycleEvent(Contract):
+class OutputContract(Contract):
+    """An event others subscribe to: tolerant of fields a newer producer adds (additive changes)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", str_strip_whitespace=False)
+
+
+class JobLifecycleEvent(OutputContract):
     schema_version: Literal[1] = 1
     type: Literal["job"] = "job"
     event_id: str
@@ -53,7 +68,7 @@ class JobLifecycleEvent(Contract):
         )
 
 
-class MemoryChangeEvent(Contract):
+class MemoryChangeEvent(OutputContract):
     schema_version: Literal[1] = 1
     type: Literal["memory"] = "memory"
     event_id: str
@@ -69,7 +84,7 @@ class MemoryChangeEvent(Contract):
     ts: AwareDatetime
 
 
-class ScopeForgottenEvent(Contract):
+class ScopeForgottenEvent(OutputContract):
     """The tombstone of a scope: its memories, generations, transcripts, pending memory-adds and
     diary were deleted. Downstream services that copied any of it should delete their copies."""
 
@@ -84,8 +99,36 @@ class ScopeForgottenEvent(Contract):
     """Records deleted, per store (memories, transcripts, inbox, diary, scopes)."""
 
 
-AuditEvent = Annotated[Union[JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent], Field(discriminator="type")]
-audit_event_adapter: TypeAdapter[JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent] = TypeAdapter(AuditEvent)
+class OperatorDecisionEvent(OutputContract):
+    """An operator changed which generation readers see (rollback, approval of a quarantined
+    candidate) or rejected a candidate. A subscriber that mirrors a scope's memories applies
+    `activated` (upsert) and `deactivated` (delete) and is in step with readers again."""
+
+    schema_version: Literal[1] = 1
+    type: Literal["operator"] = "operator"
+    event_id: str
+    scope: ScopeStr
+    action: OperatorAction
+    by: str = Field(min_length=1)
+    reason: str = ""
+    generation: int
+    """The generation decided about: rolled back to, approved, or rejected."""
+    previous_generation: int
+    """The generation readers saw before the decision."""
+    active_generation: int
+    """The generation readers see after it (unchanged by a rejection)."""
+    activated: tuple[MemoryRecord, ...] = ()
+    """Active records readers see now that they did not see (new ids, or the same id with other content)."""
+    deactivated: tuple[str, ...] = ()
+    """Memory ids readers saw before and no longer see."""
+    ts: AwareDatetime
+
+
+AuditEvent = Annotated[
+    Union[JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent, OperatorDecisionEvent], Field(discriminator="type")
+]
+audit_event_adapter: TypeAdapter[JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent | OperatorDecisionEvent] = (
+    TypeAdapter(AuditEvent))
 
 
 def make_event_id(job_id: str, *parts: str) -> str:

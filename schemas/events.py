@@ -9,11 +9,29 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+import json
+from typing import Annotated
+
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from schemas.scope import ScopeStr
 
 MessageId = str
+METADATA_MAX_BYTES = 2_048
+
+
+def _bounded_metadata(value: dict | None) -> dict | None:
+    if value is not None and len(json.dumps(value, separators=(",", ":")).encode()) > METADATA_MAX_BYTES:
+        raise ValueError(f"metadata must encode to at most {METADATA_MAX_BYTES} bytes of JSON")
+    return value
+
+
+Metadata = Annotated[
+    dict[Annotated[str, Field(min_length=1, max_length=64)], str | int | float | bool | None] | None,
+    AfterValidator(_bounded_metadata),
+]
+"""Optional producer metadata: a flat JSON object (string keys; string, number, boolean or null
+values), at most 2 KB encoded. Dreaming never reads it as evidence; it is carried along."""
 
 
 class Contract(BaseModel):
@@ -32,6 +50,7 @@ class ConversationTurn(Contract):
     role: Literal["user", "assistant", "system", "tool"]
     content: str = Field(max_length=200_000)
     ts: AwareDatetime
+    metadata: Metadata = None
 
 
 class MemoryAdd(Contract):
@@ -45,6 +64,7 @@ class MemoryAdd(Contract):
     source_message_ids: tuple[MessageId, ...] = ()
     protected: bool = False
     """User-curated: dreaming never edits, merges or archives it."""
+    metadata: Metadata = None
 
 
 class ControlEvent(Contract):

@@ -16,7 +16,13 @@ from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.jobs import DreamJob
 from schemas.memory import MemoryRecord
 
+from schemas.cloudevents import schema_id_url
+
 JSON_DIR = Path(__file__).parent / "json"
+OUTPUTS = frozenset({"dream_job", "audit_event", "memory_record", "dead_letter"})
+"""What this project produces for others: their schemas leave unknown fields allowed, so a
+subscriber validating with an older copy accepts an additive change (see schemas/audit.py).
+Inputs stay closed: an unknown field from a producer is dead-lettered with its name."""
 CONTRACTS: dict[str, object] = {
     "conversation_turn": ConversationTurn,
     "memory_add": MemoryAdd,
@@ -33,9 +39,20 @@ def rendered() -> dict[str, str]:
     out = {}
     for name, contract in CONTRACTS.items():
         schema = TypeAdapter(contract).json_schema(mode="validation")
-        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"dreamstream/{name}/v1", **schema}
+        if name in OUTPUTS:
+            schema = _open(schema)
+        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id_url(name), **schema}
         out[f"{name}.schema.json"] = json.dumps(schema, indent=2, sort_keys=True) + "\n"
     return out
+
+
+def _open(node):
+    """The schema without `additionalProperties: false` anywhere."""
+    if isinstance(node, dict):
+        return {k: _open(v) for k, v in node.items() if not (k == "additionalProperties" and v is False)}
+    if isinstance(node, list):
+        return [_open(v) for v in node]
+    return node
 
 
 def drift() -> list[str]:

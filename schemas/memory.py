@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
-from schemas.events import Contract, MessageId
+from schemas.events import Contract, MessageId, Metadata
 from schemas.scope import ScopeStr
 
 MemoryStatus = Literal["active", "superseded", "merged", "archived"]
@@ -41,6 +41,8 @@ class MemoryRecord(Contract):
     never a reason a memory is hidden."""
     consolidated: bool = True
     """False for a memory-add read before any pass curated it (search shows it at once)."""
+    metadata: Metadata = None
+    """Provenance: the producer's metadata of the memory-add this record came from."""
 
     @property
     def is_active(self) -> bool:

@@ -7,7 +7,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
-_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$")
+_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}")
+"""One part of a scope; always used with `fullmatch` (`$` would also match before a trailing newline)."""
 
 
 class ScopeError(ValueError):
@@ -26,7 +27,7 @@ def parse_scope(value: str) -> tuple[str, str, str]:
     if len(parts) != 3:
         raise ScopeError(f"scope {value!r} must have three parts: tenant/agent/subject")
     for name, part in zip(("tenant", "agent", "subject"), parts):
-        if not _PART.match(part):
+        if not _PART.fullmatch(part):
             raise ScopeError(
                 f"scope {value!r}: {name} part {part!r} must be 1-128 chars of letters, digits or ._@:+-"
             )
@@ -43,6 +44,10 @@ def _check(value: str) -> str:
 
 
 _SCOPE_PATTERN = r"^(?:[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}/){2}[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$"
+"""For JSON Schema readers (ECMA regexes, where `$` is the end of input)."""
+
+SCOPE_RE = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}/){2}[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}")
+"""A whole scope; use with `fullmatch`, never `match` or `search`."""
 
 ScopeStr = Annotated[
     str,

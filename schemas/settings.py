@@ -8,14 +8,17 @@ are masked in every repr, log line and `settings show`.
 from __future__ import annotations
 
 from functools import lru_cache
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, AwareDatetime, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.policy import TriggerPolicy
 from schemas.topics import TopicCatalog
+
+MIN_TOKEN_CHARS = 16
 
 
 def _alias(field: str, *others: str) -> AliasChoices:
@@ -35,6 +38,11 @@ class Settings(BaseSettings):
     kafka_sasl_mechanism: str | None = None
     kafka_sasl_username: str | None = None
     kafka_sasl_password: SecretStr | None = None
+    # TLS (SSL / SASL_SSL): files mounted from Secrets, e.g. Strimzi's cluster CA and a user certificate.
+    kafka_ssl_ca_location: Path | None = Field(default=None, description="PEM CA bundle that signed the brokers' certificates")
+    kafka_ssl_certificate_location: Path | None = Field(default=None, description="PEM client certificate (mutual TLS)")
+    kafka_ssl_key_location: Path | None = Field(default=None, description="PEM private key of the client certificate")
+    kafka_ssl_key_password: SecretStr | None = None
     topic_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9._-]{1,100}$")
     partitions: int = Field(default=6, ge=1, le=10_000)
     replication_factor: int = Field(default=1, ge=1, le=10)
@@ -57,6 +65,16 @@ class Settings(BaseSettings):
     max_event_bytes: int = Field(default=256 * 1024, ge=1_024)
     max_bad_share: float = Field(default=0.5, gt=0, le=1, description="stop when this share of recent events is bad")
     bad_share_window: int = Field(default=1_000, ge=10)
+    bad_share_min_events: int = Field(
+        default=100, ge=1, description="the storm guard judges a partition once its window holds this many events")
+    event_time_min: AwareDatetime = Field(
+        default=datetime(1900, 1, 1, tzinfo=timezone.utc), description="earliest event ts accepted")
+    event_time_max: AwareDatetime = Field(
+        default=datetime(2200, 1, 1, tzinfo=timezone.utc), description="latest event ts accepted")
+    streams_batch_size: int = Field(default=2_000, ge=1, le=100_000, description="records per consume call")
+    streams_linger_ms: float = Field(default=5.0, ge=0, le=1_000, description="stream worker producer linger")
+    broker_retry_log_s: float = Field(
+        default=30.0, gt=0, description="while the broker is unreachable, log once per this interval")
 
     # --- The dream pass
     engine: Literal["offline", "llm"] = "offline"
@@ -75,6 +93,17 @@ class Settings(BaseSettings):
         default=3, ge=1, description="prune: generations a superseded/merged/archived record is carried before it is left out")
     verify_top_k: int = Field(default=8, ge=1, le=100, description="verify: transcript search hits per claim")
     verify_max_claims: int = Field(default=100, ge=0, description="verify: claims searched per pass (pending adds first)")
+    gate_max_retire_share: float = Field(
+        default=0.3, gt=0, le=1, description="gate: a plan retiring more of a scope's memories goes to quarantine")
+    gate_retire_allowance: int = Field(
+        default=2, ge=0, description="gate: retirements always allowed, whatever the share (small scopes)")
+    gate_min_relevance: float = Field(
+        default=0.3, ge=0, le=1, description="gate: evidence-to-memory embedding similarity that counts as 'about it'")
+    gate_min_merge_similarity: float = Field(
+        default=0.5, ge=0, le=1, description="gate: embedding similarity of texts a merge may join")
+    trusted_producers: list[str] = Field(
+        default_factory=list,
+        description="memory-add producers (the `producer` header) whose `protected: true` is honoured")
     privacy_mode: Literal["mask", "block"] = Field(
         default="mask", description="gate: mask findings in new/changed memories, or block (quarantine) the pass")
     privacy_patterns: dict[str, str] = Field(
@@ -108,7 +137,13 @@ class Settings(BaseSettings):
     metrics_host: str = Field(default="127.0.0.1", description="bind address of the metrics server")
     api_port: int = Field(default=0, ge=0, le=65_535, description="consolidation worker HTTP API; 0 = off")
     api_host: str = Field(default="127.0.0.1", description="bind address of the HTTP API")
-    api_token: SecretStr | None = Field(default=None, description="bearer token; required when api_host is not loopback")
+    api_token: SecretStr | None = Field(
+        default=None, description="bearer token of at least 16 characters; required when api_host is not loopback")
+    # --- The change stream
+    audit_schema_id: int | None = Field(
+        default=None, ge=0, le=2**31 - 1,
+        description="Confluent Schema Registry id of audit_event.schema.json: set it to frame audit records "
+                    "(magic byte 0 + 4-byte id + JSON) for Schema Registry aware consumers")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     @field_validator("tenant_policies")
@@ -120,6 +155,22 @@ class Settings(BaseSettings):
             except ValueError as err:
                 raise ValueError(f"tenant_policies[{tenant!r}]: {err}") from err
         return value
+
+    @field_validator("api_token")
+    @classmethod
+    def _token_long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+        # An empty variable must not silently switch authentication off.
+        if value is not None and not value.get_secret_value().strip():
+            raise ValueError("DREAMSTREAM_API_TOKEN is set but empty: unset it or give a token")
+        if value is not None and len(value.get_secret_value()) < MIN_TOKEN_CHARS:
+            raise ValueError(f"DREAMSTREAM_API_TOKEN is too short: at least {MIN_TOKEN_CHARS} characters")
+        return value
+
+    @model_validator(mode="after")
+    def _tls_files_pair_up(self) -> "Settings":
+        if bool(self.kafka_ssl_certificate_location) != bool(self.kafka_ssl_key_location):
+            raise ValueError("kafka_ssl_certificate_location and kafka_ssl_key_location go together (mutual TLS)")
+        return self
 
     @model_validator(mode="after")
     def _remote_api_needs_a_token(self) -> "Settings":
@@ -156,6 +207,13 @@ class Settings(BaseSettings):
             config["sasl.username"] = self.kafka_sasl_username
         if self.kafka_sasl_password:
             config["sasl.password"] = self.kafka_sasl_password.get_secret_value()
+        for name, value in (("ssl.ca.location", self.kafka_ssl_ca_location),
+                            ("ssl.certificate.location", self.kafka_ssl_certificate_location),
+                            ("ssl.key.location", self.kafka_ssl_key_location)):
+            if value is not None:
+                config[name] = str(value)
+        if self.kafka_ssl_key_password:
+            config["ssl.key.password"] = self.kafka_ssl_key_password.get_secret_value()
         return config
 
 

@@ -13,7 +13,14 @@ def broker_credentials(settings: Settings) -> faust.types.auth.CredentialsT | No
     protocol = settings.kafka_security_protocol
     if protocol == "PLAINTEXT":
         return None
-    context = ssl.create_default_context() if protocol in ("SSL", "SASL_SSL") else None
+    context = None
+    if protocol in ("SSL", "SASL_SSL"):  # the same CA and client certificate files as librdkafka's ssl.* settings
+        ca = settings.kafka_ssl_ca_location
+        context = ssl.create_default_context(cafile=str(ca) if ca else None)
+        if settings.kafka_ssl_certificate_location:
+            password = settings.kafka_ssl_key_password
+            context.load_cert_chain(str(settings.kafka_ssl_certificate_location), str(settings.kafka_ssl_key_location),
+                                    password.get_secret_value() if password else None)
     if protocol == "SSL":
         return faust.SSLCredentials(context)
     if not (settings.kafka_sasl_username and settings.kafka_sasl_password):

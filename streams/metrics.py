@@ -1,4 +1,4 @@
-"""Prometheus metrics of the stream worker (served on 127.0.0.1:`metrics_port` when set)."""
+"""Prometheus metrics of the stream worker (served on `metrics_host:metrics_port` when set)."""
 
 from __future__ import annotations
 
@@ -14,3 +14,9 @@ JOBS_EMITTED = Counter(
     ["trigger", "outcome"],  # outcome: emitted | skipped
 )
 SCOPES_TRACKED = Gauge("dreamstream_scopes_tracked", "Scopes with a signals row on this worker")
+KAFKA_UNREACHABLE = Gauge("dreamstream_kafka_unreachable", "1 while the stream worker cannot reach any Kafka broker")
+KAFKA_CONNECT_FAILURES = Counter("dreamstream_kafka_connect_failures_total",
+                                 "Failed attempts of the stream worker to reach Kafka")
+RESTORED_ROWS = Counter("dreamstream_signals_restored_total", "Signal rows restored from the changelog on assignment")
+# Consumer lag: the stream worker reports `dreamstream_consumer_lag{topic,partition}` through the
+# consolidation worker's gauge (consumers.metrics.CONSUMER_LAG), one metric name for both workers.

@@ -35,7 +35,8 @@ def _automatic(signals: ScopeSignals, policy: TriggerPolicy, now: float) -> _Aut
         return "pressure"
     if signals.pending_signal >= policy.threshold_messages:
         return "threshold"
-    if signals.corrections + signals.decisions + len(signals.repeated_entities) >= policy.threshold_signals:
+    found, needed = signals.corrections + signals.decisions, policy.threshold_signals
+    if found >= needed or (found + len(signals.entities) >= needed and found + signals.repeated_count() >= needed):
         return "threshold"
     if now - signals.last_event_at >= policy.idle_s:
         return "idle"

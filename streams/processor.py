@@ -1,23 +1,29 @@
-"""The per-event logic of the stream worker, independent of Faust so it can be tested directly.
+"""The stream worker's logic, independent of Kafka so it can be tested directly.
 
-The Faust agent decodes a record, folds it into its scope's signals, asks for a decision and
-publishes what comes out: dead letters, dream jobs, and the lifecycle events that announce them.
+`Processor.process_batch` takes a batch of records (anything with confluent-kafka's Message
+accessors) and the rows of the partitions they come from, and returns what must be published:
+dead letters, dream jobs, the lifecycle events that announce them, and each changed row once.
+Records are validated by `schemas.validation` (the consolidation worker uses the same rules),
+folded into their scope's signals, and the scope's policy is asked after each event, so a job's
+watermarks are exactly the event that crossed the threshold.
 """
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from pydantic import ValidationError
+import msgspec
 
-from schemas import ControlEvent, ConversationTurn, DeadLetter, DreamJob, JobLifecycleEvent, MemoryAdd, Motive, make_job_id
+from schemas import DeadLetter, DreamJob, JobLifecycleEvent, Motive, make_job_id
 from schemas.audit import TERMINAL_JOB_STATUSES
+from schemas.cloudevents import unframe
+from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from schemas.errors import describe_validation_error
-from streams.decode import BadEvent, Decoder, InputEvent
-from streams.extract import extract
+from schemas.validation import FastControl, FastMemoryAdd, FastTurn, Rejected, validator_for
+from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
 from streams.signals import ScopeSignals
 
@@ -25,6 +31,19 @@ from streams.signals import ScopeSignals
 class BadInputStorm(RuntimeError):
     """Most recent input is invalid: a broken producer, not bad luck. Stop instead of
     dead-lettering the whole stream."""
+
+
+class JobOutcome(msgspec.Struct):
+    """The part of an audit event the stream worker acts on: a job's terminal status."""
+
+    type: str
+    scope: str = ""
+    job_id: str = ""
+    status: str = ""
+
+
+_outcome = msgspec.json.Decoder(JobOutcome).decode
+_MISSING = object()
 
 
 @dataclass
@@ -36,69 +55,200 @@ class Outputs:
     """The scope asked to be forgotten: its signals row must be deleted, not written."""
 
 
+@dataclass
+class Batch(Outputs):
+    """What one batch of records produces. Jobs, lifecycle events and dead letters keep the
+    partition they must be published to (the input's: co-partitioning)."""
+
+    job_partitions: list[int] = field(default_factory=list)
+    event_partitions: list[int] = field(default_factory=list)
+    letter_partitions: list[int] = field(default_factory=list)
+    rows: dict[tuple[int, str], ScopeSignals | None] = field(default_factory=dict)
+    """(partition, scope) → the row to write, or None for a tombstone (forgotten scope)."""
+    guards: set[int] = field(default_factory=set)
+    """Partitions whose storm-guard window changed (their guard row is written with the batch)."""
+    offsets: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(topic, partition) → the offset to commit once everything above is delivered."""
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(topic, outcome) → events: accepted | dead_lettered | duplicate."""
+
+
+# --------------------------------------------------------------------------- the storm guard
+
+class PartitionWindow:
+    """The last `window` verdicts (bad or not) of one partition's input events, and how far into
+    each topic they reach, so a redelivered event is not counted twice."""
+
+    __slots__ = ("flags", "bad", "offsets")
+
+    def __init__(self, window: int) -> None:
+        self.flags: deque[bool] = deque(maxlen=window)
+        self.bad = 0
+        self.offsets: dict[str, int] = {}
+
+    def encode(self) -> bytes:
+        return json.dumps({"flags": "".join("1" if f else "0" for f in self.flags), "offsets": self.offsets},
+                          separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, raw: bytes, window: int) -> "PartitionWindow":
+        data = json.loads(raw)
+        restored = cls(window)
+        restored.flags.extend(ch == "1" for ch in data.get("flags", "")[-window:])
+        restored.bad = sum(restored.flags)
+        restored.offsets = {str(k): int(v) for k, v in data.get("offsets", {}).items()}
+        return restored
+
+
+class StormGuard:
+    """Stops the worker when the share of bad events over a partition's window passes the limit.
+
+    The window is per partition and travels with it: it is written to the signals changelog
+    (key `#guard/<partition>`) with every batch, before that batch's offsets are committed, and
+    read back on assignment. A restart therefore resumes the same window, and re-reading the
+    batch that crossed the limit crosses it again. It judges once the window holds
+    `bad_share_min_events` events (or the whole window, when smaller)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.window = settings.bad_share_window
+        self.limit = settings.max_bad_share
+        self.min_events = min(settings.bad_share_min_events, self.window)
+        self.partitions: dict[int, PartitionWindow] = {}
+
+    @staticmethod
+    def key(partition: int) -> str:
+        return f"#guard/{partition}"
+
+    def restore(self, partition: int, raw: bytes | None) -> None:
+        self.partitions[partition] = PartitionWindow.decode(raw, self.window) if raw else PartitionWindow(self.window)
+
+    def drop(self, partition: int) -> None:
+        self.partitions.pop(partition, None)
+
+    def count(self, topic: str, partition: int, offset: int, bad: bool) -> bool:
+        """Record one verdict; False when this event was already counted. Raises BadInputStorm."""
+        win = self.partitions.get(partition)
+        if win is None:
+            win = self.partitions[partition] = PartitionWindow(self.window)
+        if offset < win.offsets.get(topic, 0):
+            return False
+        win.offsets[topic] = offset + 1
+        flags = win.flags
+        if len(flags) == self.window:
+            win.bad -= flags[0]
+        flags.append(bad)
+        win.bad += bad
+        if bad and len(flags) >= self.min_events and win.bad > self.limit * len(flags):
+            raise BadInputStorm(
+                f"{win.bad} of the last {len(flags)} events on partition {partition} were invalid "
+                f"(limit {self.limit:.0%}); stopping before this batch is published or committed "
+                f"instead of dead-lettering everything")
+        return True
+
+
+# --------------------------------------------------------------------------- the processor
+
 class Processor:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.topics = settings.topics
-        self.decoder = Decoder(self.topics, settings.max_event_bytes)
-        self._recent_bad: deque[bool] = deque(maxlen=settings.bad_share_window)
-        self._bad_in_window = 0
+        self.inputs = self.topics.inputs()
+        self.validator = validator_for(settings)
+        self.guard = StormGuard(settings)
+        self.kinds = {self.topics.turns: "turns", self.topics.memory_adds: "memory-adds",
+                      self.topics.control: "control"}
+        self._policies: dict[str, TriggerPolicy] = {}
+        self._where: dict[tuple[str, int], str] = {}
+
+    def policy(self, scope: str) -> TriggerPolicy:
+        tenant = scope.partition("/")[0]
+        policy = self._policies.get(tenant)
+        if policy is None:
+            if len(self._policies) > 100_000:
+                self._policies.clear()
+            policy = self._policies[tenant] = self.settings.policy_for(tenant)
+        return policy
+
+    def where(self, topic: str, partition: int) -> str:
+        """`topic:partition`, the key of a scope's offsets (cached: built once per pair)."""
+        key = self._where.get((topic, partition))
+        if key is None:
+            key = self._where[(topic, partition)] = f"{topic}:{partition}"
+        return key
+
+    # --- one record at a time (the unit tests drive this; process_batch inlines the same steps)
 
     def decode(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None,
-               out: Outputs) -> InputEvent | None:
+               out: Outputs):
+        """The validated event, a JobOutcome for an audit record, or None (dead-lettered into
+        `out`, or an audit record this worker does not act on). Raises BadInputStorm."""
+        kind = self.kinds.get(topic)
+        if kind is None:
+            return self.outcome(value)
+        result = self.validator.validate(kind, key, value, partition)
+        bad = isinstance(result, Rejected)
+        self.guard.count(topic, partition, offset, bad)
+        if bad:
+            out.dead_letters.append(self.dead_letter(result, topic, partition, offset, key, value))
+            return None
+        return result.record
+
+    @staticmethod
+    def outcome(value: bytes | None) -> JobOutcome | None:
+        """A terminal job status from the audit topic, else None (cheap test first)."""
+        if not value or b'"job"' not in value:
+            return None
         try:
-            event = self.decoder.decode(topic, key, value)
-            self._count(bad=False)
-            return event
-        except BadEvent as err:
-            reason, kind = str(err), "BadEvent"
-        except ValidationError as err:
-            reason, kind = describe_validation_error(err), "ValidationError"
-        out.dead_letters.append(self.decoder.dead_letter(reason, kind, topic, partition, offset, key, value))
-        self._count(bad=True)
-        return None
+            found = _outcome(unframe(value))  # Schema Registry framing (audit_schema_id), when on
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        return found if found.type == "job" and found.status in TERMINAL_JOB_STATUSES else None
 
-    def _count(self, bad: bool) -> None:
-        if len(self._recent_bad) == self._recent_bad.maxlen:
-            self._bad_in_window -= self._recent_bad[0]
-        self._recent_bad.append(bad)
-        self._bad_in_window += bad
-        window = self._recent_bad.maxlen
-        if len(self._recent_bad) == window and self._bad_in_window > self.settings.max_bad_share * window:
-            raise BadInputStorm(
-                f"{self._bad_in_window} of the last {window} events were invalid "
-                f"(limit {self.settings.max_bad_share:.0%}); stopping instead of dead-lettering everything"
-            )
+    @staticmethod
+    def dead_letter(rejected: Rejected, topic: str, partition: int, offset: int, key: bytes | None,
+                    value: bytes | None) -> DeadLetter:
+        preview = (value or b"")[:200].decode("utf-8", "replace")
+        return DeadLetter(
+            reason=rejected.reason, error_type=rejected.error_type, topic=topic, partition=partition, offset=offset,
+            key=key.decode("utf-8", "replace") if key is not None else None,
+            value_b64=DeadLetter.encode(value), value_preview=preview, ts=datetime.now(timezone.utc),
+        )
 
-    def apply(self, event: InputEvent, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float) -> bool:
+    def apply(self, event, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float,
+              found: TurnSignals | None = None) -> bool:
         """Fold one valid event into its scope's signals; False when it was already folded in.
 
-        After a crash the table (restored from its changelog) can be ahead of the committed
-        offsets, so events are redelivered; the scope remembers how far into each topic it has
-        read, which makes folding idempotent. Activity is stamped with processing time, so idle
-        detection works the same for live traffic and for replays."""
-        if offset < signals.offsets.get(topic, 0):
+        After a crash the rows (restored from the changelog) can be ahead of the committed
+        offsets, so events are redelivered; the scope remembers how far into each (topic,
+        partition) it has read, which makes folding idempotent. Activity is stamped with
+        processing time, so idle detection works the same for live traffic and for replays."""
+        cls = type(event)
+        if cls is JobOutcome or cls is JobLifecycleEvent:
+            if event.status in TERMINAL_JOB_STATUSES:
+                signals.job_finished(event.job_id, event.status, now)
+            return True
+        where = self._where.get((topic, partition)) or self.where(topic, partition)
+        offsets = signals.offsets
+        if offset < offsets.get(where, 0):
             return False
         signals.partition = partition
-        if isinstance(event, ConversationTurn):
-            signals.saw_turn(topic, offset, event.content, now, extract(event.role, event.content))
-        elif isinstance(event, MemoryAdd):
-            signals.saw_memory_add(topic, offset, now)
-        elif isinstance(event, ControlEvent):
-            signals.saw_control(topic, offset)
+        if cls is FastTurn:
+            signals.saw_turn(where, offset, event.content, now, found or extract(event.role, event.content))
+        elif cls is FastMemoryAdd:
+            signals.saw_memory_add(where, offset, now)
+        elif cls is FastControl:
+            signals.saw_control(where, offset)
             if event.action == "trigger" and event.request_id not in signals.waiting_requests:
                 signals.waiting_requests.append(event.request_id)
             elif event.action == "reset":
                 signals.consecutive_failures = 0
-        elif isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
-            signals.job_finished(event.job_id, event.status, now)
         return True
 
-    def forget(self, event: ControlEvent, signals: ScopeSignals, now: float, out: Outputs) -> None:
+    def forget(self, event, signals: ScopeSignals, now: float, out: Outputs) -> None:
         """The right to be forgotten goes ahead of everything: no cooldown, no in-flight wait, no
         failure gate. The job goes to the worker that owns the scope, which deletes what it holds
         once its index has caught up with the scope's events."""
-        watermarks = {t: o for t, o in signals.offsets.items() if t in self.topics.inputs()}
+        watermarks = signals.watermarks(self.inputs)
         requests = (event.request_id,)
         job = DreamJob(job_id=make_job_id(event.scope, "forget", watermarks, requests), scope=event.scope,
                        trigger="forget", requested_at=datetime.fromtimestamp(now, timezone.utc),
@@ -109,11 +259,11 @@ class Processor:
 
     def decide(self, scope: str, signals: ScopeSignals, now: float, out: Outputs) -> None:
         """Emit a job (or a skipped outcome) when the scope's policy says so."""
-        decision = decide(signals, self.settings.policy_for(scope.partition("/")[0]), now)  # scope is validated
+        decision = decide(signals, self.policy(scope), now)
         if decision is None:
             return
         requests = tuple(signals.waiting_requests) if decision.trigger == "manual" else ()
-        watermarks = {t: o for t, o in signals.offsets.items() if t in self.topics.inputs()}
+        watermarks = signals.watermarks(self.inputs)
         job = DreamJob(
             job_id=make_job_id(scope, decision.trigger, watermarks, requests), scope=scope, trigger=decision.trigger,
             requested_at=datetime.fromtimestamp(now, timezone.utc), watermarks=watermarks, request_ids=requests,
@@ -129,6 +279,109 @@ class Processor:
         signals.job_emitted(job.job_id, now)
         out.jobs.append(job)
         out.events.append(JobLifecycleEvent.for_job(job, "pending", reason=f"triggered by {job.trigger}", motives=job.motives))
+
+    # --- a batch
+
+    def process_batch(self, records, tables: dict[int, dict[str, bytes]], now: float) -> Batch:
+        """Validate, fold and decide over a batch. `tables` (partition → scope → row bytes) is
+        only read; the caller writes `batch.rows` back once they are published. Raises
+        BadInputStorm before anything is returned, so nothing of the crossing batch goes out."""
+        batch = Batch()
+        live: dict[tuple[int, str], ScopeSignals | None] = batch.rows
+        kinds, validate, count = self.kinds, self.validator.validate, self.guard.count
+        offsets, counts, guards = batch.offsets, batch.counts, batch.guards
+        decode_row = ScopeSignals.decode
+        sinks: dict[int, _PartitionSink] = {}
+
+        def sink(partition: int) -> _PartitionSink:
+            found = sinks.get(partition)
+            if found is None:
+                found = sinks[partition] = _PartitionSink(batch, partition)
+            return found
+
+        decide_for = self.decide
+        # Pass 1: validate and judge every record (a storm raises here, before anything is folded).
+        accepted: list[tuple] = []
+        for msg in records:
+            if msg.error() is not None:
+                continue  # partition EOF and the like; the loop reports real errors
+            topic, partition, offset = msg.topic(), msg.partition(), msg.offset()
+            offsets[(topic, partition)] = offset + 1
+            kind = kinds.get(topic)
+            value = msg.value()
+            if kind is None:  # the audit topic: job outcomes
+                outcome = self.outcome(value)
+                if outcome is not None:
+                    accepted.append((None, topic, partition, offset, outcome))
+                continue
+            key = msg.key()
+            result = validate(kind, key, value, partition)
+            bad = result.valid is False
+            if count(topic, partition, offset, bad):
+                guards.add(partition)
+            if bad:
+                counts[(topic, "dead_lettered")] = counts.get((topic, "dead_lettered"), 0) + 1
+                batch.dead_letters.append(self.dead_letter(result, topic, partition, offset, key, value))
+                batch.letter_partitions.append(partition)
+                continue
+            accepted.append((kind, topic, partition, offset, result.record))
+        # Pass 2: the batch's turns through the extraction regexes at once.
+        turns = [item[4] for item in accepted if item[0] == "turns"]
+        found = iter(extract_batch([t.role for t in turns], [t.content for t in turns]))
+        # Pass 3: fold in order, asking the policy after each event.
+        for kind, topic, partition, offset, event in accepted:
+            if kind is None:
+                slot = (partition, event.scope)
+                signals = live.get(slot, _MISSING)
+                if signals is _MISSING:
+                    raw = tables.get(partition, {}).get(event.scope)
+                    if raw is None:
+                        continue  # a forgotten or unknown scope is not resurrected by an outcome
+                    signals = live[slot] = decode_row(raw)
+                if signals is not None and signals.job_finished(event.job_id, event.status, now):
+                    decide_for(event.scope, signals, now, sink(partition))
+                continue
+            signals_found = next(found) if kind == "turns" else None
+            scope = event.scope
+            slot = (partition, scope)
+            signals = live.get(slot, _MISSING)
+            if signals is _MISSING:
+                signals = live[slot] = decode_row(tables.get(partition, {}).get(scope))
+            elif signals is None:  # forgotten earlier in this batch: a fresh row
+                signals = live[slot] = ScopeSignals()
+            if kind == "control" and event.action == "forget":
+                self.forget(event, signals, now, sink(partition))
+                live[slot] = None
+                counts[(topic, "accepted")] = counts.get((topic, "accepted"), 0) + 1
+                continue
+            fresh = self.apply(event, topic, partition, offset, signals, now, signals_found)
+            outcome_name = "accepted" if fresh else "duplicate"
+            counts[(topic, outcome_name)] = counts.get((topic, outcome_name), 0) + 1
+            if fresh:
+                decide_for(scope, signals, now, sink(partition))
+        return batch
+
+
+class _PartitionSink:
+    """An Outputs-like view of a batch that records the partition of whatever is appended."""
+
+    __slots__ = ("jobs", "events", "forgotten")
+
+    def __init__(self, batch: Batch, partition: int) -> None:
+        self.jobs = _Tagged(batch.jobs, batch.job_partitions, partition)
+        self.events = _Tagged(batch.events, batch.event_partitions, partition)
+        self.forgotten = False
+
+
+class _Tagged:
+    __slots__ = ("items", "tags", "tag")
+
+    def __init__(self, items: list, tags: list[int], tag: int) -> None:
+        self.items, self.tags, self.tag = items, tags, tag
+
+    def append(self, item) -> None:
+        self.items.append(item)
+        self.tags.append(self.tag)
 
 
 def motives_of(signals: ScopeSignals) -> tuple[Motive, ...]:

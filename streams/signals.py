@@ -1,13 +1,14 @@
-"""Per-scope signals, kept in a changelog-backed Faust table. Pure functions, cheap per event.
+"""Per-scope signals, kept as one JSON row per scope in the compacted signals changelog. Pure
+functions, cheap per event.
 
 Kept small on purpose (a fleet has millions of scopes): counters, a few timestamps, and at most
-`MAX_ENTITIES` entity counters, serialised as JSON into the changelog.
+`MAX_ENTITIES` entity counters. A msgspec Struct: a row decodes in ~1 µs and encodes in under one;
+fields at their default are left out of the JSON.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+import msgspec
 
 from streams.extract import TurnSignals
 
@@ -21,8 +22,7 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
-@dataclass
-class ScopeSignals:
+class ScopeSignals(msgspec.Struct, omit_defaults=True):
     partition: int = -1
     """The scope's partition in every co-partitioned topic; timers emit jobs there."""
     messages: int = 0
@@ -31,38 +31,46 @@ class ScopeSignals:
     corrections: int = 0
     decisions: int = 0
     memory_adds: int = 0
-    entities: dict[str, int] = field(default_factory=dict)
+    entities: dict[str, int] = msgspec.field(default_factory=dict)
     last_event_at: float = 0.0
-    offsets: dict[str, int] = field(default_factory=dict)
-    """Per topic: the next offset after this scope's latest event in its partition. Makes
-    redelivered events recognisable, and becomes the job's watermarks."""
+    offsets: dict[str, int] = msgspec.field(default_factory=dict)
+    """Per `topic:partition`: the next offset after this scope's latest event there. Makes
+    redelivered events recognisable; those of the scope's partition become the job's watermarks."""
     in_flight_job: str | None = None
     in_flight_since: float = 0.0
-    waiting_requests: list[str] = field(default_factory=list)
+    waiting_requests: list[str] = msgspec.field(default_factory=list)
     """Manual trigger request ids not yet covered by an emitted job."""
     last_pass_at: float = 0.0
     last_outcome: str = ""
     consecutive_failures: int = 0
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return msgspec.to_builtins(self)
 
     @classmethod
     def from_json(cls, data: dict | None) -> "ScopeSignals":
-        return cls(**data) if data else cls()
+        return msgspec.convert(data, cls) if data else cls()
 
     def encode(self) -> bytes:
-        """The changelog row. `vars` instead of `asdict`: no deep copy on the per-event path
-        (the row is serialised at once, so sharing the inner dicts is safe)."""
-        return json.dumps(vars(self), separators=(",", ":")).encode()
+        """The changelog row: a JSON object (the field names above)."""
+        return _encode(self)
 
     @classmethod
     def decode(cls, raw: bytes | None) -> "ScopeSignals":
-        return cls(**json.loads(raw)) if raw else cls()
+        return _decode(raw) if raw else cls()
+
+    def watermarks(self, inputs: tuple[str, ...]) -> dict[str, int]:
+        """Per input topic, the next offset in the scope's partition: what a job must cover."""
+        suffix = f":{self.partition}"
+        return {key[:-len(suffix)]: offset for key, offset in self.offsets.items()
+                if key.endswith(suffix) and key[:-len(suffix)] in inputs}
 
     @property
     def repeated_entities(self) -> list[str]:
         return sorted(e for e, n in self.entities.items() if n >= REPEATED)
+
+    def repeated_count(self) -> int:
+        return sum(1 for n in self.entities.values() if n >= REPEATED)
 
     @property
     def pending_signal(self) -> int:
@@ -71,13 +79,24 @@ class ScopeSignals:
 
     def saw_turn(self, topic: str, offset: int, content: str, at: float, found: TurnSignals) -> None:
         self.messages += 1
-        self.tokens += estimate_tokens(content)
-        self.corrections += found.correction
-        self.decisions += found.decision
-        for entity in found.entities:
-            if entity in self.entities or len(self.entities) < MAX_ENTITIES:
-                self.entities[entity] = self.entities.get(entity, 0) + 1
-        self._saw(topic, offset, at)
+        self.tokens += len(content) // 4 + 1  # estimate_tokens, inlined: this runs on every turn
+        correction, decision, names = found
+        if correction:
+            self.corrections += 1
+        if decision:
+            self.decisions += 1
+        if names:
+            entities = self.entities
+            for entity in names:
+                if entity in entities:
+                    entities[entity] += 1
+                elif len(entities) < MAX_ENTITIES:
+                    entities[entity] = 1
+        offsets = self.offsets
+        if offset + 1 > offsets.get(topic, 0):
+            offsets[topic] = offset + 1
+        if at > self.last_event_at:
+            self.last_event_at = at
 
     def saw_memory_add(self, topic: str, offset: int, at: float) -> None:
         self.memory_adds += 1
@@ -88,7 +107,8 @@ class ScopeSignals:
 
     def _saw(self, topic: str, offset: int, at: float) -> None:
         self.offsets[topic] = max(self.offsets.get(topic, 0), offset + 1)
-        self.last_event_at = max(self.last_event_at, at)
+        if at > self.last_event_at:
+            self.last_event_at = at
 
     def job_emitted(self, job_id: str, at: float) -> None:
         self.in_flight_job = job_id
@@ -110,3 +130,7 @@ class ScopeSignals:
         self.last_outcome = status
         self.consecutive_failures = self.consecutive_failures + 1 if status == "failed" else 0
         return True
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(ScopeSignals).decode

@@ -45,7 +45,14 @@ class HttpError:
     message: str = "scripted server error"
 
 
-Behaviour = Union[Reply, Stall, HttpError]
+@dataclass(frozen=True)
+class Garbage:
+    """HTTP 200 with a body that is not a chat completion (a broken proxy, a truncated answer)."""
+
+    body: bytes = b"<html><body>502 Bad Gateway</body></html>"
+
+
+Behaviour = Union[Reply, Stall, HttpError, Garbage]
 _NOTHING_SCRIPTED = HttpError(500, "no scripted behaviour left for this request")
 
 
@@ -98,6 +105,9 @@ class ScriptedLlmServer:
     def fail(self, status: int = 500, message: str = "scripted server error") -> None:
         self.script(HttpError(status, message))
 
+    def garbage(self, body: bytes = Garbage.body) -> None:
+        self.script(Garbage(body))
+
     # --- inspection
     @property
     def pending(self) -> int:
@@ -148,13 +158,18 @@ class ScriptedLlmServer:
                 if isinstance(behaviour, HttpError):
                     self._send(behaviour.status, {"error": {"message": behaviour.message, "type": "server_error"}})
                     return
+                if isinstance(behaviour, Garbage):
+                    self._send_raw(200, behaviour.body)
+                    return
                 if isinstance(behaviour, Stall):
                     server._closing.wait(behaviour.seconds)
                     behaviour = behaviour.then
                 self._send(200, server._completion(body, behaviour))
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
+                self._send_raw(status, json.dumps(payload).encode())
+
+            def _send_raw(self, status: int, data: bytes) -> None:
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

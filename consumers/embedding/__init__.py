@@ -14,6 +14,6 @@ from consumers.embedding.hashing import (
 from consumers.embedding.protocol import Embedder
 
 __all__ = [
-    "Embedder", "HashingEmbedder", "LocalEmbedder", "STOPWORDS", "canonical_terms", "canonical_tokens",
+    "STOPWORDS", "Embedder", "HashingEmbedder", "LocalEmbedder", "canonical_terms", "canonical_tokens",
     "make_embedder", "stem",
 ]

@@ -13,7 +13,7 @@ import argparse
 import random
 import resource
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from consumers.embedding.cache import VectorCache
 from consumers.embedding.hashing import HashingEmbedder

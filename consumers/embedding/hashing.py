@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
-from language.tokens import NEGATIONS, STOPWORDS as ENGLISH_STOPWORDS, normalise, stem
+from language.tokens import NEGATIONS, normalise, stem
+from language.tokens import STOPWORDS as ENGLISH_STOPWORDS
 
-__all__ = ["HashingEmbedder", "LocalEmbedder", "STOPWORDS", "canonical_terms", "canonical_tokens", "stem"]
+__all__ = ["STOPWORDS", "HashingEmbedder", "LocalEmbedder", "canonical_terms", "canonical_tokens", "stem"]
 
 STOPWORDS = ENGLISH_STOPWORDS | frozenset("user users customer customers client team".split())
 """English stopwords plus the words every memory of a support agent shares, for the engine's overlap checks."""

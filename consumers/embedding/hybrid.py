@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 

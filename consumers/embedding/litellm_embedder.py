@@ -8,7 +8,8 @@ LRU cache by text, because each request costs money.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class LitellmEmbedder:
         self._dims: int | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "LitellmEmbedder":
+    def from_settings(cls, settings: Settings) -> LitellmEmbedder:
         key = settings.embedding_api_key or settings.llm_api_key
         return cls(settings.embedding_model, api_base=settings.embedding_api_base or settings.llm_api_base,
                    api_key=key.get_secret_value() if key else None,

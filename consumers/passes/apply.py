@@ -1,8 +1,13 @@
 """Turn an engine's plan into a candidate generation, checking every action against the snapshot.
 
-The engine may be a language model, so nothing it says is trusted: an action that names a memory
-or message the snapshot does not hold, touches a protected memory, or changes something without
-evidence rejects the whole plan (`PlanRejected`), and the pass fails with memory unchanged.
+The engine may be a language model, so nothing it says is trusted, but one bad action does not
+sink the plan: an action that names a memory or message the snapshot does not hold, refers to
+itself (`supersede(X, X)`), targets a retired memory or drops a memory without evidence is left
+out with a note for the diary, and the rest stands. An action on a protected memory is left out
+too and recorded as a violation: the gate quarantines a plan that tried to change one.
+
+Memory-adds that read like an instruction to the system are not written (they are data, never
+commands); they are noted and counted as `dropped_adds`, so the pass clears them from the inbox.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from consumers.passes.injection import is_injection
 from consumers.snapshot import Snapshot
 from schemas import (
     ActionPlan,
@@ -39,6 +45,9 @@ class Change:
     after: MemoryRecord | None
     reason: str
     evidence_message_ids: tuple[str, ...] = ()
+    action: str = ""
+    """The plan action that made it (create, update, merge, supersede, archive), or "" for one
+    the pass made itself (the prune step's cap): the gate judges each by its action's rules."""
 
 
 @dataclass
@@ -47,6 +56,17 @@ class Candidate:
 
     records: dict[str, MemoryRecord]
     changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Actions left out, and why (for the diary)."""
+    violations: list[tuple[str, str]] = field(default_factory=list)
+    """(rule, detail) for actions that must send the plan to quarantine (a protected memory)."""
+    dropped_adds: set[str] = field(default_factory=set)
+    """Pending memory-adds not written (instruction-like text); the pass clears them from the inbox."""
+
+    def carry(self, records: dict[str, MemoryRecord], changes: list[Change]) -> "Candidate":
+        """A new candidate with these records and changes and this one's notes and violations."""
+        return Candidate(records=records, changes=changes, notes=list(self.notes), violations=list(self.violations),
+                         dropped_adds=set(self.dropped_adds))
 
     @property
     def active(self) -> list[MemoryRecord]:
@@ -72,9 +92,13 @@ class _Applier:
         self.when = when
         self.known_messages = {t.message_id for t in snapshot.transcript}
         self.candidate = (Candidate(records={m.memory_id: m for m in snapshot.memories}) if start is None
-                          else Candidate(records=dict(start.records), changes=list(start.changes)))
+                          else start.carry(dict(start.records), list(start.changes)))
         self.refs: dict[str, str] = {}
         self.problems: list[str] = []
+        """Problems of the action being applied; any problem leaves the whole action out."""
+        self.kind = ""
+        self.staged: list[Change] = []
+        """The changes of the action being applied, written only when it has no problem."""
 
     # --- checks shared by every action
     def resolve(self, name: str, action: str) -> MemoryRecord | None:
@@ -84,7 +108,9 @@ class _Applier:
             self.problems.append(f"{action}: unknown memory id {name!r}")
             return None
         if record.protected:
-            self.problems.append(f"{action}: memory {name!r} is protected (user-curated) and cannot be changed")
+            self.candidate.violations.append(
+                ("protected", f"{action}: memory {name!r} is protected (user-curated) and cannot be changed"))
+            self.problems.append(f"{action}: memory {name!r} is protected")
             return None
         if not record.is_active:
             self.problems.append(f"{action}: memory {name!r} is already {record.status}")
@@ -98,8 +124,7 @@ class _Applier:
         return ids
 
     def put(self, kind: ChangeKind, before: MemoryRecord | None, after: MemoryRecord, reason: str, evidence: tuple[str, ...]) -> None:
-        self.candidate.records[after.memory_id] = after
-        self.candidate.changes.append(Change(kind, after.memory_id, before, after, reason, evidence))
+        self.staged.append(Change(kind, after.memory_id, before, after, reason, evidence, self.kind))
 
     # --- actions
     def create(self, a: CreateAction) -> None:
@@ -108,6 +133,8 @@ class _Applier:
             self.problems.append(f"{label}: ref used twice")
             return
         evidence = self.evidence(a.evidence_message_ids, label)
+        if self.problems:
+            return
         memory_id = new_memory_id(self.snapshot.scope, a.text, evidence)
         self.refs[a.ref] = memory_id
         existing = self.candidate.records.get(memory_id)
@@ -123,7 +150,7 @@ class _Applier:
         label = f"update {a.target!r}"
         record = self.resolve(a.target, label)
         evidence = self.evidence(a.evidence_message_ids, label)
-        if record is None or a.text == record.text:
+        if record is None or self.problems or a.text == record.text:
             return
         after = record.model_copy(update={
             "text": a.text, "updated_at": self.when,
@@ -158,7 +185,7 @@ class _Applier:
         record = self.resolve(a.target, label)
         replacement = self.resolve(a.replacement, label)
         evidence = self.evidence(a.evidence_message_ids, label)
-        if record is None or replacement is None:
+        if record is None or replacement is None or self.problems:
             return
         if replacement.memory_id == record.memory_id:
             self.problems.append(f"{label}: a memory cannot supersede itself")
@@ -175,27 +202,37 @@ class _Applier:
         evidence = self.evidence(a.evidence_message_ids, label)
         if not evidence and not a.prune:
             self.problems.append(f"{label}: no contradicting evidence; silence is not a reason to drop a memory")
-        if record is None:
+        if record is None or self.problems:
             return
         after = record.model_copy(update={"status": "archived", "status_reason": a.rationale, "updated_at": self.when})
         self.put("archived", record, after, a.rationale, evidence)
 
 
 def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
-    """Apply the plan on a copy of the snapshot's memories; raises PlanRejected listing every problem."""
+    """Apply the plan on a copy of the snapshot's memories; an action with a problem is left out
+    and noted in `candidate.notes`, the others stand."""
     applier = _Applier(snapshot, snapshot.job.requested_at)
     for add_id in sorted(snapshot.pending_add_ids):
         record = snapshot.memory(add_id)
-        if record is not None:
-            applier.candidate.changes.append(
-                Change("created", add_id, None, record, "memory-add written by the live agent", record.evidence_message_ids)
-            )
+        if record is None:
+            continue
+        if is_injection(record.text):
+            # Data, never a command: not written, and cleared from the inbox with this note.
+            del applier.candidate.records[add_id]
+            applier.candidate.dropped_adds.add(add_id)
+            applier.candidate.notes.append(f"memory-add {add_id} not written: its text reads like an instruction "
+                                           f"to the system ({_excerpt(record.text)!r})")
+            continue
+        applier.candidate.changes.append(
+            Change("created", add_id, None, record, "memory-add written by the live agent", record.evidence_message_ids,
+                   "memory_add")
+        )
     return _run(applier, plan.actions)
 
 
 def apply_actions(snapshot: Snapshot, candidate: Candidate, actions: tuple[MemoryAction, ...]) -> Candidate:
     """Apply more actions (from a later phase) on top of `candidate`, with the same checks; the
-    result is a new candidate and `candidate` is left as it was, also when they are rejected."""
+    result is a new candidate and `candidate` is left as it was."""
     return _run(_Applier(snapshot, snapshot.job.requested_at, start=candidate), actions)
 
 
@@ -203,7 +240,19 @@ def _run(applier: _Applier, actions: tuple[MemoryAction, ...]) -> Candidate:
     handlers = {"create": applier.create, "update": applier.update, "merge": applier.merge,
                 "supersede": applier.supersede, "archive": applier.archive}
     for action in actions:
+        applier.problems, applier.staged, applier.kind = [], [], action.kind
+        refs = dict(applier.refs)
         handlers[action.kind](action)
-    if applier.problems:
-        raise PlanRejected(applier.problems)
+        if applier.problems:
+            applier.refs = refs  # a left-out create names nothing later actions could cite
+            applier.candidate.notes.append(f"apply: left out {'; '.join(applier.problems)}")
+            continue
+        for change in applier.staged:
+            applier.candidate.records[change.memory_id] = change.after
+            applier.candidate.changes.append(change)
     return applier.candidate
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"

@@ -53,7 +53,11 @@ class PrivacyFilter:
 
 def mask_candidate(candidate: Candidate, privacy: PrivacyFilter) -> tuple[Candidate, tuple[str, ...]]:
     """Mask what the pass writes (new and changed memories); returns the new candidate and one
-    note per masked memory. Records carried over unchanged were checked when they were written."""
+    note per masked memory. Records carried over unchanged were checked when they were written.
+
+    The stored record gets the masked text and keeps everything else it has now: a change's
+    `after` may be older than the record (a memory updated, then superseded by a later action),
+    and swapping it in would bring a retired memory back to life."""
     records = dict(candidate.records)
     changes = []
     notes: list[str] = []
@@ -62,10 +66,10 @@ def mask_candidate(candidate: Candidate, privacy: PrivacyFilter) -> tuple[Candid
         if change.kind in ("created", "updated") and after is not None:
             text, found = privacy.mask(after.text)
             if found:
-                after = after.model_copy(update={"text": text})
-                if records.get(after.memory_id) is not None and records[after.memory_id].text == change.after.text:
-                    records[after.memory_id] = after
+                current = records.get(after.memory_id)
+                if current is not None and current.text == after.text:
+                    records[after.memory_id] = current.model_copy(update={"text": text})
                 notes.append(f"privacy: masked {', '.join(found)} in memory {after.memory_id}")
-                change = replace(change, after=after)
+                change = replace(change, after=after.model_copy(update={"text": text}))
         changes.append(change)
-    return Candidate(records=records, changes=changes), tuple(dict.fromkeys(notes))
+    return candidate.carry(records, changes), tuple(dict.fromkeys(notes))

@@ -48,7 +48,11 @@ class ScopeReader(Protocol):
         """The scope's diary, oldest first."""
 
     def scopes(self, tenant: str | None = None) -> list[str]:
-        """Every scope with a pointer (of one tenant)."""
+        """Every scope with a kept generation (of one tenant)."""
+
+    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
+        """The scope's memories closest to `query`, best first, with their scores (the store's
+        search: readers see what it returns, memory-adds not yet consolidated included)."""
 
 
 class ScopeView:
@@ -78,7 +82,13 @@ class ScopeView:
         return self._diary.entries(scope)
 
     def scopes(self, tenant: str | None = None) -> list[str]:
-        return self._memories.scopes_known(tenant)
+        # Scopes that hold (or held back) a generation: a mistyped scope given to `trigger` gets a
+        # pointer from its no-op pass, and must not stay listed forever.
+        return [s for s in self._memories.scopes_known(tenant) if self._memories.state(s).generations]
+
+    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
+        parse_scope(scope)  # a scope nobody has dreamed on yet may still hold memory-adds: no UnknownScope
+        return self._memories.search(scope, query, k)
 
 
 def readable_generation(state: ScopeState, number: int) -> GenerationInfo:

@@ -111,6 +111,8 @@ class MemoryStore:
         so search returns them at once."""
         self._client = client
         self._embed = embed
+        self.embed = embed
+        """The store's sentence embedder, as a function (the gate judges relevance with it)."""
         self._dims = dims
         self._kept = generations_kept
         self._search = ScopeSearch(embedder or _EmbedFunction(embed, dims))

@@ -3,7 +3,10 @@ an earlier generation.
 
 Each decision is one pointer write (atomic, like a promotion) that also records on the
 generation who decided and why, followed by a diary entry with trigger `operator`, so the
-scope's history shows it between the passes. These run outside the worker: against a Qdrant
+scope's history shows it between the passes, and an `operator` audit event (who, why, which
+generation, the memories that became active or inactive) handed to `publish`, so subscribers
+that mirror memories stay in step. The decision is counted here, where it happens: run by the
+worker's HTTP API, the counters are the worker's. These run outside the worker: against a Qdrant
 server while a worker runs, a decision that lands during a pass over the same scope can be
 overwritten by that pass's promotion; take them when the scope is quiet.
 """
@@ -11,14 +14,18 @@ overwritten by that pass's promotion; take them when the scope is quiet.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timezone
 
-from consumers.metrics import ROLLBACKS
+from consumers.metrics import QUARANTINE_DECISIONS, ROLLBACKS
 from consumers.store.diary import Diary, DiaryEntry
 from consumers.store.history import OPERATOR_TRIGGER, UnknownScope, is_known, readable_generation
 from consumers.store.memories import GenerationInfo, MemoryStore, OperatorDecision, ScopeState
 from consumers.store.transcripts import TranscriptStore
+from schemas import MemoryRecord, OperatorDecisionEvent, make_event_id
 from schemas.scope import parse_scope
+
+Publish = Callable[[OperatorDecisionEvent], None]
 
 
 class DecisionRefused(ValueError):
@@ -30,7 +37,7 @@ def quarantined(state: ScopeState) -> list[GenerationInfo]:
 
 
 def approve(memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, scope: str, generation: int,
-            by: str, reason: str, *, force: bool = False) -> ScopeState:
+            by: str, reason: str, *, force: bool = False, publish: Publish | None = None) -> ScopeState:
     """Promote a quarantined generation: readers see it from the pointer write on.
 
     A candidate is built on the generation that was active when its pass ran; if a later
@@ -55,14 +62,19 @@ def approve(memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, s
     )
     new_state = state.model_copy(update={"active_generation": generation, "generations": generations,
                                          "applied_jobs": applied})
+    before = memories.generation_records(scope, state.active_generation)
     memories.save_state(new_state)
+    after = memories.generation_records(scope, generation)
     # Memory-adds the candidate took in now live in the active generation, as after a promotion.
-    transcripts.absorb(scope, sorted({m.memory_id for m in memories.generation_records(scope, generation)}))
-    _write_entry(diary, scope, info, decision)
+    transcripts.absorb(scope, sorted({m.memory_id for m in after}))
+    entry = _write_entry(diary, scope, info, decision)
+    QUARANTINE_DECISIONS.labels("approved").inc()
+    _announce(publish, entry, decision, state.active_generation, new_state.active_generation, before, after)
     return new_state
 
 
-def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by: str, reason: str) -> ScopeState:
+def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by: str, reason: str, *,
+           publish: Publish | None = None) -> ScopeState:
     """Mark a quarantined generation rejected and delete its records. The pointer goes first: a
     crash before the delete leaves orphan points no reader can reach (dropped with old generations),
     never a quarantined entry whose records are gone."""
@@ -76,14 +88,18 @@ def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by:
     new_state = state.model_copy(update={"generations": generations})
     memories.save_state(new_state)
     memories.delete_generation(scope, generation)
-    _write_entry(diary, scope, info, decision)
+    entry = _write_entry(diary, scope, info, decision)
+    QUARANTINE_DECISIONS.labels("rejected").inc()
+    _announce(publish, entry, decision, state.active_generation, state.active_generation, [], [])
     return new_state
 
 
-def rollback(memories: MemoryStore, diary: Diary, scope: str, generation: int | None, by: str, reason: str) -> ScopeState:
+def rollback(memories: MemoryStore, diary: Diary, scope: str, generation: int | None, by: str, reason: str, *,
+             publish: Publish | None = None) -> ScopeState:
     """Make an earlier kept generation active again (default: the one before the active one)."""
     decision = _decision("rolled-back", by, reason)
-    _known_state(memories, scope)
+    previous = _known_state(memories, scope).active_generation
+    before = memories.generation_records(scope, previous)
     state = memories.rollback(scope, generation)
     ROLLBACKS.inc()
     target = state.generation(state.active_generation)
@@ -92,7 +108,9 @@ def rollback(memories: MemoryStore, diary: Diary, scope: str, generation: int | 
         for g in state.generations
     )})
     memories.save_state(state)
-    _write_entry(diary, scope, target, decision)
+    entry = _write_entry(diary, scope, target, decision)
+    _announce(publish, entry, decision, previous, state.active_generation, before,
+              memories.generation_records(scope, state.active_generation))
     return state
 
 
@@ -126,3 +144,19 @@ def _write_entry(diary: Diary, scope: str, info: GenerationInfo, decision: Opera
     )
     diary.write(entry)
     return entry
+
+
+def _announce(publish: Publish | None, entry: DiaryEntry, decision: OperatorDecision, previous: int, active: int,
+              before: list[MemoryRecord], after: list[MemoryRecord]) -> OperatorDecisionEvent:
+    """The decision's audit event, handed to `publish` (if any): what readers see differently now."""
+    seen = {m.memory_id: m for m in before if m.is_active}
+    now = {m.memory_id: m for m in after if m.is_active}
+    event = OperatorDecisionEvent(
+        event_id=make_event_id(entry.job_id, "operator"), scope=entry.scope, action=decision.action, by=decision.by,
+        reason=decision.reason, generation=entry.generation, previous_generation=previous, active_generation=active,
+        activated=tuple(m for i, m in sorted(now.items()) if seen.get(i) != m),
+        deactivated=tuple(sorted(seen.keys() - now.keys())), ts=decision.at,
+    )
+    if publish is not None:
+        publish(event)
+    return event

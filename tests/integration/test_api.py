@@ -22,7 +22,7 @@ pytestmark = pytest.mark.integration
 SCOPE = "acme/support-bot/u1"
 OTHER = "globex/support-bot/u1"
 T0 = datetime(2026, 3, 5, tzinfo=timezone.utc)
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-0123456789"
 
 
 def record(scope: str, memory_id: str, text: str, status: str = "active") -> MemoryRecord:
@@ -65,6 +65,7 @@ def served(make_settings):
         lock = threading.RLock()
         server = start_api(settings, runtime, lambda: readiness["assigned"], lock=lock)
         started.append((server, runtime))
+        start.runtime = runtime  # the last one started, for tests that write to its store
         return server, settings, readiness, lock
 
     yield start
@@ -205,3 +206,112 @@ def read_control(settings, expect: int, timeout_s: float = 20.0) -> list[Control
         found += [ControlEvent.model_validate_json(m.value()) for m in consumer.consume(100, timeout=0.5) if not m.error()]
     consumer.close()
     return found
+
+
+# --- issue 12: strict parameters, search, one memory, paging, operator decisions
+def test_unknown_or_repeated_query_parameters_are_400(served):
+    server, *_ = served()
+    status, body = call(f"{server.url}/scopes?tenant[]=acme")
+    assert status == 400 and "unknown query parameter 'tenant[]'" in body["error"]
+    status, body = call(f"{server.url}/scopes?tenant=acme&tenant=globex")
+    assert status == 400 and "more than once" in body["error"]
+    status, body = call(f"{server.url}/scopes/{SCOPE}/memories?q=blue")
+    assert status == 400 and "'q'" in body["error"], "?q= on the list is no longer silently ignored"
+    status, body = call(f"{server.url}/scopes/{SCOPE}/diary?limit=3")
+    assert status == 400 and "takes none" in body["error"]
+    assert call(f"{server.url}/healthz?x=1")[0] == 400
+
+
+def test_search_is_scoped_and_validated(served):
+    server, *_ = served()
+    status, body = call(f"{server.url}/scopes/{SCOPE}/memories/search?q=blue&k=5")
+    assert status == 200 and body["results"], body
+    top = body["results"][0]
+    assert top["memory"]["text"] == "likes blue" and isinstance(top["score"], float)
+    assert top["consolidated"] is True and top["tier"] in ("core", "archive")
+    assert {r["memory"]["scope"] for r in body["results"]} == {SCOPE}
+    status, body = call(f"{server.url}/scopes/{OTHER}/memories/search?q=blue")
+    assert status == 200 and {r["memory"]["text"] for r in body["results"]} <= {"likes red"}
+    for query, message in (("", "q (the search text) is required"), ("q=blue&k=0", "k must be between 1 and 100"),
+                           ("q=blue&k=abc", "k must be an integer"), (f"q={'x' * 1001}", "at most 1000")):
+        status, body = call(f"{server.url}/scopes/{SCOPE}/memories/search?{query}")
+        assert status == 400 and message in body["error"], (query, body)
+
+
+def test_one_memory_with_its_history(served):
+    server, *_ = served()
+    status, body = call(f"{server.url}/scopes/{SCOPE}/memories/a")
+    assert status == 200 and body["memory"]["status"] == "superseded" and body["active_generation"] == 2
+    assert [(v["generation"], v["record"]["status"] if v["record"] else None) for v in body["history"]] == [
+        (1, "active"), (2, "superseded"), (3, None)]
+    status, body = call(f"{server.url}/scopes/{SCOPE}/memories/nope")
+    assert status == 404 and "no kept generation" in body["error"]
+    assert call(f"{server.url}/scopes/{OTHER}/memories/b")[0] == 404, "a memory id of another scope is not found"
+
+
+def test_paging_follows_a_cursor_on_one_generation(served):
+    server, *_ = served()
+    base = f"{server.url}/scopes/{SCOPE}/memories?include_inactive=true&limit=1"
+    status, first = call(base)
+    assert status == 200 and first["total"] == 2 and len(first["memories"]) == 1 and first["next_cursor"] == "2:1"
+    status, second = call(f"{base}&cursor={first['next_cursor']}")
+    assert status == 200 and second["next_cursor"] is None
+    assert {m["memory_id"] for m in first["memories"] + second["memories"]} == {"a", "b"}
+    assert call(f"{base}&cursor=garbage")[0] == 400
+    assert call(f"{server.url}/scopes/{SCOPE}/memories?limit=0")[0] == 400
+
+
+def _metric(name: str, **labels: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value(name, labels or None) or 0.0
+
+
+def test_operator_decisions_happen_in_the_worker_are_counted_and_published(served):
+    from schemas import OperatorDecisionEvent, audit_event_adapter
+    from schemas.cloudevents import header_map, unframe
+
+    server, settings, *_ = served(token=TOKEN)
+    rollbacks, approvals = _metric("dreamstream_rollbacks_total"), _metric(
+        "dreamstream_quarantine_decisions_total", decision="approved")
+    decide = json.dumps({"by": "oncall", "reason": "test"}).encode()
+    status, body = call(f"{server.url}/scopes/{SCOPE}/rollback", "POST", decide, token=TOKEN)
+    assert status == 200 and body["active_generation"] == 1
+    status, body = call(f"{server.url}/scopes/{SCOPE}/generations/3/approve", "POST", decide, token=TOKEN)
+    assert status == 200 and body["active_generation"] == 3
+    assert _metric("dreamstream_rollbacks_total") == rollbacks + 1
+    assert _metric("dreamstream_quarantine_decisions_total", decision="approved") == approvals + 1
+
+    status, body = call(f"{server.url}/scopes/{SCOPE}/generations/2/reject", "POST", decide, token=TOKEN)
+    assert status == 409 and "not quarantined" in body["error"]
+    status, body = call(f"{server.url}/scopes/{SCOPE}/rollback", "POST", b'{"reason": "no name"}', token=TOKEN)
+    assert status == 400 and "by is required" in body["error"]
+    assert call(f"{server.url}/scopes/{SCOPE}/rollback", "POST", decide)[0] == 401
+
+    consumer = Consumer({**settings.kafka_client_config(), "group.id": f"audit-{time.time_ns()}", "enable.auto.commit": False})
+    consumer.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
+    records, deadline = [], time.monotonic() + 20
+    while len(records) < 2 and time.monotonic() < deadline:
+        records += [m for m in consumer.consume(100, timeout=0.5) if not m.error()]
+    consumer.close()
+    events = [audit_event_adapter.validate_json(unframe(r.value())) for r in records]
+    assert [type(e) for e in events] == [OperatorDecisionEvent] * 2
+    rollback, approval = sorted(events, key=lambda e: e.ts)
+    assert (rollback.action, rollback.previous_generation, rollback.active_generation) == ("rolled-back", 2, 1)
+    assert [m.text for m in rollback.activated] == ["likes green"] and rollback.deactivated == ("b",)
+    assert (approval.action, approval.generation, approval.by) == ("approved", 3, "oncall")
+    assert [m.memory_id for m in approval.activated] == ["c"] and approval.deactivated == ("a",)
+    for record, event in zip(records, events):
+        headers = header_map(record.headers())
+        assert headers["ce_id"] == event.event_id and headers["ce_type"] == "dev.dreamstream.audit.operator.v1"
+        assert headers["ce_subject"] == SCOPE and headers["ce_source"].endswith("/operator")
+
+
+def test_a_scope_whose_passes_wrote_nothing_is_not_listed(served):
+    """A mistyped scope given to `trigger` gets a no-op pass and a pointer, but no generation."""
+    server, *_ = served()
+    runtime = served.runtime
+    typo = "acme/support-bot/u1-typo"
+    runtime.memories.record_job(runtime.memories.state(typo), AppliedJob(job_id="job-typo", outcome="no-op"))
+    assert call(f"{server.url}/scopes")[1]["scopes"] == sorted([SCOPE, OTHER])
+    assert call(f"{server.url}/scopes/{typo}/generations")[0] == 200, "still readable by name"

@@ -360,3 +360,72 @@ def test_reject_approve_and_rollback(dreamed):
     assert [(d["action"], d["by"]) for d in decided][0] == ("approved", "alice") and decided[-1]["action"] == "rolled-back"
     assert ok_json(cli(s, "memories", "diff", AVA, "--json"))["from"] == 2
     assert [j["status"] for j in ok_json(cli(s, "jobs", AVA, "--json"))["jobs"]][-2:] == ["rolled-back", "rolled-back"]
+
+
+def test_cli_decisions_publish_operator_events(dreamed):
+    """The decisions above ran on the store directly (no worker): each still reached the audit
+    topic, with who, why and what readers see differently, and the CloudEvents headers."""
+    from dreamstream.control import AuditReader
+    from schemas import OperatorDecisionEvent
+
+    reader = AuditReader(dreamed.settings)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len([e for e in reader.events if isinstance(e, OperatorDecisionEvent)]) < 4:
+            reader.read(1.0)
+    finally:
+        reader.close()
+    decisions = [(e.scope, e.action, e.by, e.generation) for e in reader.events if isinstance(e, OperatorDecisionEvent)]
+    # Two scopes, so two partitions: the order across them is not defined.
+    assert sorted(decisions) == sorted([(ACME, "rejected", "carol", 2), (AVA, "approved", "alice", 3),
+                                        (AVA, "rolled-back", "dave", 2), (AVA, "rolled-back", operator_name(), 3)])
+    approved = next(e for e in reader.events if isinstance(e, OperatorDecisionEvent) and e.action == "approved")
+    assert "ava-m10" in {m.memory_id for m in approved.activated}
+
+
+def operator_name() -> str:
+    from dreamstream.cli_common import operator_name as name
+
+    return name()
+
+
+def test_replay_checks_every_line_first(dreamed, tmp_path):
+    good = {"scope": AVA, "session_id": "s", "message_id": "chk#1", "role": "user", "content": "hello",
+            "ts": "2026-04-01T10:00:00+00:00"}
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(json.dumps(good) + "\n{broken\n" + json.dumps({**good, "role": "robot"}) + "\n")
+    line = one_line_error(cli(dreamed.settings, "replay", str(path)), "2 invalid line(s), nothing sent",
+                          f"{path}:2", f"{path}:3", "role")
+    assert "--skip-invalid" in line
+    run = cli(dreamed.settings, "replay", str(path), "--skip-invalid", "--json")
+    body = ok_json(run)
+    assert body["events"] == 1 and [s["line"] for s in body["skipped"]] == [f"{path}:2", f"{path}:3"]
+    assert f"skipping {path}:2" in run.stderr
+
+
+def test_version_and_settings_show_with_secrets_masked(dreamed):
+    assert ok(cli(dreamed.settings, "--version")).strip() == "dreamstream 0.1.0"
+    secret = "sk-very-secret-value-123"
+    shown = ok(cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_LLM_API_KEY": secret}))
+    assert secret not in shown and "llm_api_key = **********" in shown
+    assert f"topic_prefix = {dreamed.settings.topic_prefix}" in shown
+    as_json = ok_json(cli(dreamed.settings, "settings", "show", "--json", env={"DREAMSTREAM_LLM_API_KEY": secret}))
+    assert as_json["llm_api_key"] == "**********"
+    one_line_error(cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_API_TOKEN": ""}),
+                   "DREAMSTREAM_API_TOKEN is set but empty")
+    one_line_error(cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_API_TOKEN": "short"}), "too short")
+
+
+def test_workers_create_their_home_and_check_the_engine_before_starting(dreamed, tmp_path):
+    home = tmp_path / "not" / "yet" / "there"
+    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "worker", "consumers"],
+                         env=environment(dreamed.settings, {"DREAMSTREAM_HOME": str(home), "DREAMSTREAM_ENGINE": "llm"}),
+                         cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert run.returncode == 1 and "neither DREAMSTREAM_LLM_API_KEY nor DREAMSTREAM_LLM_API_BASE" in run.stderr
+    assert home.is_dir(), "the home is created before anything else"
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "worker", "streams"],
+                         env=environment(dreamed.settings, {"DREAMSTREAM_HOME": str(blocked / "home")}),
+                         cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert run.returncode == 1 and "cannot create DREAMSTREAM_HOME" in run.stderr, run.stderr[-2000:]

@@ -45,21 +45,21 @@ def get_json(url: str, token: str, attempts: int = 60) -> dict:
 
 def test_two_worker_processes_dream_the_fixtures(make_settings, workers, tmp_path, fixtures_dir):
     api_port = free_port()
-    settings = make_settings(api_port=api_port, api_token="test-token", metrics_port=free_port())
+    settings = make_settings(api_port=api_port, api_token="test-token-0123456789", metrics_port=free_port())
     workers(settings.model_copy(update={"metrics_port": 0, "api_port": 0}), "streams")
     env = {**os.environ, **settings_env(settings)}
     with open(tmp_path / "consumers.log", "wb") as log:
         consumers = subprocess.Popen([sys.executable, "-m", "dreamstream.cli", "worker", "consumers"], env=env,
                                      stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        ready = get_json(f"http://127.0.0.1:{api_port}/readyz", "test-token")
+        ready = get_json(f"http://127.0.0.1:{api_port}/readyz", "test-token-0123456789")
         assert ready["store_reachable"]
         replay = cli(settings, "replay", str(fixtures_dir / "events.jsonl"), str(fixtures_dir / "memory_adds.jsonl"), "--json")
         assert replay.returncode == 0, replay.stderr[-2000:]
         wait_until_read(settings, timeout_s=120)  # the trigger must not overtake the replay
         triggered = cli(settings, "trigger", AVA, "--wait", "--json")
         assert triggered.returncode == 0, triggered.stderr[-2000:]
-        memories = get_json(f"http://127.0.0.1:{api_port}/scopes/{AVA}/memories", "test-token")["memories"]
+        memories = get_json(f"http://127.0.0.1:{api_port}/scopes/{AVA}/memories", "test-token-0123456789")["memories"]
         texts = [m["text"] for m in memories]
         assert any("aisle" in t for t in texts) and not any("window" in t for t in texts)
         listed = cli(settings, "memories", "list", AVA, "--json", "--api", f"http://127.0.0.1:{api_port}")

@@ -3,7 +3,7 @@ separate setting that could disagree with the model."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -39,7 +39,7 @@ def test_transcript_search_finds_a_paraphrase_through_minilm(tmp_path: Path) -> 
     said = ["I never eat meat, not even fish.", "The printer on floor two jams every morning.",
             "My daughter starts school in September."]
     turns = [(ConversationTurn(scope=scope, session_id="s1", message_id=f"m{i}", role="user", content=text,
-                               ts=datetime(2026, 4, 1, 9, i, tzinfo=timezone.utc)), i) for i, text in enumerate(said)]
+                               ts=datetime(2026, 4, 1, 9, i, tzinfo=UTC)), i) for i, text in enumerate(said)]
     try:
         runtime.transcripts.index_turns(turns)
         hits = runtime.transcripts.search(scope, "Is the user vegetarian?", k=3)

@@ -170,8 +170,8 @@ def test_both_workers_run_the_right_command_with_settings_probes_and_a_locked_do
         assert deployment["spec"]["selector"]["matchLabels"].items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
 
         assert container["ports"] == [{"name": "metrics", "containerPort": port, "protocol": "TCP"}]
-        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
-            assert container[probe]["httpGet"] == {"path": "/metrics", "port": "metrics"}, probe
+        for probe, path in (("startupProbe", "/healthz"), ("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+            assert container[probe]["httpGet"] == {"path": path, "port": "metrics"}, probe
 
         assert pod["securityContext"]["runAsNonRoot"] is True
         assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
@@ -435,3 +435,139 @@ def test_optional_branches_render_valid_kubernetes(chart) -> None:
     assert budget["spec"] == {"minAvailable": 1, "selector": deployments["streams"]["spec"]["selector"]}
     (dashboard,) = [d for name, d in _of_kind(docs, "ConfigMap").items() if name.endswith("-dashboard")]
     assert dashboard["metadata"]["namespace"] == "monitoring"
+
+
+# --- the API, alerts, KEDA, TLS and the NetworkPolicy, all on
+EVERYTHING_ON = {
+    "kafka": {"securityProtocol": "SASL_SSL",
+              "sasl": {"mechanism": "SCRAM-SHA-512", "username": "dreamstream",
+                       "passwordSecret": {"name": "kafka-user", "key": "password"}},
+              "tls": {"caSecret": {"name": "my-cluster-cluster-ca-cert", "key": "ca.crt"},
+                      "clientCertSecret": {"name": "dreamstream", "certKey": "user.crt", "keyKey": "user.key"},
+                      "keyPasswordSecret": {"name": "dreamstream-key", "key": "password"}}},
+    "api": {"enabled": True, "tokenSecret": {"name": "dreamstream-api", "key": "token"}},
+    "alerts": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
+    "autoscaling": {"keda": {"enabled": True, "prometheusServer": "http://prometheus-operated.monitoring:9090",
+                             "maxReplicas": 6}},
+    "networkPolicy": {"enabled": True,
+                      "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+                      "apiFrom": [{"podSelector": {"matchLabels": {"app": "agent"}}}]},
+    "metrics": {"serviceMonitor": {"enabled": True}},
+}
+CRDS = {"ServiceMonitor", "PrometheusRule", "ScaledObject"}
+
+
+@pytest.fixture(scope="module")
+def everything_docs(chart) -> list[dict[str, Any]]:
+    return _render(chart, _merge(REQUIRED, EVERYTHING_ON))
+
+
+def test_everything_on_lints_and_validates(chart, everything_docs) -> None:
+    report = helm.lint(CHART, _merge(REQUIRED, EVERYTHING_ON), strict=True, kube_version=f"v{KUBE_VERSION}")
+    assert report["errors"] == [] and [m for m in report["messages"] if m["severity"] >= 2] == [], report
+    kinds = sorted(d["kind"] for d in everything_docs)
+    assert {"PrometheusRule", "ScaledObject", "NetworkPolicy"} <= set(kinds) and kinds.count("Service") == 3
+    for doc in everything_docs:
+        if doc["kind"] in CRDS:
+            continue  # custom resources: checked below
+        kubernetes_validate.validate(doc, KUBE_VERSION, strict=True)
+
+
+def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secret(everything_docs, monkeypatch) -> None:
+    deployments = _deployments(everything_docs)
+    consumers = deployments["consumers"]["spec"]["template"]["spec"]["containers"][0]
+    streams = deployments["streams"]["spec"]["template"]["spec"]["containers"][0]
+    assert {"name": "api", "containerPort": 8080, "protocol": "TCP"} in consumers["ports"]
+    assert [p["name"] for p in streams["ports"]] == ["metrics"]
+    env = {e["name"]: e for e in consumers["env"]}
+    assert env["DREAMSTREAM_API_TOKEN"]["valueFrom"] == {"secretKeyRef": {"name": "dreamstream-api", "key": "token"}}
+    assert env["DREAMSTREAM_API_HOST"]["value"] == "0.0.0.0" and env["DREAMSTREAM_API_PORT"]["value"] == "8080"
+    assert not {"DREAMSTREAM_API_TOKEN", "DREAMSTREAM_API_PORT"} & {e["name"] for e in streams["env"]}
+    (service,) = [s for n, s in _of_kind(everything_docs, "Service").items() if n.endswith("-api")]
+    assert service["spec"]["selector"] == deployments["consumers"]["spec"]["selector"]["matchLabels"]
+    assert service["spec"]["ports"] == [{"name": "api", "port": 8080, "targetPort": "api", "protocol": "TCP"}]
+    # The settings a consolidation pod reads: a token stands in for the secret, as Kubernetes would.
+    data = dict(_settings_configmap(everything_docs)["data"])
+    data.update({"DREAMSTREAM_API_HOST": "0.0.0.0", "DREAMSTREAM_API_PORT": "8080",
+                 "DREAMSTREAM_API_TOKEN": "t" * 32, "DREAMSTREAM_KAFKA_SASL_PASSWORD": "x"})
+    settings = _settings_from(data, monkeypatch)
+    assert settings.api_port == 8080 and settings.api_token is not None
+
+
+def test_kafka_tls_files_come_from_secrets_and_reach_the_settings(everything_docs, monkeypatch) -> None:
+    data = _settings_configmap(everything_docs)["data"]
+    settings = _settings_from(data, monkeypatch)
+    assert str(settings.kafka_ssl_ca_location) == "/etc/dreamstream/kafka-tls/ca/ca.crt"
+    assert str(settings.kafka_ssl_certificate_location) == "/etc/dreamstream/kafka-tls/client/user.crt"
+    assert str(settings.kafka_ssl_key_location) == "/etc/dreamstream/kafka-tls/client/user.key"
+    config = settings.kafka_client_config()
+    assert config["ssl.ca.location"].endswith("ca.crt") and config["ssl.key.location"].endswith("user.key")
+    for deployment in _deployments(everything_docs).values():
+        pod = deployment["spec"]["template"]["spec"]
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        assert volumes["kafka-ca"]["secret"]["secretName"] == "my-cluster-cluster-ca-cert"
+        assert volumes["kafka-client"]["secret"]["secretName"] == "dreamstream"
+        for box in (*pod["containers"], *pod["initContainers"]):
+            mounts = {m["name"]: m for m in box["volumeMounts"]}
+            assert mounts["kafka-ca"]["readOnly"] is True and mounts["kafka-client"]["readOnly"] is True
+            env = {e["name"]: e for e in box["env"]}
+            assert env["DREAMSTREAM_KAFKA_SSL_KEY_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"] == "dreamstream-key"
+
+
+def test_keda_scales_the_consolidation_workers_on_lag_within_the_partitions(everything_docs, chart) -> None:
+    (scaled,) = _of_kind(everything_docs, "ScaledObject").values()
+    deployments = _deployments(everything_docs)
+    assert scaled["apiVersion"] == "keda.sh/v1alpha1"
+    assert scaled["spec"]["scaleTargetRef"] == {"name": deployments["consumers"]["metadata"]["name"]}
+    assert "replicas" not in deployments["consumers"]["spec"], "KEDA owns the replica count"
+    assert deployments["streams"]["spec"]["replicas"] == 2
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["type"] == "prometheus" and "dreamstream_consumer_lag" in trigger["metadata"]["query"]
+    assert 1 <= scaled["spec"]["minReplicaCount"] <= scaled["spec"]["maxReplicaCount"] <= 6
+    too_many = _merge(REQUIRED, {"autoscaling": {"keda": {"enabled": True, "prometheusServer": "http://p", "maxReplicas": 7}}})
+    with pytest.raises(helm.HelmRenderError, match="must not exceed topics.partitions"):
+        chart.render(values=too_many, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_alert_rules_cover_lag_failures_dead_letters_quarantines_and_workers_down(everything_docs) -> None:
+    (rule,) = _of_kind(everything_docs, "PrometheusRule").values()
+    assert rule["apiVersion"] == "monitoring.coreos.com/v1" and rule["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    rules = {r["alert"]: r for group in rule["spec"]["groups"] for r in group["rules"]}
+    assert set(rules) == {"DreamstreamLagGrowing", "DreamstreamFailureGateTripping", "DreamstreamPassesFailing",
+                          "DreamstreamDeadLetters", "DreamstreamQuarantineWaiting", "DreamstreamWorkerDown"}
+    for name, r in rules.items():
+        assert set(r) <= {"alert", "expr", "for", "labels", "annotations"}, name
+        assert r["labels"]["severity"] in {"info", "warning", "critical"} and r["annotations"]["summary"]
+        assert f'namespace="{NAMESPACE}"' in r["expr"], name
+        assert r["expr"].count("(") == r["expr"].count(")"), name
+    assert "dreamstream_consumer_lag" in rules["DreamstreamLagGrowing"]["expr"]
+    assert 'outcome="skipped"' in rules["DreamstreamFailureGateTripping"]["expr"]
+    assert "dreamstream_dead_letters_total" in rules["DreamstreamDeadLetters"]["expr"]
+    assert "dreamstream_quarantines_total" in rules["DreamstreamQuarantineWaiting"]["expr"]
+    # The worker-down rule watches the Services the ServiceMonitors scrape.
+    services = [n for n in _of_kind(everything_docs, "Service") if n.endswith("-metrics")]
+    assert services and all(n.rsplit("-", 2)[0] in rules["DreamstreamWorkerDown"]["expr"] for n in services)
+
+
+def test_network_policy_opens_only_the_metrics_and_api_ports(everything_docs) -> None:
+    policies = _of_kind(everything_docs, "NetworkPolicy")
+    deployments = _deployments(everything_docs)
+    assert len(policies) == 2
+    for policy in policies.values():
+        component = policy["metadata"]["labels"]["app.kubernetes.io/component"]
+        assert policy["spec"]["podSelector"] == deployments[component]["spec"]["selector"]
+        assert policy["spec"]["policyTypes"] == ["Ingress"]
+        ports = [p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]]
+        assert ports == (["metrics", "api"] if component == "consumers" else ["metrics"])
+        assert all(rule["from"] for rule in policy["spec"]["ingress"])
+
+
+def test_inconsistent_api_and_tls_values_are_refused(chart) -> None:
+    cases = [
+        ({"api": {"enabled": True}}, "api.enabled needs api.tokenSecret"),
+        ({"kafka": {"tls": {"caSecret": {"name": "ca", "key": "ca.crt"}}}}, "kafka.securityProtocol is PLAINTEXT"),
+        ({"autoscaling": {"keda": {"enabled": True}}}, "needs autoscaling.keda.prometheusServer"),
+    ]
+    for override, message in cases:
+        with pytest.raises(helm.HelmRenderError, match=message):
+            chart.render(values=_merge(REQUIRED, override), name=RELEASE, namespace=NAMESPACE)

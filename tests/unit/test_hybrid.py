@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from consumers.embedding import HashingEmbedder
-from consumers.embedding.hybrid import Bm25, HybridIndex
 from consumers.embedding.cache import VectorCache
+from consumers.embedding.hybrid import Bm25, HybridIndex
 from consumers.embedding.minilm import MiniLMEmbedder
 
 TEXTS = [

@@ -12,6 +12,11 @@ def test_lowercase_contractions_stopwords_and_stems() -> None:
     assert token_set("Noor's cats") == token_set("noor cat")
 
 
+def test_accented_names_meet_their_plain_spelling() -> None:
+    assert tokens("Zoë met José at the café") == tokens("Zoe met Jose at the cafe") == ["zoe", "met", "jose", "cafe"]
+    assert tokens("Łódź") == ["łodz"]  # a letter with no decomposition is kept, not dropped
+
+
 def test_numbers_are_kept_whole() -> None:
     assert tokens("It cost $1,500, up 78% from 3.5 in v2 of the AX3000") == [
         "cost", "1500", "78", "3.5", "v2", "ax3000"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 import numpy as np
 import pytest
@@ -16,6 +16,7 @@ from consumers.embedding.hashing import HashingEmbedder
 from consumers.embedding.litellm_embedder import EmbeddingError, LitellmEmbedder
 from schemas.settings import Settings
 
+pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")  # pydantic noise from litellm's types
 MODEL = "openai/test-embedding"
 
 
@@ -66,7 +67,7 @@ class EmbeddingServer:
 
         return Handler
 
-    def __enter__(self) -> "EmbeddingServer":
+    def __enter__(self) -> EmbeddingServer:
         self._thread.start()
         return self
 

@@ -404,3 +404,24 @@ def test_a_correction_overrules_only_the_memory_its_conversation_is_about() -> N
     rest = replace(snapshot, generation=1)
     checked = verify(rest, apply_plan(rest, result.plan), window_search(rest))
     assert checked.actions == (), "verify finds nothing more: the other projects were not talked about"
+
+
+# --- values that change: written for this test, not from the fixtures or the dev set --------------
+
+def test_a_new_number_for_the_same_thing_supersedes_the_old_one_and_a_new_event_does_not() -> None:
+    scope = "test/club-bot/rafa"
+    rows = [
+        turn_row(scope, "s1", 0, "user", "Rafa: Our reading club's library has 45 sources so far.", "2024-01-10T10:00:00+00:00"),
+        turn_row(scope, "s1", 1, "user", "Lina: My test score was 65% last term.", "2024-01-10T10:01:00+00:00"),
+        turn_row(scope, "s1", 2, "user", "Rafa: I ran 5 km this morning.", "2024-01-10T10:02:00+00:00"),
+        turn_row(scope, "s2", 0, "user", "Rafa: The library has 52 sources now.", "2024-02-10T10:00:00+00:00"),
+        turn_row(scope, "s2", 1, "user", "Lina: My test score improved to 78%.", "2024-02-10T10:01:00+00:00"),
+        turn_row(scope, "s3", 0, "user", "Rafa: I bought 3 books about birds.", "2024-02-12T10:02:00+00:00"),
+    ]
+    result = propose(build_snapshot(scope, rows))
+    texts = {a.ref: without_stamp(a.text) for a in of_kind(result, CreateAction)}
+    pairs = {(texts[a.target], texts[a.replacement]) for a in of_kind(result, SupersedeAction)}
+    assert pairs == {
+        ("Rafa: Our reading club's library has 45 sources so far.", "Rafa: The library has 52 sources now."),
+        ("Lina's test score was 65% last term.", "Lina's test score improved to 78%."),
+    }

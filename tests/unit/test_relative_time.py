@@ -93,7 +93,6 @@ def test_annotate_keeps_the_original_wording_and_is_idempotent() -> None:
     "text",
     [
         "My flight is on Tuesday",            # bare weekday: past or future is unknown
-        "Prepare next week's meeting notes",  # possessive: left alone rather than mangled
         "An extra day ago-ish feeling",       # "a day ago" inside a word is not an expression
         "Ava prefers aisle seats",
         "",
@@ -102,6 +101,15 @@ def test_annotate_keeps_the_original_wording_and_is_idempotent() -> None:
 def test_text_without_a_resolvable_expression_is_unchanged(text: str) -> None:
     assert rewrite_relative_time(text, THURSDAY) == (text, False)
     assert has_relative_time(text) is False
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Prepare next week's meeting notes", "Prepare the week after 2026-03-05's meeting notes"),
+    ("Can't wait for tomorrow's opening", "Can't wait for 2026-03-06's opening"),
+    ("Yesterday's class was fun", "2026-03-04's class was fun"),
+])
+def test_possessives_are_dated_too(text: str, expected: str) -> None:
+    assert resolved(text, THURSDAY) == expected
 
 
 def test_several_expressions_in_one_text() -> None:

@@ -1,4 +1,5 @@
-"""The stream worker's per-event logic, without Kafka: validation, signals, trigger policies."""
+"""The stream worker's logic, without Kafka: validation, signals, trigger policies, batches and the
+storm guard."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from schemas import JobLifecycleEvent
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
+from schemas.validation import home_partition
 from streams.processor import BadInputStorm, Outputs, Processor
 from streams.signals import ScopeSignals
 
@@ -31,9 +33,10 @@ def control(action: str, request_id: str = "r1") -> bytes:
 def feed(processor: Processor, signals: ScopeSignals, topic: str, offset: int, value: bytes, now: float = 1000.0,
          key: bytes | None = SCOPE.encode()) -> Outputs:
     out = Outputs()
-    event = processor.decode(topic, 0, offset, key, value, out)
+    partition = home_partition(key, processor.settings.partitions) if key else 0
+    event = processor.decode(topic, partition, offset, key, value, out)
     if event is not None:
-        processor.apply(event, topic, 0, offset, signals, now)
+        processor.apply(event, topic, partition, offset, signals, now)
         processor.decide(event.scope, signals, now, out)
     return out
 
@@ -197,12 +200,41 @@ def test_oversized_payload_is_dead_lettered():
 def test_a_storm_of_bad_input_stops_the_worker():
     processor = Processor(Settings(bad_share_window=10, max_bad_share=0.5))
     signals = ScopeSignals()
-    for i in range(5):
+    for i in range(0, 10, 2):
         feed(processor, signals, TOPICS.turns, i, b"garbage")
-        feed(processor, signals, TOPICS.turns, i, turn(i))
-    with pytest.raises(BadInputStorm, match="of the last 10 events were invalid"):
-        for i in range(10):
+        feed(processor, signals, TOPICS.turns, i + 1, turn(i))
+    with pytest.raises(BadInputStorm, match="of the last 10 events on partition .* were invalid"):
+        for i in range(10, 20):
             feed(processor, signals, TOPICS.turns, i, b"garbage")
+
+
+def test_the_storm_guard_judges_from_the_first_events_and_ignores_redeliveries():
+    settings = Settings(bad_share_window=1_000, bad_share_min_events=20, max_bad_share=0.5)
+    processor = Processor(settings)
+    for i in range(10):
+        feed(processor, ScopeSignals(), TOPICS.turns, i, turn(i))
+    for _ in range(3):  # the same bad events again (redelivered) are counted once
+        for i in range(10, 20):
+            feed(processor, ScopeSignals(), TOPICS.turns, i, b"garbage")
+    with pytest.raises(BadInputStorm, match="11 of the last 21 events"):
+        feed(processor, ScopeSignals(), TOPICS.turns, 20, b"garbage")
+
+
+def test_the_storm_window_survives_a_restart_through_its_changelog_row():
+    settings = Settings(bad_share_window=20, max_bad_share=0.5)
+    first = Processor(settings)
+    partition = home_partition(SCOPE.encode(), settings.partitions)
+    for i in range(10):
+        feed(first, ScopeSignals(), TOPICS.turns, i, turn(i))
+    for i in range(10, 20):
+        feed(first, ScopeSignals(), TOPICS.turns, i, b"garbage")
+    row = first.guard.partitions[partition].encode()
+    restarted = Processor(settings)
+    restarted.guard.restore(partition, row)
+    with pytest.raises(BadInputStorm):
+        feed(restarted, ScopeSignals(), TOPICS.turns, 20, b"garbage")
+    fresh = Processor(settings)  # without the row, one bad event is no storm
+    feed(fresh, ScopeSignals(), TOPICS.turns, 20, b"garbage")
 
 
 def test_redelivered_events_are_not_counted_twice():
@@ -212,3 +244,87 @@ def test_redelivered_events_are_not_counted_twice():
     for i in range(5):  # a restart redelivers what was not yet committed
         feed(processor, signals, TOPICS.turns, i, turn(i))
     assert signals.messages == 5
+
+
+class Record:
+    """Stands in for confluent-kafka's Message."""
+
+    def __init__(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None) -> None:
+        self._t, self._p, self._o, self._k, self._v = topic, partition, offset, key, value
+
+    def topic(self): return self._t
+    def partition(self): return self._p
+    def offset(self): return self._o
+    def key(self): return self._k
+    def value(self): return self._v
+    def error(self): return None
+
+
+HOME = home_partition(SCOPE.encode(), SETTINGS.partitions)
+
+
+def test_a_batch_writes_each_changed_row_once_and_tags_outputs_with_their_partition():
+    processor = Processor(SETTINGS)
+    other = "acme/support-bot/u2"
+    other_home = home_partition(other.encode(), SETTINGS.partitions)
+    records = [Record(TOPICS.turns, HOME, i, SCOPE.encode(), turn(i)) for i in range(4)]
+    records.append(Record(TOPICS.turns, other_home, 0, other.encode(), turn(0, scope=other)))
+    batch = processor.process_batch(records, {}, 1000.0)
+    assert set(batch.rows) == {(HOME, SCOPE), (other_home, other)}
+    assert batch.rows[(HOME, SCOPE)].messages == 1, "the job at the 3rd turn consumed the signal; one since"
+    assert [j.watermarks for j in batch.jobs] == [{TOPICS.turns: 3}] and batch.job_partitions == [HOME]
+    assert batch.event_partitions == [HOME]
+    assert batch.offsets[(TOPICS.turns, HOME)] == 4 and batch.counts[(TOPICS.turns, "accepted")] == 5
+    # the same records again, with the rows as written: all duplicates, nothing emitted
+    tables = {p: {} for p in range(SETTINGS.partitions)}
+    for (p, scope), signals in batch.rows.items():
+        tables[p][scope] = signals.encode()
+    again = processor.process_batch(records, tables, 1001.0)
+    assert not again.jobs and again.counts == {(TOPICS.turns, "duplicate"): 5}
+
+
+def test_keyless_misplaced_and_mismatched_events_are_dead_lettered_and_the_rest_goes_on():
+    processor = Processor(SETTINGS)
+    wrong = (HOME + 1) % SETTINGS.partitions
+    records = [
+        Record(TOPICS.turns, HOME, 0, None, turn(0)),
+        Record(TOPICS.turns, wrong, 0, SCOPE.encode(), turn(1)),
+        Record(TOPICS.turns, HOME, 1, b"globex/support-bot/u1", turn(2)),
+        *[Record(TOPICS.turns, HOME, 2 + i, SCOPE.encode(), turn(3 + i)) for i in range(3)],
+    ]
+    batch = processor.process_batch(records, {}, 1000.0)
+    assert [d.error_type for d in batch.dead_letters] == ["no_key", "wrong_partition", "key_mismatch"]
+    assert batch.letter_partitions == [HOME, wrong, HOME]
+    assert [j.watermarks for j in batch.jobs] == [{TOPICS.turns: 5}], "the scope's own partition, its own events"
+    assert batch.rows[(HOME, SCOPE)].offsets == {f"{TOPICS.turns}:{HOME}": 5}
+
+
+def test_forget_in_a_batch_tombstones_the_row_and_later_events_start_afresh():
+    processor = Processor(SETTINGS)
+    records = [Record(TOPICS.turns, HOME, 0, SCOPE.encode(), turn(0)),
+               Record(TOPICS.control, HOME, 0, SCOPE.encode(), control("forget", "f1"))]
+    batch = processor.process_batch(records, {HOME: {SCOPE: ScopeSignals(messages=1).encode()}}, 1000.0)
+    assert batch.rows[(HOME, SCOPE)] is None and [j.trigger for j in batch.jobs] == ["forget"]
+    later = processor.process_batch(records[:1] + [Record(TOPICS.turns, HOME, 1, SCOPE.encode(), turn(1))],
+                                    {HOME: {}}, 1001.0)
+    assert later.rows[(HOME, SCOPE)].messages == 2
+
+
+def test_job_outcomes_from_the_audit_topic_clear_the_in_flight_job_but_never_resurrect_a_row():
+    processor = Processor(SETTINGS)
+    signals = ScopeSignals(partition=HOME)
+    signals.job_emitted("job-1", 900.0)
+    done = JobLifecycleEvent(event_id="e", scope=SCOPE, job_id="job-1", status="completed", trigger="threshold",
+                             ts="2026-04-12T11:00:00+00:00").model_dump_json().encode()
+    batch = processor.process_batch([Record(TOPICS.audit, HOME, 7, SCOPE.encode(), done)],
+                                    {HOME: {SCOPE: signals.encode()}}, 1000.0)
+    assert batch.rows[(HOME, SCOPE)].in_flight_job is None and batch.rows[(HOME, SCOPE)].last_outcome == "completed"
+    assert not processor.process_batch([Record(TOPICS.audit, HOME, 7, SCOPE.encode(), done)], {HOME: {}}, 1000.0).rows
+
+
+def test_a_storming_batch_raises_before_anything_is_returned():
+    processor = Processor(Settings(bad_share_window=20, max_bad_share=0.5))
+    records = [Record(TOPICS.turns, HOME, i, SCOPE.encode(), turn(i)) for i in range(5)]
+    records += [Record(TOPICS.turns, HOME, 5 + i, SCOPE.encode(), b"garbage") for i in range(30)]
+    with pytest.raises(BadInputStorm):
+        processor.process_batch(records, {}, 1000.0)

@@ -47,6 +47,23 @@ def is_duplicate(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a) and bool(b) and not values_conflict(a, b) and jaccard(a, b) >= DUPLICATE_JACCARD
 
 
+_QUANTITY = re.compile(r"(?<![\w-])\$?\d[\d.,:/-]*\d%?|(?<![\w-])\$?\d%?")
+
+
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{4}$")
+
+
+def quantities(text: str) -> set[str]:
+    """The numbers and amounts a text states ("45", "78%", "$550"). Dates and years are not among
+    them: a second date is usually a second event ("went hiking on …" twice), not a correction."""
+    found = {q.rstrip(".,") for q in _QUANTITY.findall(text)}
+    return {q for q in found if not _ISO_DAY.match(q)}
+
+
+def mask_quantities(text: str) -> str:
+    return _QUANTITY.sub("#", text)
+
+
 def new_values(text: str, known: str) -> set[str]:
     """Numbers, dates and names `text` states that `known` does not."""
     return set(_VALUE.findall(text)) - set(_VALUE.findall(known))

@@ -70,8 +70,9 @@ def third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
-_SECOND_PERSON = re.compile(r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<your>[Yy]our)\b"
-                            r"|\b(?P<yours>[Yy]ours)\b|\b(?P<you>[Yy]ou)\b")
+_SECOND_PERSON = re.compile(r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<you_were>[Yy]ou were)\b"
+                            r"|\b[Yy]ou(?P<you_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b|\b(?P<you_have>[Yy]ou have)\b"
+                            r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<you>[Yy]ou)\b")
 
 
 def _second_person(statement: str, other: str) -> str:
@@ -80,6 +81,12 @@ def _second_person(statement: str, other: str) -> str:
     def replace(match: re.Match[str]) -> str:
         if match.group("you_be"):
             return f"{other} is"
+        if match.group("you_were"):
+            return f"{other} was"
+        if match.group("you_have"):
+            return f"{other} has"
+        if match.group("you_aux"):
+            return f"{other} {_AUXILIARIES[match.group('you_aux').replace(chr(0x2019), chr(39))]}"
         if match.group("your") or match.group("yours"):
             return f"{other}'s"
         return other

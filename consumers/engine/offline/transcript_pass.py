@@ -10,6 +10,7 @@ a later one, inside the same plan.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Callable, Mapping, Sequence
 
@@ -17,7 +18,7 @@ from consumers.embedding import canonical_tokens
 from consumers.engine.offline.changes import ValueChange
 from consumers.engine.offline.clauses import Clause
 from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
-from consumers.engine.offline.duplicates import find_duplicate, new_values
+from consumers.engine.offline.duplicates import find_duplicate, mask_quantities, new_values, quantities
 from consumers.engine.offline.clauses import classify, clauses_of, split_clauses, strip_lead_ins
 from consumers.engine.offline.facts import message_memory_text
 from consumers.engine.offline.plan_builder import PlanBuilder
@@ -44,6 +45,9 @@ TOPIC_COSINE = 0.3
 """Two statements one person makes in a row are one topic at this sentence-embedding cosine
 (all-MiniLM-L6-v2: unrelated sentences sit near 0.0-0.2, one topic retold at 0.3 and up)."""
 NOTED_COSINE = 0.55
+"""A memory-add citing a message says what the message says at this cosine."""
+UPDATE_COSINE = 0.75
+"""Two statements give one attribute two values when, numbers and dates masked, they are this close."""
 """A memory-add citing a message says what the message says at this cosine."""
 FACT_CONFIDENCE = 0.8
 
@@ -74,7 +78,7 @@ class TranscriptPass:
     def run(self, turns: Sequence[ConversationTurn], participants: tuple[str, ...] = ()) -> None:
         """`turns` is the chronological transcript minus injected messages; `participants` the
         named speakers of a multi-person chat (`language.speakers`)."""
-        self._prefetch([t for t in turns if t.role == "user" and t.message_id not in self.consumed], participants)
+        self._prefetch([t for t in turns if t.role == "user" and t.message_id not in self.consumed])
         last_assistant: dict[str, ConversationTurn] = {}
         for turn in turns:
             if turn.role == "assistant":
@@ -95,17 +99,17 @@ class TranscriptPass:
         if turn.message_id in self.consumed:
             return  # an earlier pass consolidated this message
         text = self.statement_text(turn, participants, handled)
-        if text is None or self._noted_already(turn.message_id, text):
+        if text is None or self._noted_already(turn, text):
             return
         key = (turn.session_id, subject or "")
         group = self._groups.get(key)
         if group is not None and speaker.name is not None and group.fits(text) and self.working.is_live(group.ref) \
-                and self.similarity(group.parts[-1], without_stamp(text)) >= TOPIC_COSINE:
+                and self.similarity(group.last_message, turn.content) >= TOPIC_COSINE:
             self._extend(group, turn, text)
             return
         ref = self._add_statement(turn, text, "statement", subject)
         if ref is not None:
-            self._groups[key] = _Group(ref, [without_stamp(text)], [turn.message_id], said_on(turn.ts))
+            self._groups[key] = _Group(ref, [without_stamp(text)], [turn.message_id], said_on(turn.ts), turn.content)
 
     def statement_text(self, turn: ConversationTurn, participants: tuple[str, ...],
                        handled: Sequence[str] = ()) -> str | None:
@@ -124,22 +128,22 @@ class TranscriptPass:
         return message_memory_text(statements, captions, turn.ts, speaker.name or self.user_name,
                                    other_participant(speaker.name, participants), speaker.name is not None)
 
-    def _prefetch(self, turns: Sequence[ConversationTurn], participants: tuple[str, ...]) -> None:
-        """Embed every statement of the walk in one batch (the embedder caches by text), instead of
-        two at a time inside it."""
-        texts = [without_stamp(t) for turn in turns if (t := self.statement_text(turn, participants))]
-        if texts:
-            self.prefetch(texts)
+    def _prefetch(self, turns: Sequence[ConversationTurn]) -> None:
+        """Embed the messages the walk compares in one batch (the embedder caches by text, and the
+        transcript index has usually embedded them already) instead of two at a time inside it.
+        Messages are compared as said: the same topic reads alike before any rewriting."""
+        if turns:
+            self.prefetch([t.content for t in turns])
 
-    def _noted_already(self, message_id: str, text: str) -> bool:
+    def _noted_already(self, turn: ConversationTurn, text: str) -> bool:
         """A memory-add about this message already says it, and the message adds no value to it
         (no date, number or name the add lacks): creating it again would only duplicate the add."""
         statement = without_stamp(text)
         return any(not new_values(statement, noted) and self.similarity(statement, without_stamp(noted)) >= NOTED_COSINE
-                   for noted in self.cited_by.get(message_id, ()))
+                   for noted in self.cited_by.get(turn.message_id, ()))
 
     def _extend(self, group: _Group, turn: ConversationTurn, text: str) -> None:
-        group.add(text, turn.message_id)
+        group.add(text, turn.message_id, turn.content)
         joined = group.text()
         self.builder.extend(group.ref, joined, tuple(group.evidence))
         self.working.add(WorkingMemory(key=group.ref, text=joined, tokens=canonical_tokens(without_stamp(joined)),
@@ -204,6 +208,7 @@ class TranscriptPass:
             return None
         name_tokens = canonical_tokens(subject) if subject else self.name_tokens
         rivals = attribute_rivals(without_stamp(text), self.working, name_tokens)
+        rivals += [r for r in self._value_rivals(without_stamp(text), subject) if r not in rivals]
         if any(r.evidence_ts >= turn.ts for r in rivals):
             self.notes.append(f"statement in {turn.message_id} is older than a memory that gives it another "
                               "value; kept the newer one")
@@ -221,6 +226,24 @@ class TranscriptPass:
             self.working.retire(rival.key)
         return ref
 
+    def _value_rivals(self, statement: str, subject: str | None) -> list[WorkingMemory]:
+        """Live memories saying the same thing about the same person with another number or date
+        ("the library has 45 sources" -> "52 sources"; "my score was 65%" -> "improved to 78%"):
+        alike in meaning once their values are masked, different in the values themselves."""
+        mine = quantities(statement)
+        if not mine:
+            return []
+        masked = mask_quantities(statement)
+        words = canonical_tokens(masked) - (canonical_tokens(subject) if subject else frozenset())
+        rivals = []
+        for memory in self.working.sharing_any(words, 4):
+            theirs = quantities(without_stamp(memory.text))
+            if not theirs or not (theirs - mine) or memory.protected or (subject and subject not in memory.text):
+                continue
+            if self.similarity(masked, mask_quantities(without_stamp(memory.text))) >= UPDATE_COSINE:
+                rivals.append(memory)
+        return rivals
+
     def _create(self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str,
                 confidence: float) -> str:
         ref = self.builder.create(text, (turn.message_id,), rationale, confidence)
@@ -233,8 +256,12 @@ class TranscriptPass:
 class _Group:
     """Statements one speaker makes in a row within a session, growing into one memory."""
 
-    def __init__(self, ref: str, parts: list[str], evidence: list[str], stamp: str) -> None:
-        self.ref, self.parts, self.evidence, self.stamp = ref, parts, evidence, stamp
+    def __init__(self, ref: str, parts: list[str], evidence: list[str], stamp: str, last_message: str) -> None:
+        self.ref, self.evidence, self.stamp = ref, evidence, stamp
+        self.parts = [_unprefixed(p) for p in parts]
+        self.speaker = _prefix(parts[0])
+        self.last_message = last_message
+        """The newest message the memory grew from, as said (what the next one is compared with)."""
 
     def words(self) -> int:
         return sum(len(p.split()) for p in self.parts)
@@ -243,13 +270,25 @@ class _Group:
         return (len(self.evidence) < GROUP_MAX_MESSAGES
                 and self.words() + len(without_stamp(text).split()) <= GROUP_MAX_WORDS)
 
-    def add(self, text: str, message_id: str) -> None:
-        part = without_stamp(text)
-        name, _, rest = part.partition(": ")
-        # "Caroline: …" repeats who speaks; inside one memory about Caroline it is said once.
-        self.parts.append(rest if rest and self.parts and self.parts[0].startswith(f"{name}") and " " not in name
-                          else part)
+    def add(self, text: str, message_id: str, content: str) -> None:
+        self.last_message = content
+        self.parts.append(_unprefixed(without_stamp(text)))
         self.evidence.append(message_id)
 
     def text(self) -> str:
-        return f"{' '.join(self.parts)} {self.stamp}"
+        body = " ".join(self.parts)
+        if self.speaker and self.speaker not in body:
+            body = f"{self.speaker}: {body}"  # who said it, once for the whole memory
+        return f"{body} {self.stamp}"
+
+
+_SPEAKER_PREFIX = re.compile(r"^([A-Z][\w'\-]*(?: [A-Z][\w'\-]*){0,2}): ")
+
+
+def _prefix(text: str) -> str | None:
+    match = _SPEAKER_PREFIX.match(text)
+    return match.group(1) if match else None
+
+
+def _unprefixed(text: str) -> str:
+    return _SPEAKER_PREFIX.sub("", text, count=1)

@@ -81,6 +81,86 @@ combination fails the whole render with one clear message.
 {{- if and .Values.kafka.sasl.mechanism (not (hasPrefix "SASL_" .Values.kafka.securityProtocol)) }}
 {{- fail (printf "kafka.sasl.mechanism is set but kafka.securityProtocol is %s: use SASL_SSL or SASL_PLAINTEXT" .Values.kafka.securityProtocol) }}
 {{- end }}
+{{- $tls := .Values.kafka.tls }}
+{{- if and (or $tls.caSecret.name $tls.clientCertSecret.name) (not (has .Values.kafka.securityProtocol (list "SSL" "SASL_SSL"))) }}
+{{- fail (printf "kafka.tls is set but kafka.securityProtocol is %s: use SSL or SASL_SSL" .Values.kafka.securityProtocol) }}
+{{- end }}
+{{- if and $tls.keyPasswordSecret.name (not $tls.clientCertSecret.name) }}
+{{- fail "kafka.tls.keyPasswordSecret is set without kafka.tls.clientCertSecret" }}
+{{- end }}
+{{- if and .Values.api.enabled (not .Values.api.tokenSecret.name) }}
+{{- fail "api.enabled needs api.tokenSecret: the API listens on the pod network, so every request must carry a token" }}
+{{- end }}
+{{- if and .Values.api.enabled (eq (int .Values.api.port) (int .Values.metrics.port)) }}
+{{- fail (printf "api.port and metrics.port are both %d" (int .Values.api.port)) }}
+{{- end }}
+{{- $keda := .Values.autoscaling.keda }}
+{{- if $keda.enabled }}
+{{- if not $keda.prometheusServer }}
+{{- fail "autoscaling.keda.enabled needs autoscaling.keda.prometheusServer (where dreamstream_consumer_lag is scraped)" }}
+{{- end }}
+{{- if gt (int $keda.maxReplicas) (int .Values.topics.partitions) }}
+{{- fail (printf "autoscaling.keda.maxReplicas (%d) must not exceed topics.partitions (%d)" (int $keda.maxReplicas) (int .Values.topics.partitions)) }}
+{{- end }}
+{{- if gt (int $keda.minReplicas) (int $keda.maxReplicas) }}
+{{- fail "autoscaling.keda.minReplicas must not exceed autoscaling.keda.maxReplicas" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "dreamstream.tlsDir" -}}/etc/dreamstream/kafka-tls{{- end }}
+
+{{/* Kafka TLS files as settings (paths only; the files come from Secrets). */}}
+{{- define "dreamstream.tlsSettings" -}}
+{{- $tls := .Values.kafka.tls }}
+{{- if $tls.caSecret.name }}
+DREAMSTREAM_KAFKA_SSL_CA_LOCATION: {{ printf "%s/ca/%s" (include "dreamstream.tlsDir" .) $tls.caSecret.key | quote }}
+{{- end }}
+{{- if $tls.clientCertSecret.name }}
+DREAMSTREAM_KAFKA_SSL_CERTIFICATE_LOCATION: {{ printf "%s/client/%s" (include "dreamstream.tlsDir" .) $tls.clientCertSecret.certKey | quote }}
+DREAMSTREAM_KAFKA_SSL_KEY_LOCATION: {{ printf "%s/client/%s" (include "dreamstream.tlsDir" .) $tls.clientCertSecret.keyKey | quote }}
+{{- end }}
+{{- end }}
+
+{{/* Volume mounts every container shares: scratch, home, and the Kafka TLS files when set. */}}
+{{- define "dreamstream.volumeMounts" -}}
+- {name: tmp, mountPath: /tmp}
+- {name: home, mountPath: {{ include "dreamstream.homeDir" . }}}
+{{- if .Values.kafka.tls.caSecret.name }}
+- {name: kafka-ca, mountPath: {{ include "dreamstream.tlsDir" . }}/ca, readOnly: true}
+{{- end }}
+{{- if .Values.kafka.tls.clientCertSecret.name }}
+- {name: kafka-client, mountPath: {{ include "dreamstream.tlsDir" . }}/client, readOnly: true}
+{{- end }}
+{{- end }}
+
+{{- define "dreamstream.volumes" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: {{ .Values.storage.tmpSizeLimit }}
+- name: home
+  emptyDir:
+    sizeLimit: {{ .Values.storage.homeSizeLimit }}
+{{- with .Values.kafka.tls.caSecret }}
+{{- if .name }}
+- name: kafka-ca
+  secret:
+    secretName: {{ .name | quote }}
+    items: [{key: {{ .key | quote }}, path: {{ .key | quote }}}]
+    defaultMode: 0440
+{{- end }}
+{{- end }}
+{{- with .Values.kafka.tls.clientCertSecret }}
+{{- if .name }}
+- name: kafka-client
+  secret:
+    secretName: {{ .name | quote }}
+    items:
+      - {key: {{ .certKey | quote }}, path: {{ .certKey | quote }}}
+      - {key: {{ .keyKey | quote }}, path: {{ .keyKey | quote }}}
+    defaultMode: 0440
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* A secretKeyRef env var when the reference is set: (dict "env" "NAME" "ref" .Values.x.secret) */}}
@@ -103,6 +183,7 @@ combination fails the whole render with one clear message.
 {{- include "dreamstream.secretEnv" (dict "env" "DREAMSTREAM_KAFKA_SASL_PASSWORD" "ref" .Values.kafka.sasl.passwordSecret) }}
 {{- include "dreamstream.secretEnv" (dict "env" "DREAMSTREAM_QDRANT_API_KEY" "ref" .Values.qdrant.apiKeySecret) }}
 {{- include "dreamstream.secretEnv" (dict "env" "DREAMSTREAM_LLM_API_KEY" "ref" .Values.llm.apiKeySecret) }}
+{{- include "dreamstream.secretEnv" (dict "env" "DREAMSTREAM_KAFKA_SSL_KEY_PASSWORD" "ref" .Values.kafka.tls.keyPasswordSecret) }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}

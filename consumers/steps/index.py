@@ -1,0 +1,126 @@
+"""Index step: turns and memory-adds into Qdrant, so a pass can read them.
+
+Each record goes through the shared input validator (`schemas.validation`), the same one the
+stream worker dead-letters by: what it rejects is counted and logged with the reason, never
+indexed (the stream worker's dead-letter topic holds the record itself). A turn whose message id
+is already indexed with different content is refused too: the first version stays, and the
+second is reported rather than silently replacing it. A memory-add asking for `protected` is
+indexed unprotected unless its `producer` header names a trusted producer.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from prometheus_client import Counter
+
+from consumers.runtime import Runtime
+from consumers.steps.retry import Retrier
+from consumers.steps.transient import is_transient_store
+from consumers.store.client import point_id
+from consumers.metrics import INDEXED
+from schemas import ConversationTurn, MemoryAdd
+from schemas.settings import Settings
+from schemas.validation import Kind, Rejected, validate_record
+
+log = logging.getLogger(__name__)
+SKIPPED = Counter("dreamstream_index_skipped_total", "Input records the consolidation worker did not index, by reason",
+                  ["kind", "reason"])
+
+
+PRODUCER_HEADER = "producer"
+"""Kafka header naming who produced a memory-add; `trusted_producers` lists those whose
+`protected: true` is honoured. It is only as trustworthy as the ACLs on the memory-add topic."""
+
+
+def _producer(msg: Any) -> str | None:
+    headers = msg.headers() if hasattr(msg, "headers") else None
+    for name, value in headers or ():
+        if name == PRODUCER_HEADER and value is not None:
+            return value.decode("utf-8", "replace")
+    return None
+
+
+class IndexStep:
+    def __init__(self, settings: Settings, runtime: Runtime, retrier: Retrier) -> None:
+        self._settings = settings
+        self._runtime = runtime
+        self._retrier = retrier
+        topics = settings.topics
+        self._kinds: dict[str, Kind] = {topics.turns: "turns", topics.memory_adds: "memory-adds"}
+        self._turns: dict[tuple[str, str], tuple[ConversationTurn, int]] = {}
+        self._adds: list[MemoryAdd] = []
+        self._positions: dict[tuple[str, int], int] = {}
+        self.skipped = 0
+
+    def submit(self, msg: Any) -> None:
+        topic, partition, offset = msg.topic(), msg.partition(), msg.offset()
+        self._positions[(topic, partition)] = offset + 1
+        result = validate_record(self._kinds[topic], msg.key(), msg.value(), partition, self._settings)
+        if isinstance(result, Rejected):
+            self._skip(self._kinds[topic], result.error_type, f"{topic}[{partition}]@{offset}: {result.reason}")
+            return
+        event = result.event
+        if isinstance(event, MemoryAdd) and event.protected and _producer(msg) not in self._settings.trusted_producers:
+            # Only an operator (consumers/protect.py) or a trusted producer may protect a memory.
+            SKIPPED.labels("memory-adds", "protected_ignored").inc()
+            log.warning("memory-add %s of %s asks for protected from producer %r, which trusted_producers does not "
+                        "name: indexed unprotected", event.memory_id, event.scope, _producer(msg))
+            event = event.model_copy(update={"protected": False})
+        if isinstance(event, ConversationTurn):
+            key = (event.scope, event.message_id)
+            first = self._turns.get(key)
+            if first is not None and first[0].content != event.content:
+                self._skip("turns", "duplicate_message_id", f"{topic}[{partition}]@{offset}: message id "
+                           f"{event.message_id!r} of {event.scope} was already read with other content")
+                return
+            self._turns.setdefault(key, (event, offset))
+        else:
+            self._adds.append(event)
+
+    def poll(self) -> None:
+        """Nothing runs in the background: the batch is written by join()."""
+
+    def join(self) -> dict[tuple[str, int], int]:
+        """Write the batch; returns the next offset per (topic, partition) it covers, for the commit."""
+        turns, adds, positions = list(self._turns.values()), self._adds, self._positions
+        self._turns, self._adds, self._positions = {}, [], {}
+        if turns or adds:
+            self._retrier.call("index", lambda: self._write(turns, adds), is_transient_store)
+            INDEXED.labels("turn").inc(len(turns))
+            INDEXED.labels("memory_add").inc(len(adds))
+        return positions
+
+    def close(self) -> None:
+        self._turns, self._adds, self._positions = {}, [], {}
+
+    def _write(self, turns: list[tuple[ConversationTurn, int]], adds: list[MemoryAdd]) -> None:
+        runtime = self._runtime
+        with runtime.lock:
+            turns = self._without_rewrites(turns)
+            runtime.transcripts.index_turns(turns)
+            runtime.transcripts.add_pending(adds)
+
+    def _without_rewrites(self, turns: list[tuple[ConversationTurn, int]]) -> list[tuple[ConversationTurn, int]]:
+        """Drop turns whose message id is indexed with different content (a redelivery of the
+        same turn is kept: it rewrites the same point with the same data)."""
+        if not turns:
+            return turns
+        store = self._runtime.transcripts
+        ids = [point_id("turn", t.scope, t.message_id) for t, _ in turns]
+        stored = {str(p.id): p.payload["turn"]["content"]
+                  for p in self._runtime.client.retrieve(store.transcripts, ids=ids, with_payload=True)}
+        kept = []
+        for (turn, offset), pid in zip(turns, ids):
+            if pid in stored and stored[pid] != turn.content:
+                self._skip("turns", "duplicate_message_id", f"message id {turn.message_id!r} of {turn.scope} is "
+                           "already indexed with other content; the first version stays")
+                continue
+            kept.append((turn, offset))
+        return kept
+
+    def _skip(self, kind: str, reason: str, detail: str) -> None:
+        self.skipped += 1
+        SKIPPED.labels(kind, reason).inc()
+        log.warning("not indexed (%s): %s", reason, detail)

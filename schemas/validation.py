@@ -1,0 +1,327 @@
+"""The one place that decides whether an input record (a turn, a memory-add, a control command) is
+valid, and if not, says why in words a person can act on.
+
+Both workers call it: the stream worker dead-letters what it rejects, and the consolidation worker
+skips the same records, so nothing the stream side refused is ever indexed.
+
+    result = validate_record("turns", msg.key(), msg.value(), msg.partition(), settings)
+    if isinstance(result, Rejected): ...   # result.reason, result.error_type
+    else: result.event                     # the pydantic contract (ConversationTurn, ...)
+
+Checks, in this order (the first that fails is the reason): size ≤ `max_event_bytes`; UTF-8 with
+no lone surrogate; JSON; the pydantic contract (schema version, types, lengths, the scope syntax,
+control commands); a key, equal to the payload's scope; the record sits in the scope's home
+partition (murmur2(key) % partitions, as Kafka's default partitioner and `make_producer` place
+it); `ts` within `event_time_min` .. `event_time_max`; content (text) not empty or whitespace only;
+no NUL character in any string.
+
+Fast path: a msgspec Struct per contract decodes a record in about a microsecond. It only ever
+*accepts* what the pydantic contract also accepts (it is at least as strict); whenever it refuses,
+or a record carries a field it does not check itself (`metadata`), the pydantic contract decides
+and words the reason, so the answers and reasons are the same on both paths.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+from pydantic import BaseModel, ValidationError
+
+from schemas.errors import describe_validation_error
+from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
+from schemas.scope import SCOPE_RE
+from schemas.settings import Settings
+
+_unpack_words = struct.unpack_from
+
+Kind = Literal["turns", "memory-adds", "control"]
+InputModel = ConversationTurn | MemoryAdd | ControlEvent
+
+__all__ = [
+    "FastControl", "FastMemoryAdd", "FastTurn", "Kind", "Rejected", "Valid", "Validator", "home_partition",
+    "kind_of_topic", "validate_record", "validator_for",
+]
+
+
+# --------------------------------------------------------------------------- the key's home partition
+
+def home_partition(key: bytes, partitions: int) -> int:
+    """The partition Kafka's default partitioner gives a key: murmur2 (Java's, as librdkafka's
+    `murmur2_random`, aiokafka and Faust compute it), made positive, modulo the partition count."""
+    m, length = 0x5BD1E995, len(key)
+    h = (0x9747B28C ^ length) & 0xFFFFFFFF
+    whole = length >> 2
+    for k in _unpack_words(f"<{whole}I", key, 0) if whole else ():
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        h = ((h * m) & 0xFFFFFFFF) ^ ((k * m) & 0xFFFFFFFF)
+    tail = whole << 2
+    rest = length - tail
+    if rest == 3:
+        h ^= key[tail + 2] << 16
+    if rest >= 2:
+        h ^= key[tail + 1] << 8
+    if rest >= 1:
+        h ^= key[tail]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return (h & 0x7FFFFFFF) % partitions
+
+
+# --------------------------------------------------------------------------- fast-path structs
+
+_AwareTs = Annotated[datetime, msgspec.Meta(tz=True)]
+_Id = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+_Metadata = dict[str, Any] | None
+
+
+class FastTurn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """ConversationTurn as msgspec decodes it (same fields, same limits)."""
+
+    scope: str
+    session_id: _Id
+    message_id: _Id
+    role: Literal["user", "assistant", "system", "tool"]
+    content: Annotated[str, msgspec.Meta(max_length=200_000)]
+    ts: _AwareTs
+    schema_version: Literal[1] = 1
+    metadata: _Metadata = None
+
+
+class FastMemoryAdd(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    scope: str
+    memory_id: _Id
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=20_000)]
+    ts: _AwareTs
+    schema_version: Literal[1] = 1
+    source_message_ids: tuple[str, ...] = ()
+    protected: bool = False
+    metadata: _Metadata = None
+
+
+class FastControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    scope: str
+    action: Literal["trigger", "reset", "evaluate", "forget"]
+    request_id: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    ts: _AwareTs | None = None
+    """None when the producer left it out (the pydantic contract then stamps the time of reading)."""
+    reason: Annotated[str, msgspec.Meta(max_length=1_000)] = ""
+    schema_version: Literal[1] = 1
+
+
+FastEvent = FastTurn | FastMemoryAdd | FastControl
+
+
+@dataclass(frozen=True, slots=True)
+class _Contract:
+    kind: Kind
+    model: type[BaseModel]
+    fast: type[msgspec.Struct]
+    text_field: str | None
+    """The field that must not be empty or whitespace only (None: no such field)."""
+    strings: tuple[str, ...]
+    """String fields searched for NUL characters."""
+    fast_metadata: bool
+    """Whether the pydantic contract has a `metadata` field; the fast path defers to it when set."""
+
+
+def _contract(kind: Kind, model: type[BaseModel], fast: type[msgspec.Struct], text_field: str | None) -> _Contract:
+    strings = tuple(name for name, info in model.model_fields.items() if info.annotation is str)
+    return _Contract(kind, model, fast, text_field, strings, "metadata" in model.model_fields)
+
+
+CONTRACTS: dict[str, _Contract] = {
+    "turns": _contract("turns", ConversationTurn, FastTurn, "content"),
+    "memory-adds": _contract("memory-adds", MemoryAdd, FastMemoryAdd, "text"),
+    "control": _contract("control", ControlEvent, FastControl, None),
+}
+
+
+# --------------------------------------------------------------------------- results
+
+class Valid:
+    """An accepted record. `record` is the fast struct (what the stream worker folds); `event` is
+    the pydantic contract, built on first use from the same bytes."""
+
+    __slots__ = ("kind", "record", "_value", "_event")
+    valid = True
+
+    def __init__(self, kind: Kind, record: FastEvent, value: bytes, event: InputModel | None = None) -> None:
+        self.kind, self.record, self._value, self._event = kind, record, value, event
+
+    @property
+    def scope(self) -> str:
+        return self.record.scope
+
+    @property
+    def event(self) -> InputModel:
+        if self._event is None:
+            self._event = CONTRACTS[self.kind].model.model_validate_json(self._value)
+        return self._event
+
+    def __repr__(self) -> str:
+        return f"Valid({self.record!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    reason: str
+    """Human-readable: what is wrong, naming the field or the rule."""
+    error_type: str
+    """A short class of the reason (a metric label): too_large, not_utf8, not_json, schema, no_key,
+    key_mismatch, wrong_partition, ts_out_of_range, empty_content, nul_character, empty_value."""
+    valid = False
+
+
+# --------------------------------------------------------------------------- the validator
+
+_NUL_ESCAPE = b"\\u0000"
+_SCOPE_FULLMATCH = SCOPE_RE.fullmatch
+
+
+class Validator:
+    """`validate_record` for one Settings: the limits and the partition count read once, and the
+    home partition of each key remembered (murmur2 in Python costs a few µs)."""
+
+    HOME_CACHE_LIMIT = 65_536
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.partitions = settings.partitions
+        self.max_bytes = settings.max_event_bytes
+        self.ts_min, self.ts_max = settings.event_time_min, settings.event_time_max
+        self._decoders = {kind: msgspec.json.Decoder(c.fast) for kind, c in CONTRACTS.items()}
+        self._homes: dict[bytes, int] = {}
+
+    def home(self, key: bytes) -> int:
+        home = self._homes.get(key)
+        if home is None:
+            if len(self._homes) >= self.HOME_CACHE_LIMIT:
+                self._homes.clear()
+            home = self._homes[key] = home_partition(key, self.partitions)
+        return home
+
+    def validate(self, kind: Kind, key: bytes | None, value: bytes | None, partition: int) -> Valid | Rejected:
+        if value is None:
+            return Rejected("empty value (a tombstone) on an event topic", "empty_value")
+        if len(value) > self.max_bytes:
+            return Rejected(f"payload of {len(value)} bytes exceeds the limit of {self.max_bytes}", "too_large")
+        contract = CONTRACTS[kind]
+        try:
+            record = self._decoders[kind].decode(value)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return self._slow(contract, key, value, partition)
+        if not _SCOPE_FULLMATCH(record.scope) or (contract.fast_metadata and getattr(record, "metadata", None) is not None):
+            return self._slow(contract, key, value, partition)
+        if kind == "control" and record.ts is None:
+            return self._slow(contract, key, value, partition)  # the contract's default ts
+        problem = self._placement(record.scope, key, partition) or self._content(contract, record, value)
+        return problem or Valid(kind, record, value)
+
+    # --- checks on a decoded record (shared by both paths)
+
+    def _placement(self, scope: str, key: bytes | None, partition: int) -> Rejected | None:
+        if key is None:
+            return Rejected(f"no key: events must be keyed by their scope ({scope!r})", "no_key")
+        if key != scope.encode():
+            return Rejected(f"key {key.decode('utf-8', 'replace')!r} disagrees with scope {scope!r}", "key_mismatch")
+        home = self.home(key)
+        if partition != home:
+            return Rejected(f"partition {partition} is not the home partition {home} of scope {scope!r} "
+                            f"(murmur2(key) % {self.partitions}): the producer does not partition by key",
+                            "wrong_partition")
+        return None
+
+    def _content(self, contract: _Contract, record: Any, value: bytes) -> Rejected | None:
+        ts = record.ts
+        if ts is not None and not (self.ts_min <= ts <= self.ts_max):
+            return Rejected(f"ts {ts.isoformat()} is outside {self.ts_min.isoformat()} .. {self.ts_max.isoformat()}",
+                            "ts_out_of_range")
+        if contract.text_field is not None:
+            text = getattr(record, contract.text_field)
+            if not text.strip():
+                return Rejected(f"{contract.text_field} is empty or whitespace only", "empty_content")
+        if _NUL_ESCAPE in value:
+            for name in contract.strings:
+                if "\x00" in getattr(record, name):
+                    return Rejected(f"{name} contains a NUL character (\\u0000)", "nul_character")
+            if any("\x00" in s for s in getattr(record, "source_message_ids", ())):
+                return Rejected("source_message_ids contains a NUL character (\\u0000)", "nul_character")
+        return None
+
+    # --- the slow path: pydantic decides and words the reason
+
+    def _slow(self, contract: _Contract, key: bytes | None, value: bytes, partition: int) -> Valid | Rejected:
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return Rejected(f"not valid UTF-8: {err}", "not_utf8")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            return Rejected(f"not valid JSON: {err}", "not_json")
+        surrogate = _lone_surrogate(data)
+        if surrogate is not None:
+            return Rejected(f"{surrogate} contains a lone surrogate (not encodable as UTF-8)", "not_utf8")
+        try:
+            event = contract.model.model_validate_json(value)
+        except ValidationError as err:
+            return Rejected(describe_validation_error(err), "schema")
+        problem = self._placement(event.scope, key, partition) or self._content(contract, event, value)
+        if problem:
+            return problem
+        fields = event.model_dump(include=set(contract.fast.__struct_fields__))
+        return Valid(contract.kind, msgspec.convert(fields, contract.fast, from_attributes=False, strict=False),
+                     value, event)
+
+
+def _lone_surrogate(data: Any, path: str = "") -> str | None:
+    """The path of the first string (or object key) holding a lone UTF-16 surrogate, else None."""
+    if isinstance(data, str):
+        return (path or "(value)") if any("\ud800" <= ch <= "\udfff" for ch in data) else None
+    if isinstance(data, list):
+        for i, item in enumerate(data):
+            found = _lone_surrogate(item, f"{path}.{i}" if path else str(i))
+            if found:
+                return found
+    elif isinstance(data, dict):
+        for name, item in data.items():
+            found = _lone_surrogate(name, f"{path}.(key)" if path else "(key)") or \
+                _lone_surrogate(item, f"{path}.{name}" if path else str(name))
+            if found:
+                return found
+    return None
+
+
+_VALIDATORS: dict[int, Validator] = {}
+
+
+def validator_for(settings: Settings) -> Validator:
+    """The Validator of this Settings object (made once; a process has one or a few Settings)."""
+    validator = _VALIDATORS.get(id(settings))
+    if validator is None or validator.settings is not settings:
+        if len(_VALIDATORS) > 64:
+            _VALIDATORS.clear()
+        validator = _VALIDATORS[id(settings)] = Validator(settings)
+    return validator
+
+
+def validate_record(kind: Kind, key: bytes | None, value: bytes | None, partition: int,
+                    settings: Settings) -> Valid | Rejected:
+    """Whether one input record is valid: `Valid` (with `.event`, the pydantic contract, and
+    `.record`, the fast struct) or `Rejected` (with `.reason` and `.error_type`)."""
+    return validator_for(settings).validate(kind, key, value, partition)
+
+
+def kind_of_topic(settings: Settings, topic: str) -> Kind | None:
+    """Which input a topic carries under these settings (None: not an input topic)."""
+    topics = settings.topics
+    return {topics.turns: "turns", topics.memory_adds: "memory-adds", topics.control: "control"}.get(topic)
+

@@ -1,0 +1,556 @@
+"""The stream worker's input loop: a confluent-kafka consumer that owns its offsets.
+
+One consumer (group = app id, range assignor) reads partition p of every input topic (turns,
+memory-adds, control) and of the audit topic (job outcomes) together. Per assigned partition it
+keeps the scopes' signal rows in a dict, restored from the compacted signals changelog before
+the partition's first record is processed.
+
+Per batch: validate, fold and decide (`Processor.process_batch`), then produce the dead letters,
+jobs, lifecycle events, each changed row once and the storm guard's window, all with a delivery
+callback bound to the batch. A batch's input offsets are committed only once everything it
+produced, and everything every earlier batch produced, is acknowledged by the broker. On
+revocation: flush, commit what is acknowledged, drop the partitions' rows. A crash therefore
+redelivers at most what was not yet acknowledged, and the rows' per-(topic, partition) offsets
+recognise what they already hold.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+
+from consumers.kafka_io import KAFKA_LOG, make_consumer, make_producer
+from consumers.metrics import CONSUMER_LAG
+from schemas import ControlEvent
+from schemas.policy import TriggerPolicy
+from schemas.settings import Settings
+from streams.metrics import (
+    DEAD_LETTERS, EVENTS, JOBS_EMITTED, KAFKA_CONNECT_FAILURES, KAFKA_UNREACHABLE, RESTORED_ROWS, SCOPES_TRACKED,
+)
+from streams.policy import decide
+from streams.processor import Batch, Processor
+from streams.signals import ScopeSignals
+
+log = logging.getLogger("streams.loop")
+
+_UNREACHABLE = {KafkaError._ALL_BROKERS_DOWN, KafkaError._TRANSPORT, KafkaError._RESOLVE}
+
+
+class DeliveryFailed(RuntimeError):
+    """The broker refused or lost an output: the offsets behind it must never be committed."""
+
+
+# --------------------------------------------------------------------------- logging while the broker is away
+
+class QuietKafkaLog:
+    """librdkafka's log lines through `dreamstream.kafka`, each facility at most once per
+    interval, with the count of lines held back (a broker outage repeats the same line on every
+    reconnect attempt)."""
+
+    def __init__(self, interval_s: float, target: logging.Logger = KAFKA_LOG) -> None:
+        self.interval, self.target = interval_s, target
+        self._last: dict[str, float] = {}
+        self._held: dict[str, int] = {}
+
+    def log(self, level: int, fmt: str, *args) -> None:
+        facility = str(args[0]) if args else fmt
+        now = time.monotonic()
+        if now - self._last.get(facility, -1e9) < self.interval:
+            self._held[facility] = self._held.get(facility, 0) + 1
+            return
+        self._last[facility] = now
+        held = self._held.pop(facility, 0)
+        suffix = f" ({held} similar lines held back in the last {self.interval:g}s)" if held else ""
+        self.target.log(level, fmt + suffix, *args)
+
+
+class BrokerHealth:
+    """Counts failed connection attempts; while the broker is unreachable, one log line per
+    `broker_retry_log_s` with the attempts so far, a gauge, and a growing back-off for the loop."""
+
+    def __init__(self, settings: Settings, say: logging.Logger = log) -> None:
+        self.interval = settings.broker_retry_log_s
+        self.bootstrap = settings.kafka_bootstrap_servers
+        self.say = say
+        self.down_since: float | None = None
+        self.fatal: KafkaError | None = None
+        self.attempts = 0
+        self._logged_at = -1e9
+        KAFKA_UNREACHABLE.set(0)
+
+    def error(self, err: KafkaError) -> None:
+        """librdkafka's error_cb (both clients)."""
+        now = time.monotonic()
+        if err.fatal():
+            self.fatal = err  # the loop stops at its next turn, uncommitted
+            self.say.critical("fatal Kafka client error: %s", err.str())
+            return
+        if err.code() in _UNREACHABLE:
+            self.attempts += 1
+            KAFKA_CONNECT_FAILURES.inc()
+            if self.down_since is None:
+                self.down_since = now
+                KAFKA_UNREACHABLE.set(1)
+            if now - self._logged_at >= self.interval:
+                self._logged_at = now
+                self.say.warning("Kafka at %s unreachable for %.0fs: %d failed attempts so far (last: %s); "
+                                 "retrying with back-off", self.bootstrap, now - self.down_since, self.attempts, err.str())
+            return
+        if now - self._logged_at >= self.interval:
+            self._logged_at = now
+            self.say.warning("Kafka error: %s", err.str())
+
+    def ok(self) -> None:
+        if self.down_since is not None:
+            self.say.warning("Kafka at %s reachable again after %.0fs and %d failed attempts", self.bootstrap,
+                             time.monotonic() - self.down_since, self.attempts)
+            self.down_since, self.attempts, self._logged_at = None, 0, -1e9
+            KAFKA_UNREACHABLE.set(0)
+
+    @property
+    def idle_sleep_s(self) -> float:
+        """How long the loop rests when a poll brought nothing: longer while the broker is away."""
+        if self.down_since is None:
+            return 0.02
+        return min(1.0, 0.05 * 2 ** min(self.attempts, 5))
+
+
+# --------------------------------------------------------------------------- commits
+
+class _Pending:
+    """One published batch: its input offsets, and the deliveries it still waits for."""
+
+    __slots__ = ("offsets", "remaining", "error")
+
+    def __init__(self, offsets: dict[tuple[str, int], int]) -> None:
+        self.offsets, self.remaining, self.error = offsets, 0, None
+
+    def delivered(self, err, _msg) -> None:
+        self.remaining -= 1
+        if err is not None and self.error is None:
+            self.error = err
+
+
+class CommitTracker:
+    """Batches in publication order; offsets become committable strictly in that order."""
+
+    def __init__(self) -> None:
+        self.batches: deque[_Pending] = deque()
+
+    def add(self, offsets: dict[tuple[str, int], int]) -> _Pending:
+        pending = _Pending(offsets)
+        self.batches.append(pending)
+        return pending
+
+    def ready(self) -> dict[tuple[str, int], int]:
+        """Offsets of the finished head batches (removed); raises DeliveryFailed on a failure."""
+        done: dict[tuple[str, int], int] = {}
+        batches = self.batches
+        while batches and batches[0].remaining <= 0:
+            head = batches.popleft()
+            if head.error is not None:
+                raise DeliveryFailed(f"an output was not delivered: {head.error}")
+            done.update(head.offsets)
+        for pending in batches:
+            if pending.error is not None:
+                raise DeliveryFailed(f"an output was not delivered: {pending.error}")
+        return done
+
+    def clear(self) -> None:
+        self.batches.clear()
+
+
+# --------------------------------------------------------------------------- the timer's index
+
+class DueIndex:
+    """Scopes with unconsumed signal → the earliest time a time-based trigger could fire, with a
+    heap so a timer tick touches only what is due (no rescan of every row)."""
+
+    def __init__(self) -> None:
+        self.due: dict[str, float] = {}
+        self._heap: list[tuple[float, str]] = []
+
+    def track(self, scope: str, signals: ScopeSignals, policy: TriggerPolicy) -> None:
+        if signals.messages + signals.memory_adds == 0:
+            self.due.pop(scope, None)
+            return
+        due = signals.last_event_at + policy.idle_s
+        if policy.schedule_s and signals.last_pass_at:
+            due = min(due, signals.last_pass_at + policy.schedule_s)
+        if self.due.get(scope) != due:
+            self.due[scope] = due
+            heapq.heappush(self._heap, (due, scope))
+            if len(self._heap) > 2 * len(self.due) + 10_000:
+                self._heap = [(d, s) for s, d in self.due.items()]
+                heapq.heapify(self._heap)
+
+    def discard(self, scope: str) -> None:
+        self.due.pop(scope, None)
+
+    def pop_due(self, now: float, limit: int) -> list[str]:
+        heap, due, out = self._heap, self.due, []
+        while heap and heap[0][0] <= now and len(out) < limit:
+            at, scope = heapq.heappop(heap)
+            if due.get(scope) == at:
+                del due[scope]
+                out.append(scope)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.due)
+
+
+# --------------------------------------------------------------------------- the loop
+
+def changelog_key(scope: str) -> bytes:
+    """Rows are keyed as Faust's json key codec wrote them: the scope as a JSON string (a valid
+    scope needs no escaping: letters, digits and ._@:+-/ only)."""
+    return b'"' + scope.encode() + b'"'
+
+
+
+def _scope_of(key: bytes) -> str:
+    if key[:1] == b'"' and key[-1:] == b'"' and b"\\" not in key:
+        return key[1:-1].decode()
+    return json.loads(key)
+
+
+class StreamLoop:
+    """Not thread-safe: every method runs on the thread that calls `poll` (the worker's event loop)."""
+
+    NUDGES_PER_TICK = 5_000
+
+    def __init__(self, settings: Settings, processor: Processor | None = None) -> None:
+        self.settings = settings
+        self.topics = settings.topics
+        self.processor = processor or Processor(settings)
+        self.health = BrokerHealth(settings)
+        quiet = QuietKafkaLog(settings.broker_retry_log_s)
+        common = {"error_cb": self.health.error, "logger": quiet, "reconnect.backoff.ms": 250,
+                  "reconnect.backoff.max.ms": 10_000}
+        self.consumer = make_consumer(settings, settings.app_id, **common, **{
+            "max.poll.interval.ms": 300_000,
+            # prefetch a few batches, not 64 MB: memory per scope stays small with a backlog
+            "queued.min.messages": 4 * settings.streams_batch_size, "queued.max.messages.kbytes": 8_192})
+        self.producer = make_producer(settings, **common, **{
+            "enable.gapless.guarantee": True,  # see _publish: one delivery callback per partition and batch
+            "linger.ms": settings.streams_linger_ms, "batch.num.messages": 10_000,
+            "queue.buffering.max.messages": 100_000, "queue.buffering.max.kbytes": 32_768})
+        self._quiet = quiet
+        self.tables: dict[int, dict[str, bytes]] = {}
+        self.due = DueIndex()
+        self.tracker = CommitTracker()
+        self.assigned: list[TopicPartition] = []
+        self._to_commit: dict[tuple[str, int], int] = {}
+        self._commit_at = 0.0
+        self._lag_at = 0.0
+        self._lag_series: set[tuple[str, int]] = set()
+        self._counters: dict[tuple[str, str], object] = {}
+        self.stopped = False
+
+    # --- lifecycle
+
+    def start(self) -> None:
+        topics = [*self.topics.inputs(), self.topics.control, self.topics.audit]
+        self.consumer.subscribe(topics, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost)
+
+    def close(self, commit: bool = True) -> None:
+        """Flush, commit what is delivered, leave the group (its partitions go to the others now)."""
+        if self.stopped:
+            return
+        self.stopped = True
+        if commit:
+            self._flush_and_commit()
+        else:
+            self.tracker.clear()
+        try:
+            self.consumer.close()
+        except (KafkaException, RuntimeError) as err:
+            log.warning("closing the consumer: %s", err)
+
+    # --- one iteration
+
+    def poll(self, timeout: float = 0.0) -> int:
+        """Read a batch, publish what it produces, commit what is delivered. Returns the count read."""
+        if self.health.fatal is not None:
+            raise DeliveryFailed(f"fatal Kafka client error: {self.health.fatal.str()}")
+        records = self.consumer.consume(self.settings.streams_batch_size, timeout)
+        if records:
+            self.health.ok()
+            batch = self.processor.process_batch(records, self.tables, time.time())
+            self._publish(batch)
+        self.producer.poll(0)
+        self._commit()
+        now = time.monotonic()
+        if now >= self._lag_at:
+            self._lag_at = now + 10
+            self._report_lag()
+        return len(records)
+
+    # --- publishing
+
+    def _publish(self, batch: Batch) -> None:
+        """Produce everything the batch made. Only the last message per (topic, partition) gets a
+        delivery callback: the producer is idempotent with the gapless guarantee, so that one's
+        acknowledgement means every earlier one in the partition was written (a gap would be a
+        fatal producer error, which stops the worker uncommitted)."""
+        pending = self.tracker.add(batch.offsets)
+        last: dict[tuple[str, int], tuple] = {}
+        topics = self.topics
+
+        def send(topic: str, key: bytes | None, value: bytes | None, partition: int) -> None:
+            previous = last.get((topic, partition))
+            if previous is not None:
+                self._produce(*previous)
+            last[(topic, partition)] = (topic, key, value, partition)
+
+        for letter, partition in zip(batch.dead_letters, batch.letter_partitions):
+            DEAD_LETTERS.labels(letter.topic, letter.error_type).inc()
+            log.warning("dead-lettered %s[%d]@%d: %s", letter.topic, letter.partition, letter.offset, letter.reason)
+            key = letter.key.encode() if letter.key is not None else None
+            send(topics.dead_letter, key, letter.model_dump_json().encode(), partition)
+        for job, partition in zip(batch.jobs, batch.job_partitions):
+            JOBS_EMITTED.labels(job.trigger, "emitted").inc()
+            log.info("job %s for %s (%s)", job.job_id, job.scope, job.trigger)
+            send(topics.jobs, job.scope.encode(), job.model_dump_json().encode(), partition)
+        for event, partition in zip(batch.events, batch.event_partitions):
+            if event.status == "skipped":
+                JOBS_EMITTED.labels(event.trigger, "skipped").inc()
+            send(topics.audit, event.scope.encode(), event.model_dump_json().encode(), partition)
+        changelog, tables, due, policy = topics.signals_changelog, self.tables, self.due, self.processor.policy
+        for (partition, scope), signals in batch.rows.items():
+            table = tables.get(partition)
+            if table is None:  # revoked meanwhile (cannot happen inside one poll; kept safe)
+                continue
+            key = changelog_key(scope)
+            if signals is None:
+                table.pop(scope, None)
+                due.discard(scope)
+                row = None
+            else:
+                row = table[scope] = signals.encode()
+                due.track(scope, signals, policy(scope))
+            previous = last.get((changelog, partition))
+            if previous is not None:
+                self._produce(*previous)
+            last[(changelog, partition)] = (changelog, key, row, partition)
+        guard = self.processor.guard
+        for partition in batch.guards:
+            window = guard.partitions.get(partition)
+            if window is not None:
+                send(changelog, changelog_key(guard.key(partition)), window.encode(), partition)
+        done = pending.delivered
+        for topic, key, value, partition in last.values():
+            pending.remaining += 1
+            self._produce(topic, key, value, partition, done)
+        for (topic, outcome), n in batch.counts.items():
+            counter = self._counters.get((topic, outcome))
+            if counter is None:
+                counter = self._counters[(topic, outcome)] = EVENTS.labels(topic, outcome)
+            counter.inc(n)
+
+    def _produce(self, topic: str, key: bytes | None, value: bytes | None, partition: int,
+                 on_delivery: Callable | None = None) -> None:
+        produce = self.producer.produce
+        while True:
+            try:
+                if on_delivery is None:
+                    produce(topic, value, key, partition)
+                else:
+                    produce(topic, value, key, partition, on_delivery=on_delivery)
+                return
+            except BufferError:  # the local queue is full: let deliveries drain it
+                self.producer.poll(0.1)
+
+    def send_control(self, event: ControlEvent, partition: int, on_delivery: Callable | None = None) -> None:
+        """A control event (timer nudge, HTTP trigger) to the scope's home partition."""
+        self.producer.produce(self.topics.control, event.model_dump_json().encode(), event.scope.encode(), partition,
+                              on_delivery=on_delivery or _log_failure)
+
+    # --- commits
+
+    def _commit(self, force: bool = False) -> None:
+        self._to_commit.update(self.tracker.ready())
+        if not self._to_commit:
+            return
+        now = time.monotonic()
+        if not force and now < self._commit_at:
+            return
+        self._commit_at = now + 0.2
+        offsets = [TopicPartition(t, p, o) for (t, p), o in self._to_commit.items()]
+        self._to_commit = {}
+        try:
+            self.consumer.commit(offsets=offsets, asynchronous=not force)
+        except KafkaException as err:  # redelivered later; the rows recognise what they already hold
+            log.warning("commit failed (%s); the events will be read again", err)
+
+    def _flush_and_commit(self, timeout_s: float = 30.0) -> None:
+        remaining = self.producer.flush(timeout_s)
+        if remaining:
+            log.warning("%d outputs still undelivered after %.0fs: their input offsets stay uncommitted",
+                        remaining, timeout_s)
+        try:
+            self._commit(force=True)
+        except DeliveryFailed as err:
+            log.error("%s; the input offsets behind it stay uncommitted", err)
+        self.tracker.clear()
+        self._to_commit = {}
+
+    # --- rebalancing
+
+    def _on_assign(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self.health.ok()
+        numbers = sorted({tp.partition for tp in partitions} - set(self.tables))
+        started = time.monotonic()
+        restored = self.restore(numbers)
+        self.assigned = list(partitions)
+        self._lag_at = 0.0  # report the new partitions' lag at once
+        SCOPES_TRACKED.set(sum(len(t) for t in self.tables.values()))
+        log.info("assigned partitions %s; restored %d rows in %.2fs", sorted({tp.partition for tp in partitions}),
+                 restored, time.monotonic() - started)
+
+    def _on_revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        if not self.stopped:
+            self._flush_and_commit()
+        self._drop(partitions)
+        log.info("revoked partitions %s", sorted({tp.partition for tp in partitions}))
+
+    def _on_lost(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        """Lost, not revoked (the session expired): another member may own them already, so
+        nothing is committed; what was produced is harmless, the rows are idempotent."""
+        self.tracker.clear()
+        self._to_commit = {}
+        self._drop(partitions)
+        log.warning("lost partitions %s", sorted({tp.partition for tp in partitions}))
+
+    def _drop(self, partitions: list[TopicPartition]) -> None:
+        numbers = {tp.partition for tp in partitions}
+        for number in numbers:
+            table = self.tables.pop(number, None) or {}
+            for scope in table:
+                self.due.discard(scope)
+            self.processor.guard.drop(number)
+        for tp in partitions:
+            if (tp.topic, tp.partition) in self._lag_series:
+                self._lag_series.discard((tp.topic, tp.partition))
+                CONSUMER_LAG.remove(tp.topic, str(tp.partition))
+        gone = {(tp.topic, tp.partition) for tp in partitions}
+        self.assigned = [tp for tp in self.assigned if (tp.topic, tp.partition) not in gone]
+        SCOPES_TRACKED.set(sum(len(t) for t in self.tables.values()))
+
+    def restore(self, partitions: list[int], timeout_s: float = 120.0) -> int:
+        """Read the changelog partitions from the start to their current end into the tables:
+        rows, tombstones, and the storm guard's window."""
+        guard = self.processor.guard
+        for number in partitions:
+            self.tables[number] = {}
+            guard.restore(number, None)
+        if not partitions:
+            return 0
+        changelog = self.topics.signals_changelog
+        reader = Consumer({**self.settings.kafka_client_config(), "group.id": f"{self.settings.app_id}-restore",
+                           "enable.auto.commit": False, "enable.partition.eof": True, "logger": self._quiet,
+                           "error_cb": self.health.error})
+        try:
+            ends: dict[int, int] = {}
+            starts = []
+            for number in partitions:
+                low, high = reader.get_watermark_offsets(TopicPartition(changelog, number), timeout=30)
+                if high > low:
+                    ends[number] = high
+                    starts.append(TopicPartition(changelog, number, OFFSET_BEGINNING))
+            if not ends:
+                return 0
+            reader.assign(starts)
+            rows = 0
+            deadline = time.monotonic() + timeout_s
+            guard_prefix = b'"#guard/'
+            while ends:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"restoring the signals changelog timed out; partitions left: {sorted(ends)}")
+                for msg in reader.consume(10_000, 1.0):
+                    number = msg.partition()
+                    if msg.error() is not None:
+                        if msg.error().code() == KafkaError._PARTITION_EOF:
+                            ends.pop(number, None)
+                        continue
+                    key, value = msg.key(), msg.value()
+                    if key is not None:
+                        if key.startswith(guard_prefix):
+                            guard.restore(number, value)
+                        else:
+                            table = self.tables[number]
+                            if value is None:
+                                table.pop(_scope_of(key), None)
+                            else:
+                                table[_scope_of(key)] = value
+                                rows += 1
+                    if msg.offset() + 1 >= ends.get(number, 0):
+                        ends.pop(number, None)
+            RESTORED_ROWS.inc(rows)
+            policy = self.processor.policy
+            decode_row, track = ScopeSignals.decode, self.due.track
+            for number in partitions:
+                for scope, row in self.tables[number].items():
+                    track(scope, decode_row(row), policy(scope))
+            return sum(len(self.tables[n]) for n in partitions)
+        finally:
+            reader.close()
+
+    # --- the timer
+
+    def nudge_quiet_scopes(self, now: float) -> int:
+        """Scopes whose idle or schedule trigger is due get an `evaluate` control event; the loop
+        folds it like any other event, so the decision happens at a place in the stream."""
+        import uuid
+
+        sent = 0
+        processor = self.processor
+        for scope in self.due.pop_due(now, self.NUDGES_PER_TICK):
+            partition = processor.validator.home(scope.encode())
+            row = self.tables.get(partition, {}).get(scope)
+            if row is None:
+                continue
+            signals = ScopeSignals.decode(row)
+            verdict = decide(signals, processor.policy(scope), now)
+            if verdict is None or verdict.trigger not in ("idle", "schedule"):
+                self.due.track(scope, signals, processor.policy(scope))
+                continue
+            nudge = ControlEvent(scope=scope, action="evaluate", request_id=f"timer-{uuid.uuid4().hex[:12]}")
+            self.send_control(nudge, partition)
+            sent += 1
+        SCOPES_TRACKED.set(sum(len(t) for t in self.tables.values()))
+        return sent
+
+    # --- lag
+
+    def _report_lag(self) -> None:
+        """Messages behind the end of each assigned partition (high watermarks as librdkafka
+        last saw them; no request to the broker)."""
+        if not self.assigned:
+            return
+        try:
+            positions = self.consumer.position(self.assigned)
+        except KafkaException:
+            return
+        for tp in positions:
+            try:
+                _, high = self.consumer.get_watermark_offsets(tp, cached=True)
+            except KafkaException:
+                continue
+            if high is None or high < 0:
+                continue
+            position = tp.offset if tp.offset >= 0 else 0
+            CONSUMER_LAG.labels(tp.topic, str(tp.partition)).set(max(high - position, 0))
+            self._lag_series.add((tp.topic, tp.partition))
+
+
+def _log_failure(err, msg) -> None:
+    if err is not None:
+        log.warning("control event to %s not delivered: %s", msg.topic(), err)

@@ -1,0 +1,21 @@
+"""Chaos trials print what they found at the end of the run (also with -q)."""
+
+from __future__ import annotations
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    from tests.chaos.harness import RESULTS
+
+    if not RESULTS:
+        return
+    terminalreporter.section("chaos trials")
+    totals: dict[str, list[int]] = {}
+    for kind, trial, faults, result in RESULTS:
+        terminalreporter.write_line(f"{kind:<14} trial {trial:>3}: {faults} faults injected mid-run, lost {result.lost}, "
+                                    f"duplicated {result.duplicated}, partially promoted {result.partial}")
+        total = totals.setdefault(kind, [0, 0, 0, 0, 0])
+        for i, value in enumerate((1, faults, result.lost, result.duplicated, result.partial)):
+            total[i] += value
+    for kind, (trials, faults, lost, dup, partial) in totals.items():
+        terminalreporter.write_line(f"{kind}: {trials} trials, {faults} faults: lost {lost}, duplicated {dup}, "
+                                    f"partially promoted {partial}")
