@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from consumers.passes.apply import Candidate, Change, apply_actions
+from consumers.passes.apply import Candidate, apply_actions
 from consumers.snapshot import Snapshot
 from schemas import MemoryRecord, UpdateAction
 from schemas.actions import MemoryAction
