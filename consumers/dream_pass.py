@@ -28,19 +28,20 @@ from datetime import datetime, timezone
 from typing import Literal, TypeVar
 
 from consumers.audit_events import change_events
-from consumers.laps import Laps
 from consumers.engine import Engine, EngineError, EngineResult
+from consumers.laps import Laps
 from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
 from consumers.passes.gate import GateRules, gate
-from consumers.passes.gather import Signals, gather
+from consumers.passes.gather import gather
 from consumers.passes.orient import orient
 from consumers.passes.privacy import PrivacyFilter, mask_candidate
 from consumers.passes.prune import prune
 from consumers.passes.verify import Search, verify
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
-from consumers.store.memories import Embed
-from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
 from consumers.steps.transient import StoreUnavailable, is_transient_store
+from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
+from consumers.store.memories import Embed
 from consumers.take_snapshot import take_snapshot
 from schemas import DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.settings import Settings

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from consumers.passes.gather import Signals
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan, Motive
 

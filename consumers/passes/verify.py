@@ -35,11 +35,11 @@ from consumers.embedding import LocalEmbedder, canonical_tokens
 from consumers.engine.offline.contradiction import SILENT, Claim, Finding, judge
 from consumers.engine.offline.corrections import generic_tokens
 from consumers.engine.offline.duplicates import is_duplicate
-from consumers.engine.offline.person import detect_user_name
 from consumers.engine.offline.working_set import newest_evidence_ts
 from consumers.passes.apply import Candidate
-from consumers.passes.injection import is_injection
 from consumers.snapshot import Snapshot
+from language.injection import is_injection
+from language.person import detect_user_name
 from schemas import ArchiveAction, ConversationTurn, CreateAction, MemoryRecord, SupersedeAction
 from schemas.actions import MemoryAction
 

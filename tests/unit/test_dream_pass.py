@@ -12,8 +12,8 @@ import pytest
 
 from consumers.engine import EngineResult
 from consumers.engine.offline import OfflineEngine
-from consumers.passes.gather import Signals
 from consumers.runtime import Runtime, open_runtime
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan, ConversationTurn, MemoryAdd, MemoryChangeEvent, MemoryRecord
 from schemas.settings import Settings

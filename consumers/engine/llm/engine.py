@@ -22,7 +22,7 @@ from consumers.engine.base import EngineError, EngineResult
 from consumers.engine.llm.context import PromptContext, PromptLimits, select_context
 from consumers.engine.llm.parse import InvalidReply, ModelRefused, ModelReply, parse_plan
 from consumers.engine.llm.prompt import ChatMessage, build_messages, repair_messages
-from consumers.passes.gather import Signals, gather
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan
 from schemas.settings import Settings
@@ -51,8 +51,7 @@ class LlmEngine:
         self._limits = limits or PromptLimits()
         self._embed = make_embedder(settings).embed
 
-    def propose(self, snapshot: Snapshot, signals: Signals | None = None) -> EngineResult:
-        signals = signals if signals is not None else gather(snapshot)
+    def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         if not signals.has_signal:
             return EngineResult(plan=ActionPlan(), notes=("no signal in new messages or memory-adds: "
                                                           "the model was not called",))

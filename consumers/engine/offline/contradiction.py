@@ -15,10 +15,10 @@ from datetime import datetime
 from typing import Literal
 
 from consumers.embedding import canonical_tokens
-from consumers.engine.offline.clauses import STATEMENT_KINDS, clauses_of
 from consumers.engine.offline.corrections import overruled_text, rival_values
 from consumers.engine.offline.duplicates import is_duplicate
 from consumers.engine.offline.facts import memory_text_for
+from language.clauses import STATEMENT_KINDS, clauses_of
 from schemas import ConversationTurn
 
 Judgement = Literal["contradicted", "supported", "silent"]
