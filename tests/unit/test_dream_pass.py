@@ -44,6 +44,9 @@ class CountingEngine:
             return EngineResult(plan=ActionPlan(), motives=signals.motives)
         return self.inner.propose(snapshot, signals)
 
+    def verify(self, *args, **options):
+        return self.inner.verify(*args, **options)
+
 
 def read_jsonl(name: str) -> list[str]:
     return [line for line in (FIXTURES / name).read_text().splitlines() if line.strip()]

@@ -97,8 +97,16 @@ def test_engines_do_not_import_the_phases() -> None:
     assert wrong == []
 
 
+def test_the_verify_phase_reaches_the_engine_through_its_interface_only() -> None:
+    path = REPO / "consumers" / "passes" / "verify.py"
+    assert [i for i in sorted(imports_of(path)) if within(i, "consumers.engine.offline")] == []
+    assert "consumers.engine.base" in imports_of(path)
+
+
 def test_the_checker_sees_imports() -> None:
     """The checks above pass only if nothing is found: make sure something is."""
     assert "consumers.passes.gather" in imports_of(REPO / "consumers" / "dream_pass.py")
     assert "language.patterns" in imports_of(REPO / "streams" / "extract.py")
     assert "consumers.kafka_io" in imports_of(REPO / "streams" / "loop.py")
+    assert "consumers.engine.offline.contradiction" in imports_of(
+        REPO / "consumers" / "engine" / "offline" / "verifier.py")

@@ -391,8 +391,9 @@ PROJECTS = "test/data-bot/projects"
 def test_a_correction_overrules_only_the_memory_its_conversation_is_about() -> None:
     """Every memory says "Project <name> uses <db>": "project" is generic in this scope, so only the
     project the conversation named ties the correction to a memory (engine and verify agree)."""
+    from consumers.engine.offline.verifier import verify_claims as verify
     from consumers.passes.apply import apply_plan
-    from consumers.passes.verify import verify, window_search
+    from consumers.passes.verify import window_search
 
     names = ["Orca", "Cobra", "Heron", "Lynx", "Otter"]
     adds = [{"scope": PROJECTS, "memory_id": f"p-{n.lower()}", "text": f"Project {n} uses MySQL as the warehouse",

@@ -18,10 +18,11 @@ import openai
 from litellm.exceptions import ModelNotMappedError
 
 from consumers.embedding import make_embedder
-from consumers.engine.base import EngineError, EngineResult
+from consumers.engine.base import Curated, EngineError, EngineResult, Search, Verified
 from consumers.engine.llm.context import PromptContext, PromptLimits, select_context
 from consumers.engine.llm.parse import InvalidReply, ModelRefused, ModelReply, parse_plan
 from consumers.engine.llm.prompt import ChatMessage, build_messages, repair_messages
+from consumers.engine.offline.verifier import verify_claims
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan
@@ -50,6 +51,12 @@ class LlmEngine:
         self._retries = settings.llm_retries
         self._limits = limits or PromptLimits()
         self._embed = make_embedder(settings).embed
+
+    def verify(self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int,
+               max_claims: int) -> Verified:
+        """The offline engine's verifier (the same rules, no model call): a verify judged by the
+        model is future work."""
+        return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
 
     def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         if not signals.has_signal:

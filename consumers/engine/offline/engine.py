@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from consumers.embedding import Embedder, canonical_tokens
 from consumers.embedding.minilm import MiniLMEmbedder
-from consumers.engine.base import EngineResult
+from consumers.engine.base import Curated, EngineResult, Search, Verified
 from consumers.engine.offline.corrections import generic_tokens
 from consumers.engine.offline.dissatisfaction import complaint_memory_text
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.transcript_pass import TranscriptPass
+from consumers.engine.offline.verifier import verify_claims
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
@@ -42,6 +43,11 @@ class OfflineEngine:
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder if embedder is not None else MiniLMEmbedder()
+
+    def verify(self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int,
+               max_claims: int) -> Verified:
+        """The claims the plan left alone, judged by the same rules as `propose` (`verifier.py`)."""
+        return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
 
     def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         notes: list[str] = []
