@@ -18,10 +18,11 @@ and the pass stops before any engine or model is called.
 
 "New to memory" (`is_new`) means no earlier pass read the message and no memory cites it, so a
 replayed or repeated pass finds nothing. Instruction-like messages (prompt injections) are data:
-they are counted, never read for signal. The patterns are the offline engine's own
-(`language.patterns`), so the two never disagree about what a correction looks like.
-Everything runs as column expressions; the only Python loop is the light stemmer applied to the
-distinct words of the complaint clauses.
+they are counted, never read for signal. The patterns are the language layer's
+(`language.patterns`), the ones the offline engine's clause classifier (`language.clauses`) uses,
+so the two never disagree about what a correction looks like. Everything runs as column
+expressions; the only Python loops are the light stemmer applied to the distinct words of the
+complaint clauses and the lead-in rounds (until a round strips nothing, as in Python).
 """
 
 from __future__ import annotations
