@@ -52,6 +52,7 @@ if str(REPO_ROOT) not in sys.path:  # `tests.llm_server` lives in the repo, not 
 
 from consumers.dream_pass import dream  # noqa: E402
 from consumers.engine.offline import OfflineEngine  # noqa: E402
+from consumers.passes.gather import gather  # noqa: E402
 from consumers.passes.privacy import PrivacyFilter  # noqa: E402
 from consumers.passes.verify import window_search  # noqa: E402
 from consumers.snapshot import Snapshot  # noqa: E402
@@ -220,7 +221,7 @@ def llm_prompt(n_memories: int, n_messages: int, n_new: int, server, engine) -> 
     snapshot = make_scope(n_memories, n_messages, n_new)
     server.requests.clear()
     server.reply('{"actions": []}')
-    result = engine.propose(snapshot)
+    result = engine.propose(snapshot, gather(snapshot))
     [body] = server.requests
     tokens = litellm.token_counter(model="gpt-4o-mini", messages=body["messages"])
     return {"model_calls": result.model_calls, "prompt_tokens": tokens, "prompt_chars": sum(len(m["content"]) for m in body["messages"])}

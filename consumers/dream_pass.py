@@ -6,8 +6,8 @@ snapshot → orient → gather signal → consolidate (the engine) → apply →
 - gather (`passes/gather.py`) decides whether there is anything to dream about: no signal and no
   pending memory-add is a no-op, recorded, with no engine or model call and no generation written;
 - the engine proposes a plan from the snapshot and its signals; apply checks every action;
-- verify (`passes/verify.py`) judges the claims the plan left alone against the transcript index
-  and supersedes only what a newer message contradicts;
+- verify (`passes/verify.py`, the engine's rules through `Engine.verify`) judges the claims the
+  plan left alone against the transcript index and supersedes only what a newer message contradicts;
 - prune (`passes/prune.py`) condenses long memories, leaves long-retired records out and keeps
   the cap;
 - the privacy filter masks (or, in block mode, lets the gate quarantine) what the pass writes;
@@ -28,19 +28,20 @@ from datetime import datetime, timezone
 from typing import Literal, TypeVar
 
 from consumers.audit_events import change_events
+from consumers.engine import Engine, EngineError, EngineResult, Search
 from consumers.laps import Laps
-from consumers.engine import Engine, EngineError, EngineResult
 from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
 from consumers.passes.gate import GateRules, gate
-from consumers.passes.gather import Signals, gather
+from consumers.passes.gather import gather
 from consumers.passes.orient import orient
 from consumers.passes.privacy import PrivacyFilter, mask_candidate
 from consumers.passes.prune import prune
-from consumers.passes.verify import Search, verify
+from consumers.passes.verify import verify
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
-from consumers.store.memories import Embed
-from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
 from consumers.steps.transient import StoreUnavailable, is_transient_store
+from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
+from consumers.store.memories import Embed
 from consumers.take_snapshot import take_snapshot
 from schemas import DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.settings import Settings
@@ -119,7 +120,8 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
         out.status, out.reason = "failed", f"plan rejected: {err}"
         return out
     lap("apply")
-    checked = verify(snapshot, candidate, search, top_k=settings.verify_top_k, max_claims=settings.verify_max_claims)
+    checked = verify(snapshot, candidate, engine, search, top_k=settings.verify_top_k,
+                     max_claims=settings.verify_max_claims)
     out.notes.extend((checked.describe(), *checked.notes))
     out.notes.extend(f"verify: {v.memory_id} contradicted by {v.finding.message_id}: \u201c{v.finding.quote}\u201d"
                      for v in checked.verdicts if v.finding.judgement == "contradicted")

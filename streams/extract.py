@@ -2,8 +2,10 @@
 
 This runs on every turn of every tenant, so it is three precompiled regexes and no model: it only
 has to say "something here is worth a pass"; the dream pass does the careful reading. The regexes
-run in polars (Rust's regex engine, over the whole batch at once: ~1 µs a turn against ~7 µs for
-Python's `re` one turn at a time); `extract` is the same code for a single turn.
+are the language layer's (`language.patterns`: the stream worker's cues beside the clause markers
+the pass uses). They run in polars (Rust's regex engine, over the whole batch at once: ~1 µs a
+turn against ~7 µs for Python's `re` one turn at a time); `extract` is the same code for a single
+turn.
 
 Entities are capitalised words not at a sentence start, and tokens mixing letters and digits.
 Rust's regex has no look-behind, so each text gets a leading ". " and a match that begins with
@@ -16,18 +18,8 @@ from typing import NamedTuple
 
 import polars as pl
 
-CORRECTION = (
-    r"(?i)^\s*(?:no|nope|actually|correction|sorry,? i meant|i meant)\b"
-    r"|\b(?:not \w+ but|instead of|changed my mind|no longer|that's wrong|that is wrong|rather than)\b"
-    r"|\b\w+,\s*not\s+\w+"
-)
-DECISION = (
-    r"(?i)\b(?:we|i)\s*(?:'ve|'ll| have| will| are going to)?\s*(?:decided|chose|chosen|picked|settled on|go(?:ing)? with)\b"
-    r"|\b(?:let's|we'll|we will|i'll|i will)\s+(?:use|switch|go with|move to|adopt)\b"
-    r"|\bswitch(?:ed|ing)?\s+(?:\w+\s+){0,3}to\b"
-)
-ENTITY = r"(?:[.!?]\s)?\b(?:[A-Z][a-zA-Z]{2,}|[A-Za-z]+\d+[A-Za-z\d]*|\d+[A-Za-z]+[A-Za-z\d]*)\b"
-COMMON_CAPS = frozenset({"The", "This", "That", "And", "But", "For", "With", "Please", "Thanks", "Yes", "Sure"})
+from language.patterns import STREAM_COMMON_CAPS, STREAM_CORRECTION_CUE, STREAM_DECISION_CUE, STREAM_ENTITY
+
 MAX_ENTITIES_PER_TURN = 8
 _SENTENCE_END = (".", "!", "?")
 
@@ -43,11 +35,11 @@ def extract_batch(roles: list[str], contents: list[str]) -> list[TurnSignals]:
     if not contents:
         return []
     text = pl.Series("c", contents, dtype=pl.String)
-    corrections = text.str.contains(CORRECTION).to_list()
-    decisions = text.str.contains(DECISION).to_list()
-    found = (". " + text).str.extract_all(ENTITY).to_list()
+    corrections = text.str.contains(STREAM_CORRECTION_CUE).to_list()
+    decisions = text.str.contains(STREAM_DECISION_CUE).to_list()
+    found = (". " + text).str.extract_all(STREAM_ENTITY).to_list()
     out = []
-    common, limit, ends = COMMON_CAPS, MAX_ENTITIES_PER_TURN, _SENTENCE_END
+    common, limit, ends = STREAM_COMMON_CAPS, MAX_ENTITIES_PER_TURN, _SENTENCE_END
     for role, correction, decision, matches in zip(roles, corrections, decisions, found):
         if matches:
             names = tuple(dict.fromkeys(m for m in matches if not m.startswith(ends) and m not in common))[:limit]

@@ -16,8 +16,8 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from consumers.passes.injection import is_injection
 from consumers.snapshot import Snapshot
+from language.injection import is_injection
 from schemas import (
     ActionPlan,
     ArchiveAction,

@@ -30,9 +30,9 @@ import numpy as np
 
 from consumers.embedding import LocalEmbedder, canonical_tokens
 from consumers.passes.apply import Candidate, Change
-from consumers.passes.injection import injection_message_ids, is_injection
 from consumers.passes.privacy import PrivacyFilter
 from consumers.snapshot import Snapshot
+from language.injection import injection_message_ids, is_injection
 from schemas import MemoryRecord
 from schemas.scope import parse_scope
 

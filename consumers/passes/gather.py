@@ -18,22 +18,22 @@ and the pass stops before any engine or model is called.
 
 "New to memory" (`is_new`) means no earlier pass read the message and no memory cites it, so a
 replayed or repeated pass finds nothing. Instruction-like messages (prompt injections) are data:
-they are counted, never read for signal. The patterns are the offline engine's own
-(`consumers.passes.patterns`), so the two never disagree about what a correction looks like.
-Everything runs as column expressions; the only Python loop is the light stemmer applied to the
-distinct words of the complaint clauses.
+they are counted, never read for signal. The patterns are the language layer's
+(`language.patterns`), the ones the offline engine's clause classifier (`language.clauses`) uses,
+so the two never disagree about what a correction looks like. Everything runs as column
+expressions; the only Python loops are the light stemmer applied to the distinct words of the
+complaint clauses and the lead-in rounds (until a round strips nothing, as in Python).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import polars as pl
 
 from consumers.embedding import STOPWORDS, canonical_tokens, stem
-from consumers.passes import patterns
-from consumers.passes.injection import INJECTION
+from consumers.signals import Complaint, Signals
 from consumers.snapshot import Snapshot
+from language import patterns
+from language.injection import INJECTION
 from schemas import Motive
 from schemas.jobs import MotiveKind
 
@@ -56,54 +56,6 @@ _TRAILING_STOPWORDS = rf"(?i)(?:(?:^|\s+)(?:{_STOPWORD_ALTERNATION}))+$"
 _CLAUSE_COMMA = rf"(?i),\s+((?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)"
 _SCHEMA = {"message_id": pl.String, "session_id": pl.String, "role": pl.String,
            "ts": pl.Datetime("us", "UTC"), "content": pl.String, "is_new": pl.Boolean}
-
-
-@dataclass(frozen=True)
-class Complaint:
-    """Dissatisfaction in several threads that shares one reason."""
-
-    theme: str
-    """The shared word as the user wrote it, e.g. "direction"."""
-    message_ids: tuple[str, ...]
-    quotes: tuple[str, ...]
-    """One complaint clause per message, the one that names the theme."""
-    thread_count: int
-
-
-@dataclass(frozen=True)
-class Signals:
-    """What the gather pass found; immutable, handed to the engine and written to the diary."""
-
-    corrections: tuple[str, ...] = ()
-    decisions: tuple[str, ...] = ()
-    statements: tuple[str, ...] = ()
-    """New user messages stating a fact or preference."""
-    repeated_entities: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    pending_adds: tuple[str, ...] = ()
-    """Memory ids of the memory-adds waiting for this pass."""
-    unresolved: tuple[str, ...] = ()
-    complaint: Complaint | None = None
-    injected: tuple[str, ...] = ()
-    """Instruction-like messages that were not read."""
-    messages: int = 0
-    new_messages: int = 0
-    motives: tuple[Motive, ...] = ()
-
-    @property
-    def has_signal(self) -> bool:
-        return bool(self.motives or self.statements or self.pending_adds)
-
-    def describe(self) -> str:
-        """One line for the diary."""
-        parts = [f"{len(self.corrections)} correction(s)", f"{len(self.decisions)} decision(s)",
-                 f"{len(self.statements)} statement(s)", f"{len(self.repeated_entities)} repeated entit(ies)",
-                 f"{len(self.pending_adds)} pending memory-add(s)", f"{len(self.unresolved)} unresolved thread(s)"]
-        if self.complaint is not None:
-            parts.append(f"dissatisfaction about \u201c{self.complaint.theme}\u201d in "
-                         f"{self.complaint.thread_count} threads")
-        if self.injected:
-            parts.append(f"{len(self.injected)} instruction-like message(s) not read")
-        return f"gather: {self.messages} messages ({self.new_messages} new to memory): {', '.join(parts)}"
 
 
 def transcript_frame(snapshot: Snapshot) -> pl.DataFrame:
@@ -165,7 +117,7 @@ def _any_of(column: pl.Expr, sources: tuple[str, ...]) -> pl.Expr:
 
 def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
     """One row per clause of every user message, with what the clause does (the kinds and their
-    precedence are the offline engine's: `consumers.engine.offline.clauses.classify`)."""
+    precedence are the offline engine's: `language.clauses.classify`)."""
     text = (pl.col("content")
             .str.replace_all(_CLAUSE_COMMA, "\n${1}")
             .str.replace_all(r"([.!?])\s+", "${1}\n")
@@ -175,10 +127,7 @@ def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
             .explode("clause")
             .with_columns(pl.col("clause").str.strip_chars())
             .filter(pl.col("clause").str.contains(r"[[:alnum:]]")))
-    body = pl.col("clause")
-    for _ in range(3):  # "And please remember ..." sheds one lead-in at a time
-        body = body.str.replace(patterns.LEAD_INS, "").str.strip_chars()
-    rows = rows.with_columns(body=body)
+    rows = rows.with_columns(body=strip_lead_ins_column(rows["clause"]))
     b = pl.col("body")
     decision = b.str.contains(patterns.DECISION_MARKER)
     first_word = b.str.extract(patterns.FIRST_WORD, 1).str.to_lowercase()
@@ -201,6 +150,15 @@ def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.lit("other"))
     )
     return rows.with_columns(kind=kind)
+
+
+def strip_lead_ins_column(clauses: pl.Series) -> pl.Series:
+    """`language.clauses.strip_lead_ins` over a column: one lead-in comes off per round ("And please
+    remember ..." takes two), until a round changes nothing, as the Python loop does."""
+    body = clauses.str.strip_chars()
+    while not (stripped := body.str.replace(patterns.LEAD_INS, "").str.strip_chars()).equals(body):
+        body = stripped
+    return body
 
 
 def _ids(rows: pl.DataFrame) -> tuple[str, ...]:

@@ -12,8 +12,8 @@ import pytest
 
 from consumers.engine import EngineResult
 from consumers.engine.offline import OfflineEngine
-from consumers.passes.gather import Signals
 from consumers.runtime import Runtime, open_runtime
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan, ConversationTurn, MemoryAdd, MemoryChangeEvent, MemoryRecord
 from schemas.settings import Settings
@@ -43,6 +43,9 @@ class CountingEngine:
         if self.empty:  # an engine that misses everything: what is left is up to verify
             return EngineResult(plan=ActionPlan(), motives=signals.motives)
         return self.inner.propose(snapshot, signals)
+
+    def verify(self, *args, **options):
+        return self.inner.verify(*args, **options)
 
 
 def read_jsonl(name: str) -> list[str]:

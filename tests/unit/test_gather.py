@@ -7,8 +7,8 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from consumers.engine.offline.clauses import classify, split_clauses, strip_lead_ins
-from consumers.passes.gather import classify_clauses, gather, transcript_frame, with_threads
+from consumers.passes.gather import classify_clauses, gather, strip_lead_ins_column, transcript_frame, with_threads
+from language.clauses import classify, split_clauses, strip_lead_ins
 from tests.unit.snapshot_factory import FIXTURES, build_snapshot, fixture_snapshot, load_fixture_rows, turn_row
 
 AVA = "demo/travel-assistant/ava"
@@ -66,6 +66,43 @@ def test_clause_kinds_agree_with_the_offline_engine_on_every_fixture_clause() ->
                 for row in user for text in split_clauses(row["content"])]
     got = list(zip(vectorised["message_id"], vectorised["body"], vectorised["kind"]))
     assert sorted(got) == sorted(expected)
+
+
+LEAD_IN_SENTENCES = (
+    "I moved to Lisbon last year",
+    "And I moved to Lisbon last year",
+    "And please remember that my flight is on Tuesday",
+    "Hey there! Oh, btw, please also note that my flight is on Tuesday",  # four lead-ins
+    "And also, so, well, btw, anyway I prefer aisle seats",  # six: more than any fixed number of rounds
+    "ok okay hi hello hey and so but fyi for the record: the budget is 45k",
+    "  Well,   also   keep in mind that    the office moved  ",
+    "And",
+    "Hello",
+    "so what",
+    "Also note: Anna is vegetarian",
+    "But by the way, just so you know, I changed my mind",
+)
+LOCOMO_EVENTS = FIXTURES.parent / "eval" / "locomo" / "events.jsonl"
+
+
+def test_lead_ins_are_stripped_alike_in_polars_and_python() -> None:
+    """Both loop to a fixed point: a clause with more lead-ins than any fixed number of rounds
+    loses all of them on both sides."""
+    got = strip_lead_ins_column(pl.Series(LEAD_IN_SENTENCES)).to_list()
+    assert got == [strip_lead_ins(s) for s in LEAD_IN_SENTENCES]
+    assert got[4] == "I prefer aisle seats" and got[3] == "my flight is on Tuesday"
+
+
+def test_lead_ins_are_stripped_alike_on_every_clause_of_the_dev_set() -> None:
+    if not LOCOMO_EVENTS.exists():
+        pytest.skip(f"{LOCOMO_EVENTS} is not here (the LoCoMo dev set is not part of the repo)")
+    import json
+
+    with LOCOMO_EVENTS.open(encoding="utf-8") as lines:
+        clauses = [c for line in lines if line.strip() for c in split_clauses(json.loads(line)["content"])]
+    got = strip_lead_ins_column(pl.Series(clauses, dtype=pl.String)).to_list()
+    differ = [(c, p, g) for c, p, g in zip(clauses, (strip_lead_ins(c) for c in clauses), got) if p != g]
+    assert len(clauses) > 1000 and differ == []
 
 
 # --- the fixtures ---------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from consumers.embedding import LocalEmbedder  # noqa: E402
 from consumers.engine.llm import LlmEngine, PromptLimits  # noqa: E402
 from consumers.engine.llm.context import select_context  # noqa: E402
 from consumers.engine.llm.parse import InvalidReply, ModelReply, parse_plan  # noqa: E402
+from consumers.passes.gather import gather  # noqa: E402
 from consumers.runtime import Runtime, make_engine, open_runtime  # noqa: E402
 from consumers.snapshot import Snapshot  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord  # noqa: E402
@@ -280,7 +281,8 @@ FIVE_NEW = {f"ava-s2#{i}" for i in range(5)}
 
 def prompt_for(settings: Settings, llm: ScriptedLlmServer, memories: list[MemoryRecord]) -> str:
     llm.reply(EMPTY_PLAN)
-    LlmEngine(settings).propose(snapshot_with(memories, FIVE_NEW))
+    snapshot = snapshot_with(memories, FIVE_NEW)
+    LlmEngine(settings).propose(snapshot, gather(snapshot))
     return llm.prompt(-1)[1]["content"]
 
 
@@ -327,7 +329,8 @@ def test_no_new_signal_means_no_model_call(established: Feed, llm: ScriptedLlmSe
 
     assert result.status == "no-op" and llm.requests == []
     assert result.engine is None, "the pass stopped at the gather step: the engine was not even asked"
-    quiet = LlmEngine(settings).propose(snapshot_with(synthetic_memories(10), set()))
+    idle = snapshot_with(synthetic_memories(10), set())
+    quiet = LlmEngine(settings).propose(idle, gather(idle))
     assert quiet.plan.actions == () and quiet.model_calls == 0 and llm.requests == []
 
 

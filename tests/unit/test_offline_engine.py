@@ -13,9 +13,10 @@ import pytest
 
 from consumers.engine.base import EngineResult
 from consumers.engine.offline import OfflineEngine
+from consumers.passes.gather import gather
 from consumers.snapshot import Snapshot
-from schemas import CreateAction, MergeAction, SupersedeAction, UpdateAction
 from language.dates import without_stamp
+from schemas import CreateAction, MergeAction, SupersedeAction, UpdateAction
 from tests.unit.snapshot_factory import FIXTURES, build_snapshot, fixture_snapshot, load_fixture_rows, turn_row
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +35,7 @@ def fixtures_present() -> None:
 
 
 def propose(snapshot: Snapshot) -> EngineResult:
-    return OfflineEngine().propose(snapshot)
+    return OfflineEngine().propose(snapshot, gather(snapshot))
 
 
 def of_kind(result: EngineResult, kind: type) -> list:
@@ -187,8 +188,9 @@ def test_chit_chat_only_is_an_empty_plan_even_with_old_memories() -> None:
 
 def test_same_snapshot_same_plan_across_processes() -> None:
     script = ("import json; from consumers.engine.offline import OfflineEngine; "
+              "from consumers.passes.gather import gather; "
               "from tests.unit.snapshot_factory import fixture_snapshot; "
-              f"r = OfflineEngine().propose(fixture_snapshot({AVA!r})); "
+              f"s = fixture_snapshot({AVA!r}); r = OfflineEngine().propose(s, gather(s)); "
               "print(r.plan.model_dump_json()); print(json.dumps([m.model_dump() for m in r.motives]))")
     outputs = set()
     for seed in ("0", "1", "12345"):
@@ -389,8 +391,9 @@ PROJECTS = "test/data-bot/projects"
 def test_a_correction_overrules_only_the_memory_its_conversation_is_about() -> None:
     """Every memory says "Project <name> uses <db>": "project" is generic in this scope, so only the
     project the conversation named ties the correction to a memory (engine and verify agree)."""
+    from consumers.engine.offline.verifier import verify_claims as verify
     from consumers.passes.apply import apply_plan
-    from consumers.passes.verify import verify, window_search
+    from consumers.passes.verify import window_search
 
     names = ["Orca", "Cobra", "Heron", "Lynx", "Otter"]
     adds = [{"scope": PROJECTS, "memory_id": f"p-{n.lower()}", "text": f"Project {n} uses MySQL as the warehouse",

@@ -6,10 +6,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from consumers.embedding import LocalEmbedder
+from consumers.engine.offline.verifier import verify_claims as verify
 from consumers.passes.apply import apply_actions, apply_plan
 from consumers.passes.gate import gate
 from consumers.passes.privacy import PrivacyFilter
-from consumers.passes.verify import verify, window_search
+from consumers.passes.verify import window_search
 from consumers.snapshot import Snapshot
 from consumers.store import TranscriptStore, open_qdrant
 from schemas import ActionPlan, ConversationTurn, CreateAction, DreamJob, MemoryRecord, SupersedeAction

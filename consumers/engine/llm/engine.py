@@ -18,11 +18,12 @@ import openai
 from litellm.exceptions import ModelNotMappedError
 
 from consumers.embedding import make_embedder
-from consumers.engine.base import EngineError, EngineResult
+from consumers.engine.base import Curated, EngineError, EngineResult, Search, Verified
 from consumers.engine.llm.context import PromptContext, PromptLimits, select_context
 from consumers.engine.llm.parse import InvalidReply, ModelRefused, ModelReply, parse_plan
 from consumers.engine.llm.prompt import ChatMessage, build_messages, repair_messages
-from consumers.passes.gather import Signals, gather
+from consumers.engine.offline.verifier import verify_claims
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan
 from schemas.settings import Settings
@@ -51,8 +52,13 @@ class LlmEngine:
         self._limits = limits or PromptLimits()
         self._embed = make_embedder(settings).embed
 
-    def propose(self, snapshot: Snapshot, signals: Signals | None = None) -> EngineResult:
-        signals = signals if signals is not None else gather(snapshot)
+    def verify(self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int,
+               max_claims: int) -> Verified:
+        """The offline engine's verifier (the same rules, no model call): a verify judged by the
+        model is future work."""
+        return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
+
+    def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         if not signals.has_signal:
             return EngineResult(plan=ActionPlan(), notes=("no signal in new messages or memory-adds: "
                                                           "the model was not called",))

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
 from consumers.embedding import canonical_tokens
-from consumers.engine.offline.clauses import STATEMENT_KINDS, clauses_of
+from consumers.engine.base import SILENT, Finding
 from consumers.engine.offline.corrections import overruled_text, rival_values
 from consumers.engine.offline.duplicates import is_duplicate
 from consumers.engine.offline.facts import memory_text_for
+from language.clauses import STATEMENT_KINDS, clauses_of
 from schemas import ConversationTurn
-
-Judgement = Literal["contradicted", "supported", "silent"]
 
 
 @dataclass(frozen=True)
@@ -33,18 +31,6 @@ class Claim:
     @property
     def tokens(self) -> frozenset[str]:
         return canonical_tokens(self.text)
-
-
-@dataclass(frozen=True)
-class Finding:
-    judgement: Judgement
-    message_id: str = ""
-    replacement: str | None = None
-    """For a contradiction: what the claim should say now (None when only its removal is known)."""
-    quote: str = ""
-
-
-SILENT = Finding("silent")
 
 
 def judge(claim: Claim, turn: ConversationTurn, answered: ConversationTurn | None, user_name: str | None,

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from consumers.embedding import canonical_tokens
-from consumers.engine.offline.changes import ValueChange
 from consumers.engine.offline.duplicates import values_conflict
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.changes import ValueChange
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
 _MIN_SUBJECT_TOKENS = 2

@@ -8,7 +8,7 @@ the agent answer the next one differently.
 
 from __future__ import annotations
 
-from consumers.passes.gather import Complaint
+from consumers.signals import Complaint
 
 
 def complaint_memory_text(complaint: Complaint, user_name: str | None) -> str:

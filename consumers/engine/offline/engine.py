@@ -18,18 +18,19 @@ from __future__ import annotations
 
 from consumers.embedding import Embedder, canonical_tokens
 from consumers.embedding.minilm import MiniLMEmbedder
-from consumers.engine.base import EngineResult
+from consumers.engine.base import Curated, EngineResult, Search, Verified
 from consumers.engine.offline.corrections import generic_tokens
 from consumers.engine.offline.dissatisfaction import complaint_memory_text
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
-from consumers.passes.injection import injection_message_ids, injection_note
-from consumers.engine.offline.person import detect_user_name
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.transcript_pass import TranscriptPass
+from consumers.engine.offline.verifier import verify_claims
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
-from consumers.passes.gather import Signals, gather
+from consumers.signals import Signals
 from consumers.snapshot import Snapshot
+from language.injection import injection_message_ids, injection_note
+from language.person import detect_user_name
 from language.speakers import participants
 from schemas import ActionPlan, ConversationTurn
 
@@ -43,8 +44,12 @@ class OfflineEngine:
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder if embedder is not None else MiniLMEmbedder()
 
-    def propose(self, snapshot: Snapshot, signals: Signals | None = None) -> EngineResult:
-        signals = signals if signals is not None else gather(snapshot)
+    def verify(self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int,
+               max_claims: int) -> Verified:
+        """The claims the plan left alone, judged by the same rules as `propose` (`verifier.py`)."""
+        return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
+
+    def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         notes: list[str] = []
         turns = self._own_turns(snapshot, notes)
         consumed = self._consumed_messages(snapshot, turns)

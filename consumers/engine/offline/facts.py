@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from consumers.engine.offline.clauses import STATEMENT_KINDS, Clause, is_statement_worth_keeping
-from consumers.engine.offline.person import INTRODUCTION_CLAUSE, to_third_person
 from language.chatter import caption_subject
+from language.clauses import STATEMENT_KINDS, Clause, is_statement_worth_keeping
 from language.dates import rewrite_relative_time, said_on
+from language.person import INTRODUCTION_CLAUSE, to_third_person
 
 _SPACES = re.compile(r"\s+")
 _TRAILING = ",;:-\u2013\u2014 "

@@ -15,15 +15,14 @@ from collections import defaultdict
 from typing import Callable, Mapping, Sequence
 
 from consumers.embedding import canonical_tokens
-from consumers.engine.offline.changes import ValueChange
-from consumers.engine.offline.clauses import Clause
 from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
 from consumers.engine.offline.duplicates import find_duplicate, mask_quantities, new_values, quantities
-from consumers.engine.offline.clauses import classify, clauses_of, split_clauses, strip_lead_ins
 from consumers.engine.offline.facts import message_memory_text
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.changes import ValueChange
 from language.chatter import classify_sentence, read_sentences
+from language.clauses import Clause, classify, clauses_of, split_clauses, strip_lead_ins
 from language.dates import said_on, without_stamp
 from language.speakers import other_participant, split_speaker
 from schemas import ConversationTurn

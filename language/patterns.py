@@ -1,7 +1,8 @@
 """The regexes that read a user's message, in one place.
 
-Two readers share them: the offline engine's clause classifier (Python `re`, one clause at a
-time) and the gather pass (polars, whose regexes are Rust's `regex` crate, over whole columns).
+Three readers share them: the offline engine's clause classifier (Python `re`, one clause at a
+time), the gather pass and the stream worker's signal extraction (polars, whose regexes are Rust's
+`regex` crate, over whole columns).
 So every pattern here is written in the subset both dialects accept: no look-around, no
 backreferences, flags inline (`(?i)`) rather than as `re` flags. Each constant is the pattern's
 source; `compiled()` gives the Python form. Splitting into clauses needs look-around in Python,
@@ -108,6 +109,25 @@ CHANGE_CUE = "(?i)" + "|".join(f"(?:{_without_groups_or_flags(p)})" for p in _CH
 ENTITY_RUN = r"\b[A-Z][\w+-]*(?:\s+(?:[A-Z][\w+-]*|\d[\w.+-]*))*"
 SENTENCE_INITIAL_ENTITY_RUN = r"(?:^|[.!?\n])\s*" + ENTITY_RUN
 """The same runs when they open a sentence: capitalised by grammar, not necessarily a name."""
+
+# --- the stream worker's cues (`streams.extract`): one regex each over a whole turn, no clause split.
+# They only decide "worth a pass": a false positive costs one pass, where the gather pass and the
+# clause classifier above then read the clause with the markers and change shapes.
+STREAM_CORRECTION_CUE = (
+    r"(?i)^\s*(?:no|nope|actually|correction|sorry,? i meant|i meant)\b"
+    r"|\b(?:not \w+ but|instead of|changed my mind|no longer|that's wrong|that is wrong|rather than)\b"
+    r"|\b\w+,\s*not\s+\w+"
+)
+STREAM_DECISION_CUE = (
+    r"(?i)\b(?:we|i)\s*(?:'ve|'ll| have| will| are going to)?\s*(?:decided|chose|chosen|picked|settled on|go(?:ing)? with)\b"
+    r"|\b(?:let's|we'll|we will|i'll|i will)\s+(?:use|switch|go with|move to|adopt)\b"
+    r"|\bswitch(?:ed|ing)?\s+(?:\w+\s+){0,3}to\b"
+)
+STREAM_ENTITY = r"(?:[.!?]\s)?\b(?:[A-Z][a-zA-Z]{2,}|[A-Za-z]+\d+[A-Za-z\d]*|\d+[A-Za-z]+[A-Za-z\d]*)\b"
+"""A capitalised word or a letters-and-digits token; the optional sentence end before it marks a
+sentence-initial word for the caller to drop (no look-behind in Rust's regex)."""
+STREAM_COMMON_CAPS = frozenset({"The", "This", "That", "And", "But", "For", "With", "Please", "Thanks", "Yes", "Sure"})
+"""Capitalised words that are never names, even mid-sentence."""
 
 THREAD_GAP_MINUTES = 30
 """A new thread starts with a new session, or when nobody spoke for this long."""

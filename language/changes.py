@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from consumers.passes import patterns
-from consumers.passes.patterns import compiled
+from language import patterns
+from language.patterns import compiled
 
 _MAX_WORDS = patterns.MAX_VALUE_WORDS
 

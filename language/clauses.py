@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from consumers.engine.offline.changes import ValueChange, parse_change
-from consumers.passes import patterns
-from consumers.passes.injection import is_injection
-from consumers.passes.patterns import compiled
-from consumers.engine.offline.person import INTRODUCTION_CLAUSE
+from language import patterns
+from language.changes import ValueChange, parse_change
+from language.injection import is_injection
+from language.patterns import compiled
+from language.person import INTRODUCTION_CLAUSE
 from schemas import ConversationTurn
 
 ClauseKind = Literal[

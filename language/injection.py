@@ -30,7 +30,7 @@ INJECTION_PATTERNS: tuple[str, ...] = (
     r"(?i)\b(?:discard|delete|erase|wipe|remove|purge|drop|forget)\s+(?:them|these|those)\s+all\b",
     r"(?i)\b(?:discard|erase|wipe|purge)\s+everything\b",
 )
-"""Sources in the dialect polars and `re` share (see `consumers.passes.patterns`): the gather pass
+"""Sources in the dialect polars and `re` share (see `language.patterns`): the gather pass
 runs them over whole columns, the engines one message at a time."""
 INJECTION = "|".join(f"(?:{p.removeprefix('(?i)')})" for p in INJECTION_PATTERNS)
 INJECTION = f"(?i){INJECTION}"

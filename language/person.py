@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from consumers.passes import patterns
-from consumers.passes.patterns import compiled
+from language import patterns
+from language.patterns import compiled
 
 _NAME_WORD = patterns.NAME_WORD
 # Case-insensitive lead-ins, case-sensitive names: "I'm vegetarian" is not an introduction.
