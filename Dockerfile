@@ -31,14 +31,14 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 RUN --mount=type=secret,id=pip-ca \
     if [ -s /run/secrets/pip-ca ]; then export PIP_CERT=/run/secrets/pip-ca; fi \
-    && mkdir schemas streams consumers dreamstream language \
+    && mkdir schemas streams consumers language dreamstream \
     && pip install . \
     && pip uninstall -y dreamstream
 COPY schemas ./schemas
 COPY streams ./streams
 COPY consumers ./consumers
-COPY dreamstream ./dreamstream
 COPY language ./language
+COPY dreamstream ./dreamstream
 RUN --mount=type=secret,id=pip-ca \
     if [ -s /run/secrets/pip-ca ]; then export PIP_CERT=/run/secrets/pip-ca; fi \
     && pip install --no-deps . \

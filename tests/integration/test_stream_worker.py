@@ -59,12 +59,12 @@ def test_http_trigger_emits_a_manual_job(make_settings, workers):
 
 def test_http_trigger_needs_the_bearer_token_when_one_is_set(make_settings, workers):
     port = free_port()
-    settings = make_settings(streams_web_port=port, api_token="s3cret")
+    settings = make_settings(streams_web_port=port, api_token="s3cret-token-0123456789")
     worker = workers(settings, "web-token")
     url = f"http://127.0.0.1:{port}/trigger/acme/support-bot/u1"
     assert request(url)[0] == 401
     assert request(url, token="wrong")[0] == 401
-    answer = post(url, token="s3cret")
+    answer = post(url, token="s3cret-token-0123456789")
     jobs = TopicReader(settings, settings.topics.jobs)
     jobs.poll_until(lambda: jobs.values, 60, [worker])
     assert DreamJob.model_validate_json(jobs.values[0]).request_ids == (answer["request_id"],)
