@@ -124,7 +124,7 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
     out.notes.extend(f"verify: {v.memory_id} contradicted by {v.finding.message_id}: \u201c{v.finding.quote}\u201d"
                      for v in checked.verdicts if v.finding.judgement == "contradicted")
     try:
-        candidate = apply_actions(snapshot, candidate, checked.actions)
+        candidate = apply_actions(snapshot, candidate, checked.actions, phase="verify")
     except PlanRejected as err:
         out.status, out.reason = "failed", f"verify actions rejected: {err}"
         return out
@@ -169,10 +169,11 @@ class DreamPass:
         if previous is not None:
             return self._duplicate(job, previous)
 
-        phase = "snapshot"
+        phase, before = "snapshot", 0
         try:
             snapshot = take_snapshot(job, state, self._memories, self._transcripts, settings.transcript_window,
                                      settings.topics.turns, settings.inactive_generations)
+            before = sum(1 for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids)
             leftovers, leftover_notes = self._inbox_leftovers(snapshot)
             lap("snapshot")
             phase = "dream"
@@ -196,7 +197,7 @@ class DreamPass:
             log.exception("pass %s on %s failed during %s", job.job_id, job.scope, phase)
             reason = f"pass failed during {phase}: {type(err).__name__}: {_first_line(err)}"
             return self._store_call(lambda: self._unchanged(self._memories.state(job.scope), job, "failed", reason,
-                                                            0, None, Signals(), [reason], lap.seconds))
+                                                            before, None, Signals(), [reason], lap.seconds))
 
     def _store_call(self, fn: Callable[[], T]) -> T:
         try:

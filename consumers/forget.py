@@ -22,4 +22,5 @@ def forget_scope(client: QdrantClient, memories: MemoryStore, transcripts: Trans
     for name, collection in collections.items():
         deleted[name] = client.count(collection, count_filter=flt, exact=True).count
         client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+    transcripts.forget_cached(scope)
     return deleted

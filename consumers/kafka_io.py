@@ -16,6 +16,10 @@ from schemas.settings import Settings
 # decides what to show; transient ones like "Coordinator load in progress: retrying" are warnings.
 KAFKA_LOG = logging.getLogger("dreamstream.kafka")
 
+PRODUCER_HEADER = "producer"
+"""Kafka header naming who produced a record; `trusted_producers` lists the memory-add producers
+whose `protected: true` is honoured. It is only as trustworthy as the ACLs on the topic."""
+
 
 def make_producer(settings: Settings, **extra: object) -> Producer:
     """Idempotent, acks=all, and murmur2 partitioning so a scope key lands in the same partition

@@ -38,6 +38,7 @@ from schemas import MemoryRecord, audit_event_adapter, parse_scope
 from schemas.cloudevents import unframe
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings, get_settings
+from schemas.validation import home_partition
 
 log = logging.getLogger("dreamstream.cli")
 
@@ -328,28 +329,9 @@ def require_topics(settings: Settings, names: Iterable[str], timeout_s: float = 
 
 
 def kafka_partition(key: bytes, partitions: int) -> int:
-    """The partition Kafka's default partitioner (murmur2, as librdkafka's `murmur2_random` and
-    Faust use it) gives a key, so a scope's events are read from its one partition."""
-    m, h = 0x5BD1E995, (0x9747B28C ^ len(key)) & 0xFFFFFFFF
-    whole = len(key) // 4 * 4
-    for i in range(0, whole, 4):
-        k = int.from_bytes(key[i:i + 4], "little")
-        k = (k * m) & 0xFFFFFFFF
-        k ^= k >> 24
-        k = (k * m) & 0xFFFFFFFF
-        h = ((h * m) & 0xFFFFFFFF) ^ k
-    rest = len(key) - whole
-    if rest == 3:
-        h ^= key[whole + 2] << 16
-    if rest >= 2:
-        h ^= key[whole + 1] << 8
-    if rest >= 1:
-        h ^= key[whole]
-        h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 13
-    h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 15
-    return (h & 0x7FFFFFFF) % partitions
+    """The partition Kafka's default partitioner gives a key (murmur2, `schemas.validation`), so a
+    scope's events are read from its one partition."""
+    return home_partition(key, partitions)
 
 
 class AuditTail:

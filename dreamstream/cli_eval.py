@@ -63,7 +63,7 @@ def eval_command(events: Path, questions: Path, memory_adds: Path | None, engine
         with run_passes(dataset, settings, direct=direct, engine=engine, pass_every=pass_every,
                         timeout_s=timeout_s, say=say) as run:
             asked = time.perf_counter()
-            evaluation = evaluate(run.runtime, dataset, k)
+            evaluation = evaluate(run.runtime, dataset, k, say)
             timings = {**run.timings, "evaluate_s": time.perf_counter() - asked,
                        **{f"evaluate.{name}": value for name, value in evaluation.timings.items()}}
             passes = dict(run.pass_statuses)

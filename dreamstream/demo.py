@@ -16,7 +16,7 @@ from pathlib import Path
 from dreamstream import local_kafka
 from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
 from dreamstream.pipeline import AuditEvent, LocalPipeline
-from dreamstream.replay import read_events
+from dreamstream.replay import REPLAY_PRODUCER, read_events
 from dreamstream.topic_admin import delete_topics, ensure_topics
 from schemas import JobLifecycleEvent, MemoryRecord
 from schemas.settings import Settings
@@ -50,6 +50,7 @@ def demo_settings(base: Settings, run_id: str, label: str = "demo") -> Settings:
         "consumer_group": f"{base.consumer_group}-{label}-{run_id}",
         "home": base.home / label,
         "session_timeout_ms": min(base.session_timeout_ms, 6_000),
+        "trusted_producers": [*base.trusted_producers, REPLAY_PRODUCER],  # the demo's files carry protected adds
     })
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from consumers.kafka_io import flush_or_raise, make_producer
+from consumers.kafka_io import PRODUCER_HEADER, flush_or_raise, make_producer
 from schemas import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings
@@ -85,6 +85,12 @@ def _line_order(source: str) -> tuple[str, int]:
     return path, int(number) if number.isdigit() else 0
 
 
+REPLAY_PRODUCER = "dreamstream-replay"
+"""The `producer` header replayed records carry: list it in `trusted_producers` to let replayed
+memory-adds keep their `protected` flag (the demo and the tests do)."""
+REPLAY_HEADERS = [(PRODUCER_HEADER, REPLAY_PRODUCER.encode())]
+
+
 def produce(settings: Settings, events: list[RawEvent], on_progress: Callable[[int], None] | None = None) -> dict[str, int]:
     producer = make_producer(settings)
     errors: list[str] = []
@@ -97,7 +103,8 @@ def produce(settings: Settings, events: list[RawEvent], on_progress: Callable[[i
     for i, event in enumerate(events, 1):
         while True:
             try:
-                producer.produce(event.topic, key=event.key, value=event.value, on_delivery=delivered)
+                producer.produce(event.topic, key=event.key, value=event.value, on_delivery=delivered,
+                                 headers=REPLAY_HEADERS)
                 break
             except BufferError:  # local queue full: let deliveries drain, then retry
                 producer.poll(0.5)

@@ -128,13 +128,11 @@ class _Contract:
     """The field that must not be empty or whitespace only (None: no such field)."""
     strings: tuple[str, ...]
     """String fields searched for NUL characters."""
-    fast_metadata: bool
-    """Whether the pydantic contract has a `metadata` field; the fast path defers to it when set."""
 
 
 def _contract(kind: Kind, model: type[BaseModel], fast: type[msgspec.Struct], text_field: str | None) -> _Contract:
     strings = tuple(name for name, info in model.model_fields.items() if info.annotation is str)
-    return _Contract(kind, model, fast, text_field, strings, "metadata" in model.model_fields)
+    return _Contract(kind, model, fast, text_field, strings)
 
 
 CONTRACTS: dict[str, _Contract] = {
@@ -218,7 +216,7 @@ class Validator:
             record = self._decoders[kind].decode(value)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return self._slow(contract, key, value, partition)
-        if not _SCOPE_FULLMATCH(record.scope) or (contract.fast_metadata and getattr(record, "metadata", None) is not None):
+        if not _SCOPE_FULLMATCH(record.scope) or getattr(record, "metadata", None) is not None:
             return self._slow(contract, key, value, partition)
         if kind == "control" and record.ts is None:
             return self._slow(contract, key, value, partition)  # the contract's default ts

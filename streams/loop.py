@@ -28,6 +28,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 from consumers.kafka_io import KAFKA_LOG, make_consumer, make_producer
 from consumers.metrics import CONSUMER_LAG
 from schemas import ControlEvent
+from schemas.cloudevents import audit_record
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from streams.metrics import (
@@ -304,11 +305,12 @@ class StreamLoop:
         last: dict[tuple[str, int], tuple] = {}
         topics = self.topics
 
-        def send(topic: str, key: bytes | None, value: bytes | None, partition: int) -> None:
+        def send(topic: str, key: bytes | None, value: bytes | None, partition: int,
+                 headers: list[tuple[str, bytes]] | None = None) -> None:
             previous = last.get((topic, partition))
             if previous is not None:
-                self._produce(*previous)
-            last[(topic, partition)] = (topic, key, value, partition)
+                self._produce(*previous[:4], headers=previous[4])
+            last[(topic, partition)] = (topic, key, value, partition, headers)
 
         for letter, partition in zip(batch.dead_letters, batch.letter_partitions):
             DEAD_LETTERS.labels(letter.topic, letter.error_type).inc()
@@ -322,7 +324,8 @@ class StreamLoop:
         for event, partition in zip(batch.events, batch.event_partitions):
             if event.status == "skipped":
                 JOBS_EMITTED.labels(event.trigger, "skipped").inc()
-            send(topics.audit, event.scope.encode(), event.model_dump_json().encode(), partition)
+            key, value, headers = audit_record(event, self.settings, "streams")  # CloudEvents headers
+            send(topics.audit, key, value, partition, headers)
         changelog, tables, due, policy = topics.signals_changelog, self.tables, self.due, self.processor.policy
         for (partition, scope), signals in batch.rows.items():
             table = tables.get(partition)
@@ -338,17 +341,17 @@ class StreamLoop:
                 due.track(scope, signals, policy(scope))
             previous = last.get((changelog, partition))
             if previous is not None:
-                self._produce(*previous)
-            last[(changelog, partition)] = (changelog, key, row, partition)
+                self._produce(*previous[:4], headers=previous[4])
+            last[(changelog, partition)] = (changelog, key, row, partition, None)
         guard = self.processor.guard
         for partition in batch.guards:
             window = guard.partitions.get(partition)
             if window is not None:
                 send(changelog, changelog_key(guard.key(partition)), window.encode(), partition)
         done = pending.delivered
-        for topic, key, value, partition in last.values():
+        for topic, key, value, partition, headers in last.values():
             pending.remaining += 1
-            self._produce(topic, key, value, partition, done)
+            self._produce(topic, key, value, partition, done, headers)
         for (topic, outcome), n in batch.counts.items():
             counter = self._counters.get((topic, outcome))
             if counter is None:
@@ -356,11 +359,13 @@ class StreamLoop:
             counter.inc(n)
 
     def _produce(self, topic: str, key: bytes | None, value: bytes | None, partition: int,
-                 on_delivery: Callable | None = None) -> None:
+                 on_delivery: Callable | None = None, headers: list[tuple[str, bytes]] | None = None) -> None:
         produce = self.producer.produce
         while True:
             try:
-                if on_delivery is None:
+                if headers:
+                    produce(topic, value, key, partition, on_delivery=on_delivery, headers=headers)
+                elif on_delivery is None:
                     produce(topic, value, key, partition)
                 else:
                     produce(topic, value, key, partition, on_delivery=on_delivery)

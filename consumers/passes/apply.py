@@ -48,6 +48,8 @@ class Change:
     action: str = ""
     """The plan action that made it (create, update, merge, supersede, archive), or "" for one
     the pass made itself (the prune step's cap): the gate judges each by its action's rules."""
+    phase: str = "plan"
+    """Who proposed it: "plan" (the engine, possibly a model) or a later phase ("verify")."""
 
 
 @dataclass
@@ -87,8 +89,9 @@ def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class _Applier:
-    def __init__(self, snapshot: Snapshot, when: datetime, start: Candidate | None = None) -> None:
+    def __init__(self, snapshot: Snapshot, when: datetime, start: Candidate | None = None, phase: str = "plan") -> None:
         self.snapshot = snapshot
+        self.phase = phase
         self.when = when
         self.known_messages = {t.message_id for t in snapshot.transcript}
         self.candidate = (Candidate(records={m.memory_id: m for m in snapshot.memories}) if start is None
@@ -124,7 +127,7 @@ class _Applier:
         return ids
 
     def put(self, kind: ChangeKind, before: MemoryRecord | None, after: MemoryRecord, reason: str, evidence: tuple[str, ...]) -> None:
-        self.staged.append(Change(kind, after.memory_id, before, after, reason, evidence, self.kind))
+        self.staged.append(Change(kind, after.memory_id, before, after, reason, evidence, self.kind, self.phase))
 
     # --- actions
     def create(self, a: CreateAction) -> None:
@@ -230,10 +233,11 @@ def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
     return _run(applier, plan.actions)
 
 
-def apply_actions(snapshot: Snapshot, candidate: Candidate, actions: tuple[MemoryAction, ...]) -> Candidate:
+def apply_actions(snapshot: Snapshot, candidate: Candidate, actions: tuple[MemoryAction, ...],
+                  phase: str = "plan") -> Candidate:
     """Apply more actions (from a later phase) on top of `candidate`, with the same checks; the
     result is a new candidate and `candidate` is left as it was."""
-    return _run(_Applier(snapshot, snapshot.job.requested_at, start=candidate), actions)
+    return _run(_Applier(snapshot, snapshot.job.requested_at, start=candidate, phase=phase), actions)
 
 
 def _run(applier: _Applier, actions: tuple[MemoryAction, ...]) -> Candidate:

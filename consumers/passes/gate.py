@@ -4,7 +4,8 @@ the active generation stays as it was. Every reason starts with the rule it brok
 Each change is judged against the snapshot by the rules of the action that made it:
 
 - a change to an existing memory (update, supersede, archive) needs evidence that is new since
-  the last pass (a message this pass is the first to read, or the source of a new memory-add), not
+  the last pass (a message this pass is the first to read, or the source of a new memory-add;
+  the verify phase, which is code and not a model, may cite older messages), not
   instruction-like, and about that memory: it shares a distinctive word with it, or their
   embeddings are close (`min_relevance`) [evidence-new, evidence-injected, evidence-relevant];
 - a merge joins memories that say the same thing, and a rewritten survivor still says it
@@ -165,7 +166,9 @@ def _evidence(change: Change, fresh: set[str], injected: set[str], snapshot: Sna
     what = f"{change.kind} memory {change.memory_id}"
     if not cited:
         return None  # a prune without evidence is judged by the provenance rule
-    new = [m for m in cited if m in fresh]
+    # Verify is this code reading the transcript, not a model: it may cite a message an earlier pass
+    # read (a claim written after it), but its evidence must still be clean and on topic.
+    new = list(cited) if change.phase == "verify" else [m for m in cited if m in fresh]
     if not new:
         return f"[evidence-new] {what} cites {sorted(cited)}, none of them new since the last pass"
     clean = [m for m in new if m not in injected]

@@ -19,6 +19,7 @@ from consumers.runtime import Runtime
 from consumers.steps.retry import Retrier
 from consumers.steps.transient import is_transient_store
 from consumers.store.client import point_id
+from consumers.kafka_io import PRODUCER_HEADER
 from consumers.metrics import INDEXED
 from schemas import ConversationTurn, MemoryAdd
 from schemas.settings import Settings
@@ -27,11 +28,6 @@ from schemas.validation import Kind, Rejected, validate_record
 log = logging.getLogger(__name__)
 SKIPPED = Counter("dreamstream_index_skipped_total", "Input records the consolidation worker did not index, by reason",
                   ["kind", "reason"])
-
-
-PRODUCER_HEADER = "producer"
-"""Kafka header naming who produced a memory-add; `trusted_producers` lists those whose
-`protected: true` is honoured. It is only as trustworthy as the ACLs on the memory-add topic."""
 
 
 def _producer(msg: Any) -> str | None:

@@ -102,12 +102,14 @@ class JobStep:
                     if not self._caught_up(job, partition):
                         break
                     self._execute(job, partition)
-                self._commit.submit({(msg.topic(), partition): msg.offset() + 1})
+                done = {(msg.topic(), partition): msg.offset() + 1}
+                self._commit.submit(done)
                 if not self._commit.join():
                     # The group gave the partition to another member, which redelivers these jobs:
                     # running more of them here would make two writers of one scope.
                     self.revoke(partition)
                     break
+                self._positions.update(done)  # the jobs topic's lag is measured from here
                 queue.popleft()
             if not queue and partition in self._paused:
                 self._consumer.resume([TopicPartition(self._topic, partition)])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
+import numpy as np
 from qdrant_client import QdrantClient, models
 
 from consumers.store.client import ensure_collection, point_id, scope_filter, scroll_all
@@ -16,9 +18,17 @@ _FLOAT = models.PayloadSchemaType.FLOAT
 
 
 class TranscriptStore:
+    VECTORS_TTL_S = 60.0
+    """The same for a scope's transcript vectors (only the owner of a scope indexes it)."""
+    PENDING_TTL_S = 2.0
+    """How long this process trusts its copy of a scope's inbox. Its own writes (add, absorb,
+    forget) drop the copy at once; another process's writes show within this time."""
+
     def __init__(self, client: QdrantClient, prefix: str, dims: int, embed: Embed) -> None:
         self._client = client
         self._embed = embed
+        self._pending: dict[str, tuple[float, list[MemoryAdd]]] = {}
+        self._vectors: dict[str, tuple[float, list[ConversationTurn], np.ndarray]] = {}
         self.transcripts = f"{prefix}_transcripts"
         self.inbox = f"{prefix}_inbox"
         ensure_collection(client, self.transcripts, dims, {"tenant": _KW, "scope": _KW, "ts_epoch": _FLOAT})
@@ -38,6 +48,8 @@ class TranscriptStore:
                        "turn": turn.model_dump(mode="json")}
             points.append(models.PointStruct(id=point_id("turn", turn.scope, turn.message_id), vector=vector, payload=payload))
         self._client.upsert(self.transcripts, points, wait=True)
+        for scope in {t.scope for t, _ in turns}:
+            self._vectors.pop(scope, None)
 
     def window(self, scope: str, limit: int) -> list[tuple[ConversationTurn, int]]:
         """The scope's most recent `limit` messages with their offsets, oldest first."""
@@ -47,10 +59,33 @@ class TranscriptStore:
         return rows[-limit:]
 
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[ConversationTurn, float]]:
-        hits = self._client.query_points(
-            self.transcripts, query=self._embed([query])[0], query_filter=scope_filter(scope), limit=k
-        ).points
-        return [(ConversationTurn.model_validate(h.payload["turn"]), h.score) for h in hits]
+        """The k messages of the scope closest to `query` (exact cosine, as Qdrant ranks them).
+
+        A pass asks this once per claim it verifies; the scope's vectors are read once (filtered by
+        tenant and scope in Qdrant) and kept until this process indexes more of the scope."""
+        turns, vectors = self._scope_vectors(scope)
+        if not turns or k <= 0:
+            return []
+        scores = vectors @ np.asarray(self._embed([query])[0], dtype=np.float32)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [(turns[i], float(scores[i])) for i in order]
+
+    def _scope_vectors(self, scope: str) -> tuple[list[ConversationTurn], np.ndarray]:
+        cached = self._vectors.get(scope)
+        if cached is not None and time.monotonic() - cached[0] < self.VECTORS_TTL_S:
+            return cached[1], cached[2]
+        rows, offset = [], None
+        while True:
+            batch, offset = self._client.scroll(self.transcripts, scroll_filter=scope_filter(scope), limit=1_000,
+                                                offset=offset, with_payload=True, with_vectors=True)
+            rows.extend(batch)
+            if offset is None:
+                break
+        rows.sort(key=lambda r: (r.payload["ts_epoch"], r.payload.get("offset", -1)))
+        turns = [ConversationTurn.model_validate(r.payload["turn"]) for r in rows]
+        vectors = np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
+        self._vectors[scope] = (time.monotonic(), turns, vectors)
+        return turns, vectors
 
     # --- inbox of memory-adds
     def add_pending(self, adds: Sequence[MemoryAdd]) -> None:
@@ -65,13 +100,27 @@ class TranscriptStore:
             for a in adds
         ]
         self._client.upsert(self.inbox, points, wait=True)
+        for scope in {a.scope for a in adds}:
+            self.forget_cached(scope)
 
     def pending(self, scope: str) -> list[MemoryAdd]:
-        adds = [MemoryAdd.model_validate(r.payload["add"]) for r in scroll_all(self._client, self.inbox, scope_filter(scope))]
-        return sorted(adds, key=lambda a: (a.ts, a.memory_id))
+        """The scope's memory-adds no pass has absorbed yet. Read for every search, so the copy is
+        kept: embedded Qdrant filters a collection point by point in Python."""
+        cached = self._pending.get(scope)
+        if cached is not None and time.monotonic() - cached[0] < self.PENDING_TTL_S:
+            return list(cached[1])
+        rows = scroll_all(self._client, self.inbox, scope_filter(scope))
+        adds = sorted((MemoryAdd.model_validate(r.payload["add"]) for r in rows), key=lambda a: (a.ts, a.memory_id))
+        self._pending[scope] = (time.monotonic(), adds)
+        return list(adds)
+
+    def forget_cached(self, scope: str) -> None:
+        self._pending.pop(scope, None)
+        self._vectors.pop(scope, None)
 
     def absorb(self, scope: str, memory_ids: Sequence[str]) -> None:
         """Called after promotion: these adds now live in the active generation."""
         if memory_ids:
             ids = [point_id("add", scope, m) for m in memory_ids]
             self._client.delete(self.inbox, points_selector=models.PointIdsList(points=ids), wait=True)
+        self.forget_cached(scope)

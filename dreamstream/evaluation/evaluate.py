@@ -13,7 +13,9 @@ in one batch, and answers are matched against pre-read texts (`matching.Haystack
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 
 import numpy as np
 
@@ -22,7 +24,7 @@ from consumers.runtime import Runtime
 from consumers.store.search import embedding_text
 from dreamstream.evaluation.baseline import BaselineSearch, add_item, memory_item
 from dreamstream.evaluation.dataset import Dataset, Question
-from dreamstream.evaluation.matching import Haystack
+from dreamstream.evaluation.matching import Haystack, words
 from dreamstream.evaluation.metrics import (
     Item,
     NearDuplicates,
@@ -32,6 +34,7 @@ from dreamstream.evaluation.metrics import (
     coverage,
     date_resolved,
     evidence_recall,
+    exact_day,
     is_visible,
     isolation_leaks,
     knowledge_update,
@@ -52,6 +55,8 @@ class Scores:
     knowledge_update: bool | None
     coverage: bool
     date_resolved: bool | None
+    top_k_words: int = 0
+    """Words in the top k: what a reader pays for the answer (long memories contain more by size alone)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,9 @@ class QuestionResult:
     top_memories: tuple[str, ...]
     """The texts of the top memories, for reading a miss."""
     top_baseline: tuple[str, ...] = ()
+    day_said: bool | None = None
+    """For an exact-day answer: the day is the date an evidence message was said on (a memory
+    stamped with its message's date states it); False when only resolving a relative time does."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +111,16 @@ def score(question: Question, top_k: list[Item], everything: Haystack, items: li
         knowledge_update(question.answer, question.stale_message_ids, top_k),
         coverage(question.answer, everything),
         date_resolved(question.answer, question.evidence_message_ids, items) if question.category == "temporal" else None,
+        sum(len(words(item.text)) for item in top_k),
     )
+
+
+def _day_said(question: Question, said_on: dict[tuple[str, str], date]) -> bool | None:
+    day = exact_day(question.answer) if question.category == "temporal" else None
+    if day is None:
+        return None
+    wanted = date(day.year, day.month, day.day)
+    return any(said_on.get((question.scope, m)) == wanted for m in question.evidence_message_ids)
 
 
 def _read_memories(runtime: Runtime, dataset: Dataset):
@@ -120,11 +137,13 @@ def _read_memories(runtime: Runtime, dataset: Dataset):
     return records, visible, pending
 
 
-def evaluate(runtime: Runtime, dataset: Dataset, k: int) -> Evaluation:
+def evaluate(runtime: Runtime, dataset: Dataset, k: int, say: Callable[[str], None] = lambda _: None) -> Evaluation:
     clock = Laps()
     embedder = runtime_embedder(runtime)
     records, visible, pending = _read_memories(runtime, dataset)
     clock("read_store_s")
+    say(f"asking {len(dataset.questions)} questions of {sum(len(v) for v in visible.values())} memories "
+        f"and of the baseline…")
 
     baseline = BaselineSearch(dataset, embedder)
     baseline.build()
@@ -153,6 +172,7 @@ def evaluate(runtime: Runtime, dataset: Dataset, k: int) -> Evaluation:
     everything = {scope: Haystack(i.text for i in items) for scope, items in visible.items()}
     raw_everything = {scope: Haystack(i.text for i in baseline.items[scope]) for scope in dataset.scopes}
     transcript = {scope: Haystack(i.text for i in baseline.messages[scope]) for scope in dataset.scopes}
+    said_on = {(t.scope, t.message_id): t.ts.date() for t in dataset.turns}
     results = [
         QuestionResult(
             question,
@@ -161,6 +181,7 @@ def evaluate(runtime: Runtime, dataset: Dataset, k: int) -> Evaluation:
             coverage(question.answer, transcript[question.scope]),
             tuple(item.text for item in mine[:TOP_SHOWN]),
             tuple(item.text for item in theirs[:TOP_SHOWN]),
+            _day_said(question, said_on),
         )
         for question, mine, theirs in zip(questions, top_memory, top_baseline)
     ]
@@ -183,13 +204,13 @@ def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_
     for scope_records in records.values():
         for record in scope_records.values():
             if is_visible(record):
-                tiers[getattr(record, "tier", None) or "active"] += 1
+                tiers[record.tier] += 1
     memories = {scope: [i for i in items if i.key not in pending[scope]] for scope, items in visible.items()}
     active_count = sum(len(items) for items in memories.values())
     return StoreFigures(
         input_messages=len(dataset.turns), memory_adds=len(dataset.adds), active_memories=active_count,
         compression=compression(active_count, len(dataset.turns) + len(dataset.adds)),
-        near_duplicates=near_duplicates(memories, lambda texts: embedder.embed_array([embedding_text(t) for t in texts])),
+        near_duplicates=near_duplicates(memories, embedder.embed_array, statement=embedding_text),
         undated=tuple(undated_relative_times(item.text for items in memories.values() for item in items)),
         retention=kept, isolation_leaks=tuple(sorted(leaks)), baseline_isolation_leaks=tuple(sorted(baseline_leaks)),
         tiers=dict(tiers), pending_adds=sum(len(p) for p in pending.values()),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -145,9 +145,10 @@ class Retention:
 
 
 def is_visible(record: MemoryRecord) -> bool:
-    """What reads and searches return: an active memory of either tier (core or archive). Records
-    that were superseded, merged away or dropped are not visible."""
-    return record.is_active or getattr(record, "tier", None) == "archive"
+    """What reads and searches return: an active memory of either tier (the bounded core and the
+    searchable archive alike; a tier is a ranking, never a reason to hide). Records that were
+    superseded, merged away or archived as status are not visible."""
+    return record.is_active
 
 
 def memory_add_retained(memory_id: str, records: Mapping[str, MemoryRecord]) -> bool:
@@ -253,21 +254,25 @@ def near_duplicate_pairs(texts: Sequence[str], vectors: np.ndarray,
 
 
 def near_duplicates(items_by_scope: Mapping[str, Sequence[Item]], embed_array,
-                    threshold: float = NEAR_DUPLICATE_COSINE) -> NearDuplicates:
+                    threshold: float = NEAR_DUPLICATE_COSINE,
+                    statement: Callable[[str], str] = lambda text: text) -> NearDuplicates:
     """Near-duplicate rate: the share of visible memories that have a near-duplicate
     (`near_duplicate_pairs`) among the other visible memories of the same scope (never across
-    scopes). `embed_array(texts) -> (n, dims)` L2-normalised rows: the runtime's embedder."""
+    scopes). `embed_array(texts) -> (n, dims)` L2-normalised rows: the runtime's embedder.
+    `statement(text)` is what is compared: the store passes its own embedding text (the memory
+    without its "(said on …)" stamp), so the same claim stamped on two days is a duplicate and
+    the vectors are the ones the store already computed."""
     flagged = 0
     pairs: list[tuple[str, str]] = []
     total = 0
     for _, items in sorted(items_by_scope.items()):
         total += len(items)
-        texts = [item.text for item in items]
-        if len(texts) < 2:
+        if len(items) < 2:
             continue
+        texts = [statement(item.text) for item in items]
         found = near_duplicate_pairs(texts, np.asarray(embed_array(texts)), threshold)
         flagged += len({i for pair in found for i in pair})
-        pairs.extend((texts[i], texts[j]) for i, j in found)
+        pairs.extend((items[i].text, items[j].text) for i, j in found)
     return NearDuplicates(flagged, total, tuple(pairs))
 
 

@@ -1,20 +1,16 @@
 """The ranker and embedder the evaluation shares with the runtime, so the baseline is ranked exactly
-as the memory side is (`MemoryStore.search` uses the same hybrid ranking over the scope's memories)."""
+as the memory side is (`MemoryStore.search` ranks the curated memories with the same hybrid ranker)."""
 
 from __future__ import annotations
 
-try:
-    from consumers.embedding import make_embedder
-    from consumers.embedding.hybrid import HybridIndex
-except ImportError:  # until branch `embed` (the real embedder and the hybrid ranker) is merged
-    from dreamstream.evaluation._standin import HybridIndex, make_embedder
-
+from consumers.embedding import Embedder, make_embedder
+from consumers.embedding.hybrid import HybridIndex
 from consumers.runtime import Runtime
 
 
-def runtime_embedder(runtime: Runtime):
-    """The runtime's own embedder instance when it exposes one (its text cache is then shared with
-    the transcript index and the memory search), else one made from the same settings."""
+def runtime_embedder(runtime: Runtime) -> Embedder:
+    """The runtime's own embedder when it exposes one, else one made from the same settings (the
+    MiniLM embedder's text cache is process-wide, so the transcript index's vectors are reused)."""
     embedder = getattr(runtime, "embedder", None)
     return embedder if embedder is not None else make_embedder(runtime.settings)
 

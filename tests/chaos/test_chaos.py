@@ -25,7 +25,7 @@ from pydantic import SecretStr
 from dreamstream import local_kafka
 from tests.chaos.faulty_model import FaultyModel
 from tests.chaos.harness import (
-    RESULTS, REPO, Run, build_scenario, compare, read_outcome, remaining, run_settings, uninterrupted, wait_done,
+    RESULTS, REPO, Run, build_scenario, compare, read_outcome, run_settings, uninterrupted, wait_done,
     with_kills,
 )
 from tests.integration.kafka_env import unique_settings

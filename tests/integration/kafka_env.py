@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamstream import local_kafka
+from dreamstream.replay import REPLAY_PRODUCER
 from dreamstream.topic_admin import ensure_topics
 from schemas.settings import Settings
 
@@ -48,6 +49,7 @@ def unique_settings(bootstrap: str, home: Path, **overrides: Any) -> Settings:
             "consumer_group": f"test-group-{suffix}",
             "partitions": 2,
             "session_timeout_ms": 6000,
+            "trusted_producers": [REPLAY_PRODUCER],  # fixtures replayed by the test are the operator's data
             **overrides,
         }
     )

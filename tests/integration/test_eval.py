@@ -39,9 +39,10 @@ def check_shape(report: dict) -> None:
     assert set(report) >= {"mode", "engine", "k", "inputs", "passes", "overall", "categories", "store", "details"}
     for group in [report["overall"], *report["categories"].values()]:
         for side in ("memory", "baseline"):
-            assert set(group[side]) == {"evidence_recall", "answer_containment", "knowledge_update", "coverage",
-                                        "date_resolved"}
-            assert all(v is None or 0.0 <= v <= 1.0 for v in group[side].values())
+            shares = {"evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved"}
+            assert set(group[side]) == shares | {"top_k_words"}
+            assert all(group[side][name] is None or 0.0 <= group[side][name] <= 1.0 for name in shares)
+            assert group[side]["top_k_words"] > 0
     assert report["passes"] and "failed" not in report["passes"] and "quarantined" not in report["passes"]
     assert report["store"]["isolation_leaks"] == 0 and report["store"]["baseline_isolation_leaks"] == 0
     assert {"evaluate.memory_search_s", "evaluate.baseline_search_s", "total_s"} <= set(report["timings_s"])

@@ -212,9 +212,10 @@ def _evaluation() -> Evaluation:
                dated: bool | None = None) -> QuestionResult:
         q = Question(scope=SCOPE, question="q?", answer="a", category=category,
                      evidence_message_ids=("m1",) if recall is not None else (), stale_message_ids=("m0",) if ku is not None else ())
-        return QuestionResult(q, Scores(recall, hit, ku, True, dated),
-                              Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False),
-                              transcript_coverage=hit, top_memories=("top memory",), top_baseline=("top message",))
+        return QuestionResult(q, Scores(recall, hit, ku, True, dated, 40),
+                              Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False, 90),
+                              transcript_coverage=hit, top_memories=("top memory",), top_baseline=("top message",),
+                              day_said=True if dated is not None else None)
     store = StoreFigures(input_messages=35, memory_adds=6, active_memories=13, compression=13 / 41,
                          near_duplicates=NearDuplicates(2, 13, (("a", "b"),)), undated=("next week",),
                          retention=Retention(5, 4, 4, 4, ("x:lost",), ()), isolation_leaks=(), baseline_isolation_leaks=(),
@@ -229,12 +230,15 @@ def test_the_report_aggregates_per_category_and_overall():
     assert list(report["categories"]) == ["knowledge_update", "temporal", "custom"]  # known order, unknown last
     ku = report["categories"]["knowledge_update"]
     assert ku["questions"] == 2 and ku["memory"] == {"evidence_recall": 1.0, "answer_containment": 0.5,
-                                                     "knowledge_update": 0.5, "coverage": 1.0, "date_resolved": None}
+                                                     "knowledge_update": 0.5, "coverage": 1.0, "date_resolved": None,
+                                                     "top_k_words": 40.0}
     assert ku["baseline"]["knowledge_update"] == 0.0 and ku["baseline"]["coverage"] == 0.5
     assert ku["transcript_coverage"] == 0.5
     temporal = report["categories"]["temporal"]
     assert temporal["exact_dates"] == 1 and temporal["memory"]["date_resolved"] == 1.0
     assert temporal["baseline"]["date_resolved"] == 0.0
+    assert report["overall"]["dates_said"] == {"questions": 1, "memory": 1.0, "baseline": 0.0}
+    assert report["overall"]["dates_resolved_from_relative"] == {"questions": 0, "memory": None, "baseline": None}
     assert report["categories"]["custom"]["memory"]["evidence_recall"] is None
     assert report["overall"]["memory"]["answer_containment"] == 0.75
     assert report["overall"]["with_evidence"] == 3
@@ -251,12 +255,14 @@ def test_the_report_aggregates_per_category_and_overall():
 
 def test_the_table_shows_every_category_and_the_store():
     report = build_report(_evaluation(), mode="pipeline", engine="offline", inputs={"scopes": 1, "turns": 35,
-                          "memory_adds": 6, "questions": 4}, passes={"completed": 1}, timings={"dream_s": 1.0})
+                          "memory_adds": 6, "questions": 4}, passes={"completed": 1},
+                          timings={"dream_s": 1.0, "evaluate_s": 3.0, "evaluate.memory_search_s": 2.0, "total_s": 4.0})
     table = render_table(report)
     for needle in ("knowledge_update", "temporal", "custom", "overall", "evidence recall@10", "retention",
                    "88.9%", "near-duplicate rate", "undated relative times  1", "isolation leaks", "1 completed",
                    "x:lost", "coverage", "date resolved", "transcript", "core 10", "knowledge update missed",
-                   "'top memory'", "'top message'"):
+                   "'top memory'", "'top message'", "evaluate 3.0 s (memory search 2.0), total 4.0 s",
+                   "words in top 10", "the day a message was said on        1  resolved 1.00 (baseline 0.00)"):
         assert needle in table, needle
     assert "warning" not in table
     report["passes"] = {"completed": 1, "failed": 2}

@@ -23,6 +23,7 @@ from dreamstream.evaluation.metrics import (
     coverage,
     date_resolved,
     evidence_recall,
+    is_visible,
     isolation_leaks,
     knowledge_update,
     mean,
@@ -275,6 +276,20 @@ def test_a_memory_add_is_retained_when_active_or_merged_into_an_active_record():
     assert not memory_add_retained("never-absorbed", records)
 
 
+def test_archive_tier_memories_are_visible_and_count_as_retained():
+    records = {
+        "core": record("core", tier="core"),
+        "archived-tier": record("archived-tier", tier="archive"),
+        "absorbed": record("absorbed", status="merged", merged_into="archived-tier"),
+        "old": record("old", status="superseded", tier="archive", superseded_by="core"),
+    }
+    assert is_visible(records["core"]) and is_visible(records["archived-tier"])
+    assert not is_visible(records["old"])  # a tier never revives a superseded record
+    assert memory_add_retained("archived-tier", records)
+    assert memory_add_retained("absorbed", records)
+    assert not memory_add_retained("old", records)
+
+
 def test_merge_cycles_do_not_loop():
     records = {"a": record("a", status="merged", merged_into="b"), "b": record("b", status="merged", merged_into="a")}
     assert not memory_add_retained("a", records)
@@ -357,6 +372,16 @@ def test_near_duplicate_rate_counts_memories_with_a_partner_in_their_own_scope()
     assert found.rate == pytest.approx(0.4)
     assert found.pairs == (("Ava is vegetarian", "Ava eats no meat"),)
     assert near_duplicates({}, TableEmbedder({}).embed_array).rate is None
+
+
+def test_near_duplicates_compare_the_statement_the_caller_names():
+    table = {"Noor swims": (1.0, 0.0), "Noor keeps bees": (0.0, 1.0)}
+    stamped = [item("Noor swims (said on 2026-02-03)", key="a"), item("Noor swims (said on 2026-03-09)", key="b"),
+               item("Noor keeps bees (said on 2026-02-03)", key="c")]
+    strip = lambda text: text.split(" (said on")[0]  # noqa: E731
+    found = near_duplicates({SCOPE: stamped}, TableEmbedder(table).embed_array, statement=strip)
+    assert (found.memories, found.total) == (2, 3)
+    assert found.pairs == (("Noor swims (said on 2026-02-03)", "Noor swims (said on 2026-03-09)"),)  # shown whole
 
 
 # --- undated relative times

@@ -135,3 +135,19 @@ def test_an_empty_or_nul_text_is_never_stored():
             UpdateAction(target="f0", text=text, evidence_message_ids=("s#1",), rationale="r"),)))
         verdict = gate(snapshot, candidate, memory_cap=100, max_text_chars=2000, privacy=PrivacyFilter.default())
         assert not verdict.passed and verdict.reasons[0].startswith("[text]"), verdict.reasons
+
+
+def test_verify_may_cite_an_older_message_but_a_plan_may_not():
+    from consumers.passes.apply import apply_actions
+
+    turns = [say(0, "I like the window"), say(1, "No, aisle, not window: my knee.")]
+    snapshot = snap(FACTS, turns, set())  # nothing new: s#1 was read by an earlier pass
+    archive = (ArchiveAction(target="f0", evidence_message_ids=("s#1",), rationale="contradicted"),)
+    by_plan = apply_plan(snapshot, ActionPlan(actions=archive))
+    by_verify = apply_actions(snapshot, apply_plan(snapshot, ActionPlan()), archive, phase="verify")
+    rules = dict(memory_cap=100, max_text_chars=2000, privacy=PrivacyFilter.default())
+    assert gate(snapshot, by_plan, **rules).reasons[0].startswith("[evidence-new]")
+    assert gate(snapshot, by_verify, **rules).passed
+    unrelated = apply_actions(snapshot, apply_plan(snapshot, ActionPlan()),
+                              (ArchiveAction(target="f1", evidence_message_ids=("s#1",), rationale="x"),), phase="verify")
+    assert gate(snapshot, unrelated, **rules).reasons[0].startswith("[evidence-relevant]")

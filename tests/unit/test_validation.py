@@ -208,3 +208,13 @@ def test_parse_scope_refuses_every_control_character_and_a_trailing_newline():
         for scope in (f"acme/support-bot/u1{ch}", f"{ch}acme/support-bot/u1", f"acme/support{ch}/u1", f"acme{ch}/b/c"):
             with pytest.raises(ScopeError):
                 parse_scope(scope)
+
+
+def test_metadata_is_left_to_the_contract():
+    """The fast structs carry an optional `metadata` object, but whether a record may have one
+    (and how big) is the pydantic contract's call: with it, the slow path decides."""
+    with_metadata = check("turns", {**turn(), "metadata": {"channel": "web"}})
+    has_field = "metadata" in ConversationTurn.model_fields
+    assert with_metadata.valid == has_field, with_metadata
+    if not has_field:
+        assert "metadata" in with_metadata.reason

@@ -22,7 +22,7 @@ from consumers.worker import WorkerExit
 from schemas import ConversationTurn, MemoryAdd
 from schemas.settings import Settings
 from tests.poison import OTHER, SCOPE, poison_records
-from tests.worker_bus import FAST_RETRY, Feeder, KafkaBus, MemoryBus, RunningWorker, wait_for_jobs, wait_until
+from tests.worker_bus import Feeder, KafkaBus, MemoryBus, RunningWorker, wait_for_jobs, wait_until
 
 SIBLING = "acme/support-bot/u2"
 

@@ -37,10 +37,10 @@ def _keepable(sentence: str) -> bool:
     return kind not in _DROPPED_KINDS
 
 CORRECTION_CONFIDENCE = 0.9
-GROUP_MAX_WORDS = 110
+GROUP_MAX_WORDS = 70
 """A topic one person tells over several messages of a session becomes one memory, up to this size
 (beyond it a memory is too long to embed well or to put in a prompt)."""
-GROUP_MAX_MESSAGES = 4
+GROUP_MAX_MESSAGES = 3
 TOPIC_COSINE = 0.3
 """Two statements one person makes in a row are one topic at this sentence-embedding cosine
 (all-MiniLM-L6-v2: unrelated sentences sit near 0.0-0.2, one topic retold at 0.3 and up)."""
