@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import random
 import sys
 import tempfile
@@ -45,7 +44,6 @@ import tracemalloc
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # `tests.llm_server` lives in the repo, not the package
     sys.path.insert(0, str(REPO_ROOT))

@@ -5,13 +5,10 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 
 import click
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach for the network
 
 from pydantic import ValidationError  # noqa: E402
 

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 
 import click
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach for the network
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 

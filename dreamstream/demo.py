@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dreamstream import local_kafka
+from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
 from dreamstream.pipeline import AuditEvent, LocalPipeline
 from dreamstream.replay import REPLAY_PRODUCER, read_events
 from dreamstream.topic_admin import delete_topics, ensure_topics
 from schemas import JobLifecycleEvent, MemoryRecord
 from schemas.settings import Settings
-
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 
 
 def default_event_files() -> list[Path]:

@@ -3,15 +3,26 @@ local one started on 127.0.0.1:19092) and to embedded Qdrant in a temporary dire
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+TESTS = Path(__file__).resolve().parent
+SLOW_DIRS = (TESTS / "integration", TESTS / "chaos")
+BROKER_FIXTURES = {"kafka_bootstrap", "make_settings", "workers"}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The unit lane (`-m "not integration"`) must stay fast and broker-free whatever a test forgets
+    to say: everything under integration/ and chaos/, and every test that asks for a broker or
+    worker processes, is marked `integration` here."""
+    for item in items:
+        path = Path(str(item.path))
+        if any(path.is_relative_to(d) for d in SLOW_DIRS) or BROKER_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(scope="session")

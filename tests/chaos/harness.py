@@ -29,13 +29,13 @@ from confluent_kafka import Consumer, KafkaException, TopicPartition
 from consumers.kafka_io import flush_or_raise, make_producer
 from consumers.runtime import open_runtime
 from dreamstream.pipeline import settings_env
+from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
 from schemas import DreamJob
 from schemas.settings import Settings
 from schemas.validation import home_partition
 from tests.poison import poison_records
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO.parent / "shared" / "fixtures"
 RUN_TIMEOUT_S = float(os.environ.get("CHAOS_RUN_TIMEOUT_S", "240"))
 RESULTS: list[tuple[str, int, int, "Comparison"]] = []
 """(kind, trial, faults injected, comparison) of every trial this session, for the summary."""
@@ -121,8 +121,7 @@ class Run:
     starts: int = 0
 
     def start(self) -> None:
-        env = {**os.environ, **settings_env(self.settings), "PYTHONPATH": str(REPO),
-               "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        env = {**os.environ, **settings_env(self.settings), "PYTHONPATH": str(REPO)}
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "dreamstream.cli", "worker", "consumers"], env=env,

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from consumers.snapshot import Snapshot
+from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 _EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 

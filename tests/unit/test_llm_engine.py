@@ -5,14 +5,11 @@ unchanged and the reason in the audit trail, and the prompt stays small and keep
 from __future__ import annotations
 
 import json
-import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from consumers.embedding import LocalEmbedder  # noqa: E402
 from consumers.engine.llm import LlmEngine, PromptLimits  # noqa: E402
@@ -21,13 +18,13 @@ from consumers.engine.llm.parse import InvalidReply, ModelReply, parse_plan  # n
 from consumers.passes.gather import gather  # noqa: E402
 from consumers.runtime import Runtime, make_engine, open_runtime  # noqa: E402
 from consumers.snapshot import Snapshot  # noqa: E402
+from dreamstream.fixtures import FIXTURES_DIR as FIXTURES  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
 from tests.llm_server import ScriptedLlmServer  # noqa: E402
 from tests.unit.feed import Feed
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")  # pydantic noise from litellm's types
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 SCOPE = "demo/travel-assistant/ava"
 REQUESTED_AT = datetime(2026, 3, 6, 9, 0, tzinfo=timezone.utc)
 EMPTY_PLAN = '{"actions": []}'

@@ -83,6 +83,7 @@ def test_a_job_runs_after_its_turns_are_indexed_and_offsets_are_committed(bus, r
     assert running.error is None
 
 
+@pytest.mark.integration  # ~50 s even on the in-memory bus (the whole poison corpus): not for the unit lane
 def test_poison_input_is_never_indexed_and_stalls_nothing(bus, runtime_of):
     rt = runtime_of(bus)
     feed = Feeder(bus)
