@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
+
+
+@pytest.fixture(scope="session")
+def chaos_broker():
+    """A private broker of the session's own, for the trials that stop and restart it."""
+    from dreamstream import local_kafka
+    from tests.chaos.harness import KAFKA_HOME, KAFKA_PORT
+
+    broker = local_kafka.start(KAFKA_HOME, port=KAFKA_PORT)
+    yield broker
+    local_kafka.stop(KAFKA_HOME, port=KAFKA_PORT)
+
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
-    from tests.chaos.harness import RESULTS
+    from tests.chaos.harness import NOTES, RESULTS
 
     if not RESULTS:
         return
@@ -19,3 +32,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     for kind, (trials, faults, lost, dup, partial) in totals.items():
         terminalreporter.write_line(f"{kind}: {trials} trials, {faults} faults: lost {lost}, duplicated {dup}, "
                                     f"partially promoted {partial}")
+    for note in NOTES:
+        terminalreporter.write_line(note)

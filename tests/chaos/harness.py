@@ -39,6 +39,11 @@ REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_S = float(os.environ.get("CHAOS_RUN_TIMEOUT_S", "240"))
 RESULTS: list[tuple[str, int, int, "Comparison"]] = []
 """(kind, trial, faults injected, comparison) of every trial this session, for the summary."""
+NOTES: list[str] = []
+"""Further figures of this session's trials, printed after the summary."""
+KAFKA_HOME = Path(os.environ.get("CHAOS_KAFKA_HOME", str(REPO / ".dreamstream" / "chaos-kafka")))
+KAFKA_PORT = int(os.environ.get("CHAOS_KAFKA_PORT", "29517"))
+"""The private broker the broker trials stop and start (the shared one is never stopped)."""
 
 
 # --- the scenario -----------------------------------------------------------------------------
@@ -119,12 +124,14 @@ class Run:
     kills_mid_run: int = 0
     """Kills that hit the worker while its group still had work uncommitted."""
     starts: int = 0
+    role: str = "consumers"
+    """`dreamstream worker <role>`: the consolidation worker, or "streams" for the stream worker."""
 
     def start(self) -> None:
         env = {**os.environ, **settings_env(self.settings), "PYTHONPATH": str(REPO)}
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "dreamstream.cli", "worker", "consumers"], env=env,
+            self.proc = subprocess.Popen([sys.executable, "-m", "dreamstream.cli", "worker", self.role], env=env,
                                          stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.starts += 1
 

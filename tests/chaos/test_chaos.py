@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import random
 import time
-from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -25,7 +24,7 @@ from pydantic import SecretStr
 from dreamstream import local_kafka
 from tests.chaos.faulty_model import FaultyModel
 from tests.chaos.harness import (
-    RESULTS, REPO, Run, build_scenario, compare, read_outcome, run_settings, uninterrupted, wait_done,
+    KAFKA_HOME, KAFKA_PORT, RESULTS, Run, build_scenario, compare, read_outcome, run_settings, uninterrupted, wait_done,
     with_kills,
 )
 from tests.integration.kafka_env import unique_settings
@@ -39,8 +38,6 @@ OUTAGE_S = float(os.environ.get("CHAOS_OUTAGE_S", "8"))
 MODEL_TRIALS = int(os.environ.get("CHAOS_MODEL_TRIALS", "1"))
 COPIES = int(os.environ.get("CHAOS_COPIES", "2"))
 SEED = int(os.environ.get("CHAOS_SEED", str(int(time.time()))))
-KAFKA_HOME = Path(os.environ.get("CHAOS_KAFKA_HOME", str(REPO / ".dreamstream" / "chaos-kafka")))
-KAFKA_PORT = int(os.environ.get("CHAOS_KAFKA_PORT", "29517"))
 
 
 def describe(comparison) -> str:
@@ -71,13 +68,11 @@ def test_kill_9_loses_duplicates_and_half_promotes_nothing(killed, trial, tmp_pa
 # --- broker stopped and restarted -----------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def private_broker(tmp_path_factory):
-    broker = local_kafka.start(KAFKA_HOME, port=KAFKA_PORT)
+def private_broker(chaos_broker, tmp_path_factory):
     home = tmp_path_factory.mktemp("chaos-broker")
-    scenario = build_scenario(unique_settings(broker.bootstrap, home), copies=COPIES)
+    scenario = build_scenario(unique_settings(chaos_broker.bootstrap, home), copies=COPIES)
     reference = uninterrupted(scenario, home / "reference")
-    yield scenario, reference
-    local_kafka.stop(KAFKA_HOME, port=KAFKA_PORT)
+    return scenario, reference
 
 
 @pytest.mark.parametrize("trial", range(BROKER_TRIALS))
