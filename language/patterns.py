@@ -119,7 +119,8 @@ STREAM_CORRECTION_CUE = (
     r"|\b\w+,\s*not\s+\w+"
 )
 STREAM_DECISION_CUE = (
-    r"(?i)\b(?:we|i)\s*(?:'ve|'ll| have| will| are going to)?\s*(?:decided|chose|chosen|picked|settled on|go(?:ing)? with)\b"
+    r"(?i)\b(?:we|i)\s*(?:'ve|'ll| have| will| are going to)?\s*"
+    r"(?:decided|chose|chosen|picked|settled on|go(?:ing)? with)\b"
     r"|\b(?:let's|we'll|we will|i'll|i will)\s+(?:use|switch|go with|move to|adopt)\b"
     r"|\bswitch(?:ed|ing)?\s+(?:\w+\s+){0,3}to\b"
 )

@@ -71,7 +71,8 @@ def third_person_verb(verb: str) -> str:
 
 
 _SECOND_PERSON = re.compile(r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<you_were>[Yy]ou were)\b"
-                            r"|\b[Yy]ou(?P<you_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b|\b(?P<you_have>[Yy]ou have)\b"
+                            r"|\b[Yy]ou(?P<you_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
+                            r"|\b(?P<you_have>[Yy]ou have)\b"
                             r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<you>[Yy]ou)\b")
 
 
