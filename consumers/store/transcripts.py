@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from qdrant_client import QdrantClient, models
@@ -17,6 +18,14 @@ _KW = models.PayloadSchemaType.KEYWORD
 _FLOAT = models.PayloadSchemaType.FLOAT
 
 
+@dataclass(frozen=True)
+class _Indexed:
+    read_at: float
+    turns: list[ConversationTurn]
+    offsets: list[int]
+    vectors: np.ndarray
+
+
 class TranscriptStore:
     VECTORS_TTL_S = 60.0
     """The same for a scope's transcript vectors (only the owner of a scope indexes it)."""
@@ -28,7 +37,7 @@ class TranscriptStore:
         self._client = client
         self._embed = embed
         self._pending: dict[str, tuple[float, list[MemoryAdd]]] = {}
-        self._vectors: dict[str, tuple[float, list[ConversationTurn], np.ndarray]] = {}
+        self._vectors: dict[str, _Indexed] = {}
         self.transcripts = f"{prefix}_transcripts"
         self.inbox = f"{prefix}_inbox"
         ensure_collection(client, self.transcripts, dims, {"tenant": _KW, "scope": _KW, "ts_epoch": _FLOAT})
@@ -53,27 +62,27 @@ class TranscriptStore:
 
     def window(self, scope: str, limit: int) -> list[tuple[ConversationTurn, int]]:
         """The scope's most recent `limit` messages with their offsets, oldest first."""
-        rows = [(ConversationTurn.model_validate(r.payload["turn"]), int(r.payload.get("offset", -1)))
-                for r in scroll_all(self._client, self.transcripts, scope_filter(scope))]
-        rows.sort(key=lambda row: (row[0].ts, row[1], row[0].message_id))  # producer order within one instant
-        return rows[-limit:]
+        indexed = self._indexed(scope)
+        return list(zip(indexed.turns, indexed.offsets))[-limit:]
 
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[ConversationTurn, float]]:
         """The k messages of the scope closest to `query` (exact cosine, as Qdrant ranks them).
 
         A pass asks this once per claim it verifies; the scope's vectors are read once (filtered by
         tenant and scope in Qdrant) and kept until this process indexes more of the scope."""
-        turns, vectors = self._scope_vectors(scope)
-        if not turns or k <= 0:
+        indexed = self._indexed(scope)
+        if not indexed.turns or k <= 0:
             return []
-        scores = vectors @ np.asarray(self._embed([query])[0], dtype=np.float32)
+        scores = indexed.vectors @ np.asarray(self._embed([query])[0], dtype=np.float32)
         order = np.argsort(-scores, kind="stable")[:k]
-        return [(turns[i], float(scores[i])) for i in order]
+        return [(indexed.turns[i], float(scores[i])) for i in order]
 
-    def _scope_vectors(self, scope: str) -> tuple[list[ConversationTurn], np.ndarray]:
+    def _indexed(self, scope: str) -> _Indexed:
+        """The scope's indexed messages in producer order (time, then Kafka offset), read once for
+        the window and the searches of a pass."""
         cached = self._vectors.get(scope)
-        if cached is not None and time.monotonic() - cached[0] < self.VECTORS_TTL_S:
-            return cached[1], cached[2]
+        if cached is not None and time.monotonic() - cached.read_at < self.VECTORS_TTL_S:
+            return cached
         rows, offset = [], None
         while True:
             batch, offset = self._client.scroll(self.transcripts, scroll_filter=scope_filter(scope), limit=1_000,
@@ -81,11 +90,13 @@ class TranscriptStore:
             rows.extend(batch)
             if offset is None:
                 break
-        rows.sort(key=lambda r: (r.payload["ts_epoch"], r.payload.get("offset", -1)))
-        turns = [ConversationTurn.model_validate(r.payload["turn"]) for r in rows]
-        vectors = np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
-        self._vectors[scope] = (time.monotonic(), turns, vectors)
-        return turns, vectors
+        rows.sort(key=lambda r: (r.payload["ts_epoch"], r.payload.get("offset", -1), r.payload["turn"]["message_id"]))
+        indexed = _Indexed(time.monotonic(), [ConversationTurn.model_validate(r.payload["turn"]) for r in rows],
+                           [int(r.payload.get("offset", -1)) for r in rows],
+                           np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
+                           if rows else np.zeros((0, 0), dtype=np.float32))
+        self._vectors[scope] = indexed
+        return indexed
 
     # --- inbox of memory-adds
     def add_pending(self, adds: Sequence[MemoryAdd]) -> None:
@@ -101,7 +112,7 @@ class TranscriptStore:
         ]
         self._client.upsert(self.inbox, points, wait=True)
         for scope in {a.scope for a in adds}:
-            self.forget_cached(scope)
+            self._pending.pop(scope, None)
 
     def pending(self, scope: str) -> list[MemoryAdd]:
         """The scope's memory-adds no pass has absorbed yet. Read for every search, so the copy is
@@ -123,4 +134,4 @@ class TranscriptStore:
         if memory_ids:
             ids = [point_id("add", scope, m) for m in memory_ids]
             self._client.delete(self.inbox, points_selector=models.PointIdsList(points=ids), wait=True)
-        self.forget_cached(scope)
+        self._pending.pop(scope, None)

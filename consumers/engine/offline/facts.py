@@ -45,18 +45,24 @@ def finish_sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def message_memory_text(statements: list[str], captions: list[str], ts: datetime, subject: str | None,
-                        other: str | None, speaker_named: bool) -> str | None:
-    """One memory for what one message states: its statement sentences in the third person, their
-    relative times made absolute, what it showed ("shared a photo of …"), and the day it was said.
-    A message that only shows a photo, or says nothing, makes none."""
+def statement_body(statements: list[str], captions: list[str], ts: datetime, subject: str | None,
+                   other: str | None, speaker_named: bool) -> str | None:
+    """What one message states: its statement sentences in the third person, their relative times
+    made absolute, and what it showed ("shared a photo of …"). A message that only shows a photo,
+    or says nothing, states nothing (None)."""
     if not statements:
         return None
     name = subject or "the user"
     parts = [finish_sentence(to_third_person(rewrite_relative_time(s, ts).text, subject, other=other,
                                              speaker_named=speaker_named)) for s in statements]
     parts.extend(f"{name} shared a photo of {what}." for c in captions if (what := caption_subject(c)))
-    text = " ".join(parts)
-    if speaker_named and name not in text:
-        text = f"{name}: {text}"
-    return f"{text} {said_on(ts)}"
+    return " ".join(parts)
+
+
+def memory_text(body: str, subject: str | None, speaker_named: bool, said: datetime) -> str:
+    """A memory's text: who said it (once, when the statements do not name them) and the day it
+    was said."""
+    name = subject or "the user"
+    if speaker_named and name not in body:
+        body = f"{name}: {body}"
+    return f"{body} {said_on(said)}"

@@ -1,40 +1,33 @@
 """Walk the user's messages in order and turn what they state into actions.
 
-For every clause: a stated value change first looks for the memories it overrules (supersede them
-with a replacement carrying the new value); a statement in a message no memory cites yet becomes
-a new memory unless memory already says it; a statement that gives an attribute a new value
-("... is red" after "... is green") supersedes the older one. Working in message order is what
-makes "newest evidence wins" hold: a memory created from an early message is itself overruled by
-a later one, inside the same plan.
+Per message: a stated value change first looks for the memories it overrules (supersede them with
+a replacement carrying the new value); then what the message states — its statement sentences,
+attributed to its speaker, dated — becomes a memory, or grows the memory its speaker is telling
+in this session about the same topic, unless memory already says it; a statement that gives an
+attribute a new value ("... is red" after "... is green", "45 sources" after "52") supersedes the
+older one. Working in message order is what makes "newest evidence wins" hold: a memory created
+from an early message is itself overruled by a later one, inside the same plan.
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Callable, Mapping, Sequence
 
 from consumers.embedding import canonical_tokens
 from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
 from consumers.engine.offline.duplicates import find_duplicate, mask_quantities, new_values, quantities
-from consumers.engine.offline.facts import message_memory_text
+from consumers.engine.offline.facts import memory_text, statement_body
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import ValueChange
 from language.chatter import classify_sentence, read_sentences
 from language.clauses import Clause, classify, clauses_of, split_clauses, strip_lead_ins
-from language.dates import said_on, without_stamp
-from language.speakers import other_participant, split_speaker
+from language.dates import without_stamp
+from language.speakers import Speaker, other_participant, split_speaker
 from schemas import ConversationTurn
 
 _DROPPED_KINDS = frozenset({"question", "request", "greeting", "dissatisfaction", "injection", "introduction"})
-
-
-def _keepable(sentence: str) -> bool:
-    """A statement sentence the clause reader does not see as a request, greeting or complaint."""
-    kind, _ = classify(strip_lead_ins(sentence))
-    return kind not in _DROPPED_KINDS
-
 CORRECTION_CONFIDENCE = 0.9
 GROUP_MAX_WORDS = 70
 """A topic one person tells over several messages of a session becomes one memory, up to this size
@@ -46,9 +39,14 @@ TOPIC_COSINE = 0.3
 NOTED_COSINE = 0.55
 """A memory-add citing a message says what the message says at this cosine."""
 UPDATE_COSINE = 0.75
-"""Two statements give one attribute two values when, numbers and dates masked, they are this close."""
-"""A memory-add citing a message says what the message says at this cosine."""
+"""Two statements give one attribute two values when, numbers masked, they are this close."""
 FACT_CONFIDENCE = 0.8
+
+
+def _keepable(sentence: str) -> bool:
+    """A statement sentence the clause reader does not see as a request, greeting or complaint."""
+    kind, _ = classify(strip_lead_ins(sentence))
+    return kind not in _DROPPED_KINDS
 
 
 class TranscriptPass:
@@ -67,8 +65,8 @@ class TranscriptPass:
         self.notes = notes
         self._created_from: dict[str, list[frozenset[str]]] = defaultdict(list)
         self.similarity = similarity
-        self.prefetch = prefetch
         """Cosine of two statements' sentence embeddings (the engine's embedder)."""
+        self.prefetch = prefetch
         self.cited_by = cited_by or {}
         """Message id -> the texts of the memories citing it (e.g. a memory-add an agent wrote about it)."""
         self._groups: dict[tuple[str, str], _Group] = {}
@@ -97,24 +95,24 @@ class TranscriptPass:
                 handled.append(clause.body)
         if turn.message_id in self.consumed:
             return  # an earlier pass consolidated this message
-        text = self.statement_text(turn, participants, handled)
-        if text is None or self._noted_already(turn, text):
+        body = self._statement_body(turn, speaker, participants, handled)
+        if body is None or self._noted_already(turn, body):
             return
+        named = speaker.name is not None
         key = (turn.session_id, subject or "")
         group = self._groups.get(key)
-        if group is not None and speaker.name is not None and group.fits(text) and self.working.is_live(group.ref) \
+        if group is not None and named and group.fits(body) and self.working.is_live(group.ref) \
                 and self.similarity(group.last_message, turn.content) >= TOPIC_COSINE:
-            self._extend(group, turn, text)
+            self._extend(group, turn, body)
             return
-        ref = self._add_statement(turn, text, "statement", subject)
+        ref = self._add_statement(turn, body, memory_text(body, subject, named, turn.ts), "statement", subject)
         if ref is not None:
-            self._groups[key] = _Group(ref, [without_stamp(text)], [turn.message_id], said_on(turn.ts), turn.content)
+            self._groups[key] = _Group(ref, subject, named, turn, body)
 
-    def statement_text(self, turn: ConversationTurn, participants: tuple[str, ...],
-                       handled: Sequence[str] = ()) -> str | None:
-        """The memory text for what `turn` states (None when it states nothing worth keeping);
-        `handled` are clause bodies a correction already took care of."""
-        speaker = split_speaker(turn.content)
+    def _statement_body(self, turn: ConversationTurn, speaker: Speaker, participants: tuple[str, ...],
+                        handled: Sequence[str]) -> str | None:
+        """What `turn` states (None when nothing worth keeping); `handled` are clause bodies a
+        correction already took care of."""
         statements, captions = [], []
         for sentence in read_sentences(speaker.body):
             if sentence.kind == "caption":
@@ -124,8 +122,8 @@ class TranscriptPass:
                 if classify_sentence(piece) == "statement" and _keepable(piece) \
                         and not any(body and body in piece for body in handled):
                     statements.append(strip_lead_ins(piece))
-        return message_memory_text(statements, captions, turn.ts, speaker.name or self.user_name,
-                                   other_participant(speaker.name, participants), speaker.name is not None)
+        return statement_body(statements, captions, turn.ts, speaker.name or self.user_name,
+                              other_participant(speaker.name, participants), speaker.name is not None)
 
     def _prefetch(self, turns: Sequence[ConversationTurn]) -> None:
         """Embed the messages the walk compares in one batch (the embedder caches by text, and the
@@ -134,21 +132,20 @@ class TranscriptPass:
         if turns:
             self.prefetch([t.content for t in turns])
 
-    def _noted_already(self, turn: ConversationTurn, text: str) -> bool:
+    def _noted_already(self, turn: ConversationTurn, body: str) -> bool:
         """A memory-add about this message already says it, and the message adds no value to it
         (no date, number or name the add lacks): creating it again would only duplicate the add."""
-        statement = without_stamp(text)
-        return any(not new_values(statement, noted) and self.similarity(statement, without_stamp(noted)) >= NOTED_COSINE
+        return any(not new_values(body, noted) and self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
                    for noted in self.cited_by.get(turn.message_id, ()))
 
-    def _extend(self, group: _Group, turn: ConversationTurn, text: str) -> None:
-        group.add(text, turn.message_id, turn.content)
+    def _extend(self, group: _Group, turn: ConversationTurn, body: str) -> None:
+        group.add(body, turn)
         joined = group.text()
         self.builder.extend(group.ref, joined, tuple(group.evidence))
         self.working.add(WorkingMemory(key=group.ref, text=joined, tokens=canonical_tokens(without_stamp(joined)),
                                        evidence_ids=tuple(group.evidence), evidence_ts=turn.ts,
                                        created_in_plan=True))
-        self._created_from[turn.message_id].append(canonical_tokens(without_stamp(text)))
+        self._created_from[turn.message_id].append(canonical_tokens(body))
 
     def _clause(self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None,
                 subject: str | None) -> bool:
@@ -200,8 +197,10 @@ class TranscriptPass:
         tokens = canonical_tokens(value)
         return bool(tokens) and any(tokens <= made for made in self._created_from[turn.message_id])
 
-    def _add_statement(self, turn: ConversationTurn, text: str, kind: str, subject: str | None) -> str | None:
-        """Create the memory unless memory already says it or a newer value overrules it; its ref."""
+    def _add_statement(self, turn: ConversationTurn, body: str, text: str, kind: str,
+                       subject: str | None) -> str | None:
+        """Create the memory (`text`: `body` with its speaker and date) unless memory already says
+        it or a newer value overrules it; its ref."""
         tokens = canonical_tokens(without_stamp(text))
         if not tokens or find_duplicate(tokens, self.working) is not None:
             return None
@@ -255,39 +254,21 @@ class TranscriptPass:
 class _Group:
     """Statements one speaker makes in a row within a session, growing into one memory."""
 
-    def __init__(self, ref: str, parts: list[str], evidence: list[str], stamp: str, last_message: str) -> None:
-        self.ref, self.evidence, self.stamp = ref, evidence, stamp
-        self.parts = [_unprefixed(p) for p in parts]
-        self.speaker = _prefix(parts[0])
-        self.last_message = last_message
+    def __init__(self, ref: str, subject: str | None, named: bool, first: ConversationTurn, body: str) -> None:
+        self.ref, self.subject, self.named, self.said = ref, subject, named, first.ts
+        self.parts = [body]
+        self.evidence = [first.message_id]
+        self.last_message = first.content
         """The newest message the memory grew from, as said (what the next one is compared with)."""
 
-    def words(self) -> int:
-        return sum(len(p.split()) for p in self.parts)
+    def fits(self, body: str) -> bool:
+        words = sum(len(p.split()) for p in self.parts) + len(body.split())
+        return len(self.evidence) < GROUP_MAX_MESSAGES and words <= GROUP_MAX_WORDS
 
-    def fits(self, text: str) -> bool:
-        return (len(self.evidence) < GROUP_MAX_MESSAGES
-                and self.words() + len(without_stamp(text).split()) <= GROUP_MAX_WORDS)
-
-    def add(self, text: str, message_id: str, content: str) -> None:
-        self.last_message = content
-        self.parts.append(_unprefixed(without_stamp(text)))
-        self.evidence.append(message_id)
+    def add(self, body: str, turn: ConversationTurn) -> None:
+        self.parts.append(body)
+        self.evidence.append(turn.message_id)
+        self.last_message = turn.content
 
     def text(self) -> str:
-        body = " ".join(self.parts)
-        if self.speaker and self.speaker not in body:
-            body = f"{self.speaker}: {body}"  # who said it, once for the whole memory
-        return f"{body} {self.stamp}"
-
-
-_SPEAKER_PREFIX = re.compile(r"^([A-Z][\w'\-]*(?: [A-Z][\w'\-]*){0,2}): ")
-
-
-def _prefix(text: str) -> str | None:
-    match = _SPEAKER_PREFIX.match(text)
-    return match.group(1) if match else None
-
-
-def _unprefixed(text: str) -> str:
-    return _SPEAKER_PREFIX.sub("", text, count=1)
+        return memory_text(" ".join(self.parts), self.subject, self.named, self.said)
