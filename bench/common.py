@@ -54,6 +54,7 @@ def timed(fn, *args) -> float:
 
 # --------------------------------------------------------------------------- /proc
 
+
 def proc_status(pid: int) -> dict[str, int]:
     """VmRSS / VmHWM in bytes."""
     out = {}
@@ -97,11 +98,13 @@ def broker_pid(bootstrap: str) -> int | None:
 
 # --------------------------------------------------------------------------- Kafka helpers
 
+
 def end_offsets(consumer, topic: str, partitions: int) -> int:
     from confluent_kafka import TopicPartition
 
-    return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
-               for p in range(partitions))
+    return sum(
+        consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1] for p in range(partitions)
+    )
 
 
 def committed(admin, group: str, topic: str, partitions: int) -> int:
@@ -156,8 +159,13 @@ class Child:
             else:
                 env = {**os.environ, **settings_env(settings), "PYTHONPATH": str(REPO_ROOT)}
                 with open(self.log, "ab") as log_file:
-                    self.proc = subprocess.Popen([sys.executable, "-m", "bench.streams", *argv], env=env,
-                                                 stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                    self.proc = subprocess.Popen(
+                        [sys.executable, "-m", "bench.streams", *argv],
+                        env=env,
+                        stdout=log_file,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                    )
         self.pid = self.proc.pid
 
     def check(self) -> None:
@@ -178,8 +186,19 @@ class Child:
 class Follow:
     """Poll a child's committed offsets, its table writes (changelog end offsets), CPU and memory."""
 
-    def __init__(self, child: Child, admin, watermarks, group: str, topic: str, changelog: str | None,
-                 partitions: int, target: int, broker: int | None = None, quiet: bool = False):
+    def __init__(
+        self,
+        child: Child,
+        admin,
+        watermarks,
+        group: str,
+        topic: str,
+        changelog: str | None,
+        partitions: int,
+        target: int,
+        broker: int | None = None,
+        quiet: bool = False,
+    ):
         self.child, self.admin, self.watermarks = child, admin, watermarks
         self.group, self.topic, self.changelog, self.partitions = group, topic, changelog, partitions
         self.target, self.broker, self.quiet = target, broker, quiet
@@ -189,21 +208,30 @@ class Follow:
         self.hwm = 0
         self.first_write = self.first_commit = None
 
-    def run(self, timeout_s: float) -> "Follow":
+    def run(self, timeout_s: float) -> Follow:
         deadline = time.monotonic() + timeout_s
         last_print = 0.0
         while True:
             self.child.check()
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{self.child.name}: committed {self.samples[-1][1] if self.samples else 0} "
-                                   f"of {self.target} within {timeout_s:.0f} s")
+                raise RuntimeError(
+                    f"{self.child.name}: committed {self.samples[-1][1] if self.samples else 0} "
+                    f"of {self.target} within {timeout_s:.0f} s"
+                )
             done = committed(self.admin, self.group, self.topic, self.partitions)
             writes = end_offsets(self.watermarks, self.changelog, self.partitions) if self.changelog else 0
             now = time.monotonic()
             self.samples.append((now, done))
             self.writes.append((now, writes))
-            self.cpu.append((now, proc_cpu_s(self.child.pid), *machine_cpu(), time.process_time(),
-                             proc_cpu_s(self.broker) if self.broker else 0.0))
+            self.cpu.append(
+                (
+                    now,
+                    proc_cpu_s(self.child.pid),
+                    *machine_cpu(),
+                    time.process_time(),
+                    proc_cpu_s(self.broker) if self.broker else 0.0,
+                )
+            )
             self.hwm = max(self.hwm, proc_status(self.child.pid).get("VmHWM", 0))
             if self.first_write is None and writes > 0:
                 self.first_write = now - self.child.t0
@@ -211,8 +239,10 @@ class Follow:
                 self.first_commit = now - self.child.t0
             if not self.quiet and (now - last_print >= 5 or done >= self.target):
                 last_print = now
-                say(f"    t={now - self.child.t0:5.1f}s committed {done:>9,}/{self.target:,}  table writes "
-                    f"{writes:>9,}  VmHWM {mb(self.hwm)}")
+                say(
+                    f"    t={now - self.child.t0:5.1f}s committed {done:>9,}/{self.target:,}  table writes "
+                    f"{writes:>9,}  VmHWM {mb(self.hwm)}"
+                )
             if done >= self.target:
                 return self
             time.sleep(0.25)

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -57,12 +57,14 @@ from consumers.snapshot import Snapshot  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
 
-T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 TARGET_CPU_S = 0.5
 BENCH_CAP = 10_000
 FIGURES: dict[str, object] = {}
-_BIRDS = ("Heron Orca Lynx Falcon Otter Raven Bison Cobra Dingo Egret Ferret Gecko Hyena Ibis Jackal Koala Lemur "
-          "Marten Newt Ocelot Puffin Quail Robin Stoat Tapir Urchin Vole Walrus Yak Zebra").split()
+_BIRDS = (
+    "Heron Orca Lynx Falcon Otter Raven Bison Cobra Dingo Egret Ferret Gecko Hyena Ibis Jackal Koala Lemur "
+    "Marten Newt Ocelot Puffin Quail Robin Stoat Tapir Urchin Vole Walrus Yak Zebra"
+).split()
 _DBS = "PostgreSQL DuckDB MySQL SQLite ClickHouse Redis Cassandra Snowflake BigQuery Oracle".split()
 _PEOPLE = "Maria Tomas Priya Ada Kofi Lena Bruno Nadia Omar Yuki".split()
 
@@ -73,6 +75,7 @@ def figure(key: str, value: object, line: str) -> None:
 
 
 # --------------------------------------------------------------------------- synthetic scopes
+
 
 def project(k: int) -> str:
     return f"{_BIRDS[k % len(_BIRDS)]}{k}"
@@ -95,40 +98,79 @@ def make_scope(n_memories: int, n_messages: int, n_new: int, seed: int = 7) -> S
         # value; only new messages change a value again.
         new_value, old_value = (other, db) if i >= first_new else (db, other)
         if position % 2:
-            content = rng.choice([f"Noted: Project {name} uses {db}.", "Done.", f"I set {old_value} for Project {name}.",
-                                  f"Here is the weekly summary for Project {name}."])
+            content = rng.choice(
+                [
+                    f"Noted: Project {name} uses {db}.",
+                    "Done.",
+                    f"I set {old_value} for Project {name}.",
+                    f"Here is the weekly summary for Project {name}.",
+                ]
+            )
             role = "assistant"
         else:
-            content = rng.choice([
-                f"Project {name} uses {db} as the warehouse.",
-                f"We decided to use {new_value} for Project {name}.",
-                f"No, it's {new_value}, not {old_value}.",
-                f"What is the deadline for Project {name}?",
-                f"Please send the weekly report for Project {name}.",
-                "Thanks, sounds good.",
-                "That's too generic. It has no focus.",
-                f"Project {name} ships next Friday.",
-                f"The owner of Project {name} is {rng.choice(_PEOPLE)}.",
-            ])
+            content = rng.choice(
+                [
+                    f"Project {name} uses {db} as the warehouse.",
+                    f"We decided to use {new_value} for Project {name}.",
+                    f"No, it's {new_value}, not {old_value}.",
+                    f"What is the deadline for Project {name}?",
+                    f"Please send the weekly report for Project {name}.",
+                    "Thanks, sounds good.",
+                    "That's too generic. It has no focus.",
+                    f"Project {name} ships next Friday.",
+                    f"The owner of Project {name} is {rng.choice(_PEOPLE)}.",
+                ]
+            )
             role = "user"
-        turns.append(ConversationTurn(scope=scope, session_id=f"s{session}", message_id=f"s{session}#{position}",
-                                      role=role, content=content, ts=ts))
+        turns.append(
+            ConversationTurn(
+                scope=scope,
+                session_id=f"s{session}",
+                message_id=f"s{session}#{position}",
+                role=role,
+                content=content,
+                ts=ts,
+            )
+        )
     old = turns[:first_new]
     consolidated = old[-1].ts if old else T0  # when the last pass wrote the store
     memories = []
     for k in range(n_memories):
         evidence = (rng.choice(old).message_id,) if old and rng.random() < 0.7 else ()
         stamp = consolidated
-        memories.append(MemoryRecord(scope=scope, memory_id=f"mem-{k}", text=f"Project {project(k)} uses {values[k]} as the warehouse",
-                                     origin="transcript", evidence_message_ids=evidence, confidence=0.8,
-                                     created_at=stamp, updated_at=stamp))
+        memories.append(
+            MemoryRecord(
+                scope=scope,
+                memory_id=f"mem-{k}",
+                text=f"Project {project(k)} uses {values[k]} as the warehouse",
+                origin="transcript",
+                evidence_message_ids=evidence,
+                confidence=0.8,
+                created_at=stamp,
+                updated_at=stamp,
+            )
+        )
     last = turns[-1].ts
-    pending = [MemoryRecord(scope=scope, memory_id=f"add-{j}", text=f"Project {project(j)} has a new sponsor, {_PEOPLE[j]}",
-                            origin="memory_add", created_at=last, updated_at=last) for j in range(2)]
+    pending = [
+        MemoryRecord(
+            scope=scope,
+            memory_id=f"add-{j}",
+            text=f"Project {project(j)} has a new sponsor, {_PEOPLE[j]}",
+            origin="memory_add",
+            created_at=last,
+            updated_at=last,
+        )
+        for j in range(2)
+    ]
     job = DreamJob(job_id=f"job-{scope}", scope=scope, trigger="manual", requested_at=last + timedelta(minutes=5))
-    return Snapshot(job=job, generation=1, memories=tuple(memories + pending), transcript=tuple(turns),
-                    pending_add_ids=frozenset(m.memory_id for m in pending),
-                    new_message_ids=frozenset(t.message_id for t in turns[n_messages - n_new:]))
+    return Snapshot(
+        job=job,
+        generation=1,
+        memories=tuple(memories + pending),
+        transcript=tuple(turns),
+        pending_add_ids=frozenset(m.memory_id for m in pending),
+        new_message_ids=frozenset(t.message_id for t in turns[n_messages - n_new :]),
+    )
 
 
 def new_count(n_messages: int) -> int:
@@ -136,6 +178,7 @@ def new_count(n_messages: int) -> int:
 
 
 # --------------------------------------------------------------------------- 1. offline, in memory
+
 
 def offline_in_memory(n_memories: int, n_messages: int, settings: Settings) -> dict:
     snapshot = make_scope(n_memories, n_messages, new_count(n_messages))
@@ -162,12 +205,18 @@ def offline_in_memory(n_memories: int, n_messages: int, settings: Settings) -> d
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     changes = len(out.candidate.changes) if out.candidate else 0
-    return {"cpu_s": round(cpu, 4), "peak_mib": round(peak / 2**20, 2), "phases_cpu_s": phases,
-            "changes": changes, "status": out.status or ("completed" if out.passed else "quarantined"),
-            "motives": [m.kind for m in out.signals.motives]}
+    return {
+        "cpu_s": round(cpu, 4),
+        "peak_mib": round(peak / 2**20, 2),
+        "phases_cpu_s": phases,
+        "changes": changes,
+        "status": out.status or ("completed" if out.passed else "quarantined"),
+        "motives": [m.kind for m in out.signals.motives],
+    }
 
 
 # --------------------------------------------------------------------------- 2. offline, embedded Qdrant
+
 
 def offline_on_store(n_memories: int, n_messages: int, home: Path) -> dict:
     from consumers.runtime import open_runtime
@@ -184,12 +233,18 @@ def offline_on_store(n_memories: int, n_messages: int, home: Path) -> dict:
         stored = [m for m in snapshot.memories if m.memory_id not in snapshot.pending_add_ids]
         first_new = n_messages - new_count(n_messages)
         rt.memories.write_candidate(scope, 1, stored)
-        rt.memories.promote(rt.memories.state(scope), GenerationInfo(generation=1, job_id="setup", status="active",
-                                                                      created_at=datetime.now(timezone.utc)),
-                            AppliedJob(job_id="setup", outcome="completed", generation=1,
-                                       watermarks={turns_topic: first_new}))
-        rt.transcripts.add_pending([MemoryAdd(scope=scope, memory_id=m.memory_id, text=m.text, ts=m.created_at)
-                                    for m in snapshot.memories if m.memory_id in snapshot.pending_add_ids])
+        rt.memories.promote(
+            rt.memories.state(scope),
+            GenerationInfo(generation=1, job_id="setup", status="active", created_at=datetime.now(UTC)),
+            AppliedJob(job_id="setup", outcome="completed", generation=1, watermarks={turns_topic: first_new}),
+        )
+        rt.transcripts.add_pending(
+            [
+                MemoryAdd(scope=scope, memory_id=m.memory_id, text=m.text, ts=m.created_at)
+                for m in snapshot.memories
+                if m.memory_id in snapshot.pending_add_ids
+            ]
+        )
         job = snapshot.job.model_copy(update={"watermarks": {turns_topic: n_messages}})
         gc.collect()
         start = time.process_time()
@@ -200,18 +255,28 @@ def offline_on_store(n_memories: int, n_messages: int, home: Path) -> dict:
         state = rt.memories.state(scope)
         start = time.process_time()
         rt.memories.write_candidate(scope, state.next_generation, records)
-        rt.memories.promote(state, GenerationInfo(generation=state.next_generation, job_id="rewrite", status="active",
-                                                  created_at=datetime.now(timezone.utc)),
-                            AppliedJob(job_id="rewrite", outcome="completed", generation=state.next_generation))
+        rt.memories.promote(
+            state,
+            GenerationInfo(
+                generation=state.next_generation, job_id="rewrite", status="active", created_at=datetime.now(UTC)
+            ),
+            AppliedJob(job_id="rewrite", outcome="completed", generation=state.next_generation),
+        )
         write_cpu = time.process_time() - start
-        return {"pass_cpu_s": round(pass_cpu, 4), "store_write_cpu_s": round(write_cpu, 4),
-                "index_cpu_s": round(index_cpu, 3), "records_written": len(records), "status": result.status,
-                "phases_wall_s": {k: round(v, 4) for k, v in result.phase_seconds.items()}}
+        return {
+            "pass_cpu_s": round(pass_cpu, 4),
+            "store_write_cpu_s": round(write_cpu, 4),
+            "index_cpu_s": round(index_cpu, 3),
+            "records_written": len(records),
+            "status": result.status,
+            "phases_wall_s": {k: round(v, 4) for k, v in result.phase_seconds.items()},
+        }
     finally:
         rt.close()
 
 
 # --------------------------------------------------------------------------- 3. LLM engine, scripted server
+
 
 def llm_prompt(n_memories: int, n_messages: int, n_new: int, server, engine) -> dict:
     import litellm
@@ -222,10 +287,15 @@ def llm_prompt(n_memories: int, n_messages: int, n_new: int, server, engine) -> 
     result = engine.propose(snapshot, gather(snapshot))
     [body] = server.requests
     tokens = litellm.token_counter(model="gpt-4o-mini", messages=body["messages"])
-    return {"model_calls": result.model_calls, "prompt_tokens": tokens, "prompt_chars": sum(len(m["content"]) for m in body["messages"])}
+    return {
+        "model_calls": result.model_calls,
+        "prompt_tokens": tokens,
+        "prompt_chars": sum(len(m["content"]) for m in body["messages"]),
+    }
 
 
 # --------------------------------------------------------------------------- main
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -246,13 +316,20 @@ def main(argv: list[str]) -> int:
             cell = offline_in_memory(m, n, settings)
             grid[f"{m}x{n}"] = cell
             top = sorted(cell["phases_cpu_s"].items(), key=lambda kv: -kv[1])[:3]
-            print(f"  {m:>5} memories x {n:>6} messages: {cell['cpu_s']:7.3f} s CPU, peak {cell['peak_mib']:7.2f} MiB, "
-                  f"{cell['changes']:4d} changes; slowest {', '.join(f'{k} {v:.3f}' for k, v in top)}", flush=True)
+            print(
+                f"  {m:>5} memories x {n:>6} messages: {cell['cpu_s']:7.3f} s CPU, peak {cell['peak_mib']:7.2f} MiB, "
+                f"{cell['changes']:4d} changes; slowest {', '.join(f'{k} {v:.3f}' for k, v in top)}",
+                flush=True,
+            )
     FIGURES["offline_in_memory"] = grid
     target = grid.get("100x1000", {}).get("cpu_s")
     if target is not None:
-        figure("target_100x1000_cpu_s", target, f"  target: 100 x 1,000 in {target:.3f} s CPU "
-               f"({'within' if target <= TARGET_CPU_S else 'OVER'} the {TARGET_CPU_S} s target)")
+        figure(
+            "target_100x1000_cpu_s",
+            target,
+            f"  target: 100 x 1,000 in {target:.3f} s CPU "
+            f"({'within' if target <= TARGET_CPU_S else 'OVER'} the {TARGET_CPU_S} s target)",
+        )
 
     print("== offline engine, DreamPass.run on embedded Qdrant (store reads, searches and writes included)", flush=True)
     store: dict[str, dict] = {}
@@ -261,10 +338,13 @@ def main(argv: list[str]) -> int:
             cell = offline_on_store(m, n, Path(tempfile.mkdtemp(prefix="bench-dream-store-")))
             store[f"{m}x{n}"] = cell
             wall = cell["phases_wall_s"]
-            print(f"  {m:>5} memories x {n:>6} messages: pass {cell['pass_cpu_s']:6.3f} s CPU ({cell['status']}); "
-                  f"store writes alone {cell['store_write_cpu_s']:.3f} s for {cell['records_written']} records; "
-                  f"wall: snapshot {wall.get('snapshot', 0):.3f}, verify {wall.get('verify', 0):.3f}, "
-                  f"promote {wall.get('promote', 0):.3f}; indexing the transcript {cell['index_cpu_s']:.2f} s", flush=True)
+            print(
+                f"  {m:>5} memories x {n:>6} messages: pass {cell['pass_cpu_s']:6.3f} s CPU ({cell['status']}); "
+                f"store writes alone {cell['store_write_cpu_s']:.3f} s for {cell['records_written']} records; "
+                f"wall: snapshot {wall.get('snapshot', 0):.3f}, verify {wall.get('verify', 0):.3f}, "
+                f"promote {wall.get('promote', 0):.3f}; indexing the transcript {cell['index_cpu_s']:.2f} s",
+                flush=True,
+            )
     FIGURES["offline_on_store"] = store
 
     print("== LLM engine against the scripted server (prompt tokens counted on the request sent)", flush=True)
@@ -273,19 +353,29 @@ def main(argv: list[str]) -> int:
 
     llm: dict[str, dict] = {}
     with ScriptedLlmServer() as server:
-        engine = LlmEngine(Settings(home=settings.home, engine="llm", llm_model="openai/bench-model",
-                                    llm_api_base=server.url, llm_api_key="bench", llm_retries=0))
+        engine = LlmEngine(
+            Settings(
+                home=settings.home,
+                engine="llm",
+                llm_model="openai/bench-model",
+                llm_api_base=server.url,
+                llm_api_key="bench",
+                llm_retries=0,
+            )
+        )
         for m in memory_sizes:
             for n in message_sizes:
                 fixed = llm_prompt(m, n, 20, server, engine)
                 tenth = llm_prompt(m, n, new_count(n), server, engine)
                 llm[f"{m}x{n}"] = {"new_20": fixed, "new_10pct": tenth}
-                print(f"  {m:>5} memories x {n:>6} messages: 20 new -> {fixed['model_calls']} call, "
-                      f"{fixed['prompt_tokens']:6d} prompt tokens; {new_count(n):>5} new -> {tenth['model_calls']} call, "
-                      f"{tenth['prompt_tokens']:6d} prompt tokens", flush=True)
+                print(
+                    f"  {m:>5} memories x {n:>6} messages: 20 new -> {fixed['model_calls']} call, "
+                    f"{fixed['prompt_tokens']:6d} prompt tokens; {new_count(n):>5} new -> {tenth['model_calls']} call, "
+                    f"{tenth['prompt_tokens']:6d} prompt tokens",
+                    flush=True,
+                )
     FIGURES["llm"] = llm
-    figure("total_wall_s", round(time.perf_counter() - began, 1),
-           f"== done in {time.perf_counter() - began:.0f} s")
+    figure("total_wall_s", round(time.perf_counter() - began, 1), f"== done in {time.perf_counter() - began:.0f} s")
     print(json.dumps(FIGURES), flush=True)
     return 0
 

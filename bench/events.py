@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 NAMES = ["Ava", "Noah", "Mia", "Liam", "Zoe", "Omar", "Lena", "Ravi", "Ines", "Hugo", "Yuki", "Sven"]
 CITIES = ["Berlin", "Lisbon", "Madrid", "Oslo", "Tokyo", "Austin", "Dublin", "Prague", "Porto", "Seoul"]
@@ -55,8 +55,9 @@ def _pool(templates: list[str], rnd: random.Random, size: int = 256) -> list[str
     for _ in range(size):
         city, city2 = rnd.sample(CITIES, 2)
         code = rnd.choice([f"LH{rnd.randint(100, 999)}", f"A{rnd.randint(10, 99)}X", f"{rnd.randint(1000, 9999)}KB"])
-        text = rnd.choice(templates).format(name=rnd.choice(NAMES), city=city, city2=city2,
-                                            product=rnd.choice(PRODUCTS), code=code)
+        text = rnd.choice(templates).format(
+            name=rnd.choice(NAMES), city=city, city2=city2, product=rnd.choice(PRODUCTS), code=code
+        )
         out.append(json.dumps(text))
     return out
 
@@ -83,7 +84,7 @@ def generate(events: int, scopes: int, seed: int = 7):
     plain, corr, dec, asst = (_pool(t, rnd) for t in (USER_PLAIN, USER_CORRECTION, USER_DECISION, ASSISTANT))
     names = [scope_name(i) for i in range(scopes)]
     counts = [0] * scopes
-    base = datetime(2026, 4, 12, 9, 0, tzinfo=timezone.utc)
+    base = datetime(2026, 4, 12, 9, 0, tzinfo=UTC)
     for i, s in enumerate(scope_sequence(events, scopes, rnd)):
         scope, n = names[s], counts[s]
         counts[s] = n + 1
@@ -94,6 +95,8 @@ def generate(events: int, scopes: int, seed: int = 7):
         else:
             role, content = "assistant", rnd.choice(asst)
         ts = (base + timedelta(seconds=i)).isoformat()
-        value = (f'{{"scope":"{scope}","session_id":"{scope}#s{n // 8}","message_id":"{scope}#{n}",'
-                 f'"role":"{role}","content":{content},"ts":"{ts}"}}')
+        value = (
+            f'{{"scope":"{scope}","session_id":"{scope}#s{n // 8}","message_id":"{scope}#{n}",'
+            f'"role":"{role}","content":{content},"ts":"{ts}"}}'
+        )
         yield scope.encode(), value.encode()

@@ -12,7 +12,10 @@ from pathlib import Path
 from bench.common import CREATED, FIGURES, REPO_ROOT, Child, Follow, end_offsets, say, section
 
 CATEGORIES = [
-    ("our code (streams/, schemas/)", lambda f, n: f.startswith((str(REPO_ROOT / "streams"), str(REPO_ROOT / "schemas")))),
+    (
+        "our code (streams/, schemas/)",
+        lambda f, n: f.startswith((str(REPO_ROOT / "streams"), str(REPO_ROOT / "schemas"))),
+    ),
     ("pydantic validation", lambda f, n: "pydantic" in f or "pydantic" in n),
     ("regex (extract)", lambda f, n: "re.Pattern" in n or "/re/" in f or "_sre" in n),
     ("dataclasses.asdict + copy.deepcopy (old dict codec)", lambda f, n: "dataclasses.py" in f or "copy.py" in f),
@@ -29,7 +32,7 @@ def profile_breakdown(stats: pstats.Stats, per: int, label: str, top: int = 14) 
     """Own time per category and the top functions, in µs per event (inflated by cProfile)."""
     totals: dict[str, float] = {}
     rows, grand = [], 0.0
-    for (filename, line, name), (cc, nc, tt, ct, callers) in stats.stats.items():
+    for (filename, line, name), (_cc, nc, tt, _ct, _callers) in stats.stats.items():
         grand += tt
         category = next((c for c, match in CATEGORIES if match(filename, name)), "other (stdlib, builtins)")
         totals[category] = totals.get(category, 0.0) + tt
@@ -55,20 +58,23 @@ def profiled_worker_phase(settings, home: Path, count: int, extra_env: dict[str,
     out = home / "worker.prof"
     child = Child(prof, home, "profiled-worker", extra_env, argv=["--_profiled-worker", str(out)])
     try:
-        Follow(child, admin, watermarks, prof.app_id, prof.topics.turns, None, prof.partitions, count,
-               quiet=True).run(timeout_s=120 + count / 100)
+        Follow(child, admin, watermarks, prof.app_id, prof.topics.turns, None, prof.partitions, count, quiet=True).run(
+            timeout_s=120 + count / 100
+        )
     finally:
         child.stop()
     processed = end_offsets(watermarks, prof.topics.signals_changelog, prof.partitions)
     if not out.exists():
         say("    (no profile written)")
         return
-    FIGURES["worker_profile_shares"] = profile_breakdown(pstats.Stats(str(out)), processed,
-                                                         f"cProfile of the worker ({processed:,} events incl. startup)")
+    FIGURES["worker_profile_shares"] = profile_breakdown(
+        pstats.Stats(str(out)), processed, f"cProfile of the worker ({processed:,} events incl. startup)"
+    )
 
 
 def profiled_worker_child(out: str) -> None:
-    """Child mode (`--_profiled-worker FILE`): the `dreamstream worker streams` command under cProfile, dumped at exit."""
+    """Child mode (`--_profiled-worker FILE`): the `dreamstream worker streams` command under cProfile,
+    dumped at exit."""
     prof = cProfile.Profile()
 
     def dump() -> None:

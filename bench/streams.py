@@ -52,17 +52,27 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--scopes", type=int, default=100_000, help="active scopes (each gets at least one event)")
     parser.add_argument("--quick", action="store_true", help="20,000 events over 10,000 scopes")
     parser.add_argument("--partitions", type=int, default=2)
-    parser.add_argument("--policy", choices=["bench", "default"], default="bench",
-                        help="bench: threshold_messages=40, other triggers off (one job per hot scope, ~scopes/1000); "
-                             "default: the Settings default policy (also the signals, pressure and idle triggers)")
-    parser.add_argument("--floor-events", type=int, help="records for each Faust floor run (default events/10, "
-                                                         "at least 10,000)")
+    parser.add_argument(
+        "--policy",
+        choices=["bench", "default"],
+        default="bench",
+        help="bench: threshold_messages=40, other triggers off (one job per hot scope, ~scopes/1000); "
+        "default: the Settings default policy (also the signals, pressure and idle triggers)",
+    )
+    parser.add_argument(
+        "--floor-events", type=int, help="records for each Faust floor run (default events/10, at least 10,000)"
+    )
     parser.add_argument("--floor", action="store_true", help="phase 6: Faust's own floor (the replaced design)")
     parser.add_argument("--no-profile", action="store_true", help="skip the in-process cProfile")
     parser.add_argument("--profile-worker", action="store_true", help="phase 8: a worker under cProfile (slow)")
     parser.add_argument("--profile-events", type=int, default=20_000)
-    parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
-                        help="extra environment for the worker children, e.g. Faust's PRODUCER_LINGER=0.05")
+    parser.add_argument(
+        "--worker-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment for the worker children, e.g. Faust's PRODUCER_LINGER=0.05",
+    )
     parser.add_argument("--logs", type=Path, help="copy the children's logs into this directory")
     parser.add_argument("--_profiled-worker", dest="profiled_worker", help=argparse.SUPPRESS)
     parser.add_argument("--_faust-floor", dest="faust_floor", help=argparse.SUPPRESS)
@@ -131,13 +141,19 @@ def main() -> None:
     started = time.monotonic()
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or broker_bootstrap()
     home = Path(tempfile.mkdtemp(prefix="dreamstream-bench-"))
-    policy = (TriggerPolicy(threshold_messages=40, threshold_signals=1_000_000, idle_s=86_400, schedule_s=0)
-              if args.policy == "bench" else TriggerPolicy())
+    policy = (
+        TriggerPolicy(threshold_messages=40, threshold_signals=1_000_000, idle_s=86_400, schedule_s=0)
+        if args.policy == "bench"
+        else TriggerPolicy()
+    )
     overrides = {"partitions": args.partitions, "trigger": policy}
-    say(f"dreamstream stream worker benchmark: {args.events:,} events, {args.scopes:,} scopes, {args.partitions} "
-        f"partitions, Kafka {bootstrap}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, policy {args.policy}")
-    FIGURES.update(events=args.events, scopes=args.scopes, partitions=args.partitions, policy=args.policy,
-                   worker_env=extra_env)
+    say(
+        f"dreamstream stream worker benchmark: {args.events:,} events, {args.scopes:,} scopes, {args.partitions} "
+        f"partitions, Kafka {bootstrap}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, policy {args.policy}"
+    )
+    FIGURES.update(
+        events=args.events, scopes=args.scopes, partitions=args.partitions, policy=args.policy, worker_env=extra_env
+    )
     admin = watermarks = None
     try:
         settings = unique_settings(bootstrap, home, **overrides)
@@ -152,16 +168,20 @@ def main() -> None:
         CREATED.append(idle_settings)
         idle_rss = idle_phase(idle_settings, home, extra_env, admin)
 
-        rate = worker_phase(settings, home, total, args.scopes, extra_env, admin, watermarks, idle_rss,
-                            broker_pid(bootstrap))
+        rate = worker_phase(
+            settings, home, total, args.scopes, extra_env, admin, watermarks, idle_rss, broker_pid(bootstrap)
+        )
         row = changelog_phase(settings) or b'{"messages":1}'
         ratio = rate / FIGURES["baseline_events_per_s"]
         figure("ratio_worker_to_baseline", round(ratio, 3), f"ratio worker/baseline {ratio:.3f} (events/s)")
         if "worker_cpu_us_per_event" in FIGURES:
             cpu_ratio = FIGURES["baseline_cpu_us_per_event"] / FIGURES["worker_cpu_us_per_event"]
-            figure("ratio_worker_to_baseline_cpu", round(cpu_ratio, 3),
-                   f"ratio per CPU second {cpu_ratio:.3f} (baseline µs CPU/event / worker µs CPU/event; "
-                   f"less sensitive to other load)")
+            figure(
+                "ratio_worker_to_baseline_cpu",
+                round(cpu_ratio, 3),
+                f"ratio per CPU second {cpu_ratio:.3f} (baseline µs CPU/event / worker µs CPU/event; "
+                f"less sensitive to other load)",
+            )
 
         in_process_phase(settings, msgs, not args.no_profile)
         del msgs
@@ -181,10 +201,13 @@ def main() -> None:
             say(f"  {'met   ' if ok else 'MISSED'}  {name}")
         FIGURES["targets_met"] = checks
         load = os.getloadavg()
-        figure("load_average", [round(x, 2) for x in load],
-               f"machine load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1/5/15 min) on "
-               f"{os.cpu_count()} cores; other work on this machine: {FIGURES.get('other_cpu_cores', 'n/a')} cores "
-               f"while the worker ran")
+        figure(
+            "load_average",
+            [round(x, 2) for x in load],
+            f"machine load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1/5/15 min) on "
+            f"{os.cpu_count()} cores; other work on this machine: {FIGURES.get('other_cpu_cores', 'n/a')} cores "
+            f"while the worker ran",
+        )
     finally:
         cleanup(admin, watermarks, home, args.logs)
         FIGURES["bench_wall_s"] = round(time.monotonic() - started, 1)

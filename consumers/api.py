@@ -50,11 +50,11 @@ from confluent_kafka import KafkaException
 from pydantic import ValidationError
 
 from consumers.audit_publisher import AuditPublisher
+from consumers.kafka_io import send_control
 from consumers.runtime import Runtime
 from consumers.store import quarantine as decisions
 from consumers.store.history import ScopeReader, ScopeView, generations_json, record_history
 from consumers.store.memories import ScopeState
-from consumers.kafka_io import send_control
 from schemas import ScopeError, parse_scope
 from schemas.settings import Settings
 
@@ -110,9 +110,15 @@ class StoreGuard:
         return True
 
 
-def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], None], ready: Callable[[], bool],
-             guard: StoreGuard, trigger: Callable[[str, str], str],
-             operator: Decisions | None = None) -> web.Application:
+def make_app(
+    settings: Settings,
+    reader: ScopeReader,
+    store_ping: Callable[[], None],
+    ready: Callable[[], bool],
+    guard: StoreGuard,
+    trigger: Callable[[str, str], str],
+    operator: Decisions | None = None,
+) -> web.Application:
     token = settings.api_token.get_secret_value().encode() if settings.api_token else None
 
     @web.middleware
@@ -143,7 +149,9 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         if token is not None and request.path not in OPEN_PATHS:
             scheme, _, given = request.headers.get("Authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token):
-                return _error(401, "missing or wrong bearer token", headers={"WWW-Authenticate": 'Bearer realm="dreamstream"'})
+                return _error(
+                    401, "missing or wrong bearer token", headers={"WWW-Authenticate": 'Bearer realm="dreamstream"'}
+                )
         return await handler(request)
 
     async def blocking(fn: Callable[[], object]) -> object:
@@ -183,7 +191,9 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
                 raise BadRequest("cursor belongs to another generation than the one asked for")
             generation = cursor_generation  # a page sequence stays on one generation, whatever is promoted meanwhile
         # One hold of the store for both reads, so the number and the records agree.
-        state, records = await blocking(lambda: (reader.state(scope), reader.records(scope, generation, include_inactive)))
+        state, records = await blocking(
+            lambda: (reader.state(scope), reader.records(scope, generation, include_inactive))
+        )
         number = state.active_generation if generation is None else generation
         body = {"scope": scope, "generation": number}
         if limit is not None:
@@ -204,8 +214,14 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
             raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
         k = _int_param(params, "k", low=1, high=MAX_K) or 10
         hits = await blocking(lambda: reader.search(scope, query, k))
-        return web.json_response({"scope": scope, "query": query, "k": k,
-                                  "results": [search_hit_json(record, score) for record, score in hits]})
+        return web.json_response(
+            {
+                "scope": scope,
+                "query": query,
+                "k": k,
+                "results": [search_hit_json(record, score) for record, score in hits],
+            }
+        )
 
     async def memory(request: web.Request) -> web.Response:
         scope = _scope(request)
@@ -213,9 +229,15 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
         memory_id = request.match_info["memory_id"]
         state, versions = await blocking(lambda: (reader.state(scope), record_history(reader, scope, memory_id)))
         current = next((v.record for v in versions if v.generation.generation == state.active_generation), None)
-        return web.json_response({"scope": scope, "memory_id": memory_id, "active_generation": state.active_generation,
-                                  "memory": current.model_dump(mode="json") if current else None,
-                                  "history": [v.to_json() for v in versions]})
+        return web.json_response(
+            {
+                "scope": scope,
+                "memory_id": memory_id,
+                "active_generation": state.active_generation,
+                "memory": current.model_dump(mode="json") if current else None,
+                "history": [v.to_json() for v in versions],
+            }
+        )
 
     async def diary(request: web.Request) -> web.Response:
         scope = _scope(request)
@@ -232,7 +254,9 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
     async def rollback(request: web.Request) -> web.Response:
         scope, body = _scope(request), await _decision_body(request, "generation")
         generation = body.get("generation")
-        if generation is not None and (not isinstance(generation, int) or isinstance(generation, bool) or generation < 1):
+        if generation is not None and (
+            not isinstance(generation, int) or isinstance(generation, bool) or generation < 1
+        ):
             raise BadRequest("generation must be a positive integer")
         state = await blocking(lambda: _operator().rollback(scope, generation, body["by"], body["reason"]))
         return web.json_response(generations_json(state))
@@ -268,19 +292,21 @@ def make_app(settings: Settings, reader: ScopeReader, store_ping: Callable[[], N
 
     app = web.Application(middlewares=[errors, auth])
     base = "/scopes/{tenant}/{agent}/{subject}"
-    app.add_routes([
-        web.get("/healthz", healthz),
-        web.get("/readyz", readyz),
-        web.get("/scopes", scopes),
-        web.get(f"{base}/memories", memories),
-        web.get(f"{base}/memories/search", search),  # before {memory_id}: routes match in order
-        web.get(f"{base}/memories/{{memory_id}}", memory),
-        web.get(f"{base}/diary", diary),
-        web.get(f"{base}/generations", generations),
-        web.post(f"{base}/trigger", trigger_pass),
-        web.post(f"{base}/rollback", rollback),
-        web.post(f"{base}/generations/{{generation}}/{{action:approve|reject}}", decide),
-    ])
+    app.add_routes(
+        [
+            web.get("/healthz", healthz),
+            web.get("/readyz", readyz),
+            web.get("/scopes", scopes),
+            web.get(f"{base}/memories", memories),
+            web.get(f"{base}/memories/search", search),  # before {memory_id}: routes match in order
+            web.get(f"{base}/memories/{{memory_id}}", memory),
+            web.get(f"{base}/diary", diary),
+            web.get(f"{base}/generations", generations),
+            web.post(f"{base}/trigger", trigger_pass),
+            web.post(f"{base}/rollback", rollback),
+            web.post(f"{base}/generations/{{generation}}/{{action:approve|reject}}", decide),
+        ]
+    )
     return app
 
 
@@ -302,8 +328,12 @@ def _scope(request: web.Request) -> str:
 def search_hit_json(record, score: float) -> dict:
     """One search result. `consolidated` and `tier` are read defensively: a store that does not
     tell them yet serves curated memories only, from the core tier."""
-    return {"memory": record.model_dump(mode="json"), "score": score,
-            "consolidated": getattr(record, "consolidated", True), "tier": getattr(record, "tier", "core")}
+    return {
+        "memory": record.model_dump(mode="json"),
+        "score": score,
+        "consolidated": getattr(record, "consolidated", True),
+        "tier": getattr(record, "tier", "core"),
+    }
 
 
 def _params(request: web.Request, *allowed: str) -> dict[str, str]:
@@ -329,7 +359,9 @@ def _int_param(params: dict[str, str], name: str, low: int = 0, high: int | None
     except ValueError:
         raise BadRequest(f"{name} must be an integer, got {raw!r}") from None
     if value < low or (high is not None and value > high):
-        raise BadRequest(f"{name} must be between {low} and {high}" if high is not None else f"{name} must be at least {low}")
+        raise BadRequest(
+            f"{name} must be between {low} and {high}" if high is not None else f"{name} must be at least {low}"
+        )
     return value
 
 
@@ -372,7 +404,7 @@ async def _reason(request: web.Request) -> str:
     try:
         body = await request.json()
     except ValueError:  # not JSON, or not UTF-8
-        raise BadRequest("the body must be JSON: {\"reason\": \"...\"}") from None
+        raise BadRequest('the body must be JSON: {"reason": "..."}') from None
     reason = body.get("reason", "manual") if isinstance(body, dict) else None
     if not isinstance(reason, str):
         raise BadRequest("reason must be a string")
@@ -407,8 +439,9 @@ class ApiError(RuntimeError):
     pass
 
 
-def start_api(settings: Settings, runtime: Runtime, ready: Callable[[], bool],
-              lock: threading.RLock | None = None) -> ApiServer:
+def start_api(
+    settings: Settings, runtime: Runtime, ready: Callable[[], bool], lock: threading.RLock | None = None
+) -> ApiServer:
     """Serve the API on settings.api_host:settings.api_port (0: any free port) in a daemon
     thread. `ready` says whether the worker's consumer has partitions; `lock` (default
     `runtime.lock`) is the one the worker holds while it uses the store."""
@@ -424,12 +457,22 @@ def start_api(settings: Settings, runtime: Runtime, ready: Callable[[], bool],
     publish = AuditPublisher(settings, "operator")
     operator = Decisions(
         rollback=lambda scope, generation, by, reason: decisions.rollback(
-            runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish),
+            runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish
+        ),
         approve=lambda scope, generation, by, reason, force: decisions.approve(
-            runtime.memories, runtime.transcripts, runtime.diary, scope, generation, by, reason, force=force,
-            publish=publish),
+            runtime.memories,
+            runtime.transcripts,
+            runtime.diary,
+            scope,
+            generation,
+            by,
+            reason,
+            force=force,
+            publish=publish,
+        ),
         reject=lambda scope, generation, by, reason: decisions.reject(
-            runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish),
+            runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish
+        ),
     )
     app = make_app(settings, reader, ping, ready, guard, trigger, operator)
     loop = asyncio.new_event_loop()
@@ -463,7 +506,9 @@ def start_api(settings: Settings, runtime: Runtime, ready: Callable[[], bool],
     if not started.wait(30):
         raise ApiError("the HTTP API did not start within 30s")
     if failure:
-        raise ApiError(f"cannot serve the HTTP API on {settings.api_host}:{settings.api_port}: {failure[0]}") from failure[0]
+        raise ApiError(
+            f"cannot serve the HTTP API on {settings.api_host}:{settings.api_port}: {failure[0]}"
+        ) from failure[0]
     host = f"[{settings.api_host}]" if ":" in settings.api_host else settings.api_host
     url = f"http://{host}:{bound[0]}"
     log.info("HTTP API on %s%s", url, " (bearer token required)" if settings.api_token else "")

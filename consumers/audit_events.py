@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from consumers.passes.apply import Change
 from schemas import DreamJob, MemoryChangeEvent, make_event_id
 
 
 def change_events(job: DreamJob, generation: int, changes: tuple[Change, ...]) -> list[MemoryChangeEvent]:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return [
         MemoryChangeEvent(
             event_id=make_event_id(job.job_id, "memory", change.kind, change.memory_id, str(index)),
-            scope=job.scope, job_id=job.job_id, generation=generation, change=change.kind,
-            memory_id=change.memory_id, before=change.before, after=change.after, reason=change.reason,
-            evidence_message_ids=change.evidence_message_ids, ts=now,
+            scope=job.scope,
+            job_id=job.job_id,
+            generation=generation,
+            change=change.kind,
+            memory_id=change.memory_id,
+            before=change.before,
+            after=change.after,
+            reason=change.reason,
+            evidence_message_ids=change.evidence_message_ids,
+            ts=now,
         )
         for index, change in enumerate(changes)
     ]

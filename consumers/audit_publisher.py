@@ -20,6 +20,11 @@ class AuditPublisher:
         if self._producer is None:  # only a process that decides something needs a producer
             self._producer = make_producer(self._settings)
         key, value, headers = audit_record(event, self._settings, self._name)
-        self._producer.produce(self._settings.topics.audit, key=key, value=value, headers=headers,
-                               on_delivery=lambda err, msg: err and self._errors.append(str(err)))
+        self._producer.produce(
+            self._settings.topics.audit,
+            key=key,
+            value=value,
+            headers=headers,
+            on_delivery=lambda err, msg: err and self._errors.append(str(err)),
+        )
         flush_or_raise(self._producer, self._errors)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 from consumers.audit_events import change_events
@@ -91,12 +91,23 @@ class Dreamed:
 
 
 def gate_rules(settings: Settings) -> GateRules:
-    return GateRules(max_retire_share=settings.gate_max_retire_share, retire_allowance=settings.gate_retire_allowance,
-                     min_relevance=settings.gate_min_relevance, min_merge_similarity=settings.gate_min_merge_similarity)
+    return GateRules(
+        max_retire_share=settings.gate_max_retire_share,
+        retire_allowance=settings.gate_retire_allowance,
+        min_relevance=settings.gate_min_relevance,
+        min_merge_similarity=settings.gate_min_merge_similarity,
+    )
 
 
-def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings, privacy: PrivacyFilter,
-          lap: Callable[[str], None] = lambda phase: None, embed: Embed | None = None) -> Dreamed:
+def dream(
+    snapshot: Snapshot,
+    engine: Engine,
+    search: Search,
+    settings: Settings,
+    privacy: PrivacyFilter,
+    lap: Callable[[str], None] = lambda phase: None,
+    embed: Embed | None = None,
+) -> Dreamed:
     """The phases between reading and writing, over an immutable snapshot; `search` is the
     transcript index the verify step asks (TranscriptStore.search, or `window_search`)."""
     orientation = orient(snapshot)
@@ -120,27 +131,43 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
         out.status, out.reason = "failed", f"plan rejected: {err}"
         return out
     lap("apply")
-    checked = verify(snapshot, candidate, engine, search, top_k=settings.verify_top_k,
-                     max_claims=settings.verify_max_claims)
+    checked = verify(
+        snapshot, candidate, engine, search, top_k=settings.verify_top_k, max_claims=settings.verify_max_claims
+    )
     out.notes.extend((checked.describe(), *checked.notes))
-    out.notes.extend(f"verify: {v.memory_id} contradicted by {v.finding.message_id}: \u201c{v.finding.quote}\u201d"
-                     for v in checked.verdicts if v.finding.judgement == "contradicted")
+    out.notes.extend(
+        f"verify: {v.memory_id} contradicted by {v.finding.message_id}: \u201c{v.finding.quote}\u201d"
+        for v in checked.verdicts
+        if v.finding.judgement == "contradicted"
+    )
     try:
         candidate = apply_actions(snapshot, candidate, checked.actions, phase="verify")
     except PlanRejected as err:
         out.status, out.reason = "failed", f"verify actions rejected: {err}"
         return out
     lap("verify")
-    pruned = prune(snapshot, candidate, cap=settings.memory_cap, condense_chars=settings.condense_chars,
-                   core_token_budget=settings.core_token_budget)
+    pruned = prune(
+        snapshot,
+        candidate,
+        cap=settings.memory_cap,
+        condense_chars=settings.condense_chars,
+        core_token_budget=settings.core_token_budget,
+    )
     candidate = pruned.candidate
     out.notes.extend((pruned.describe(), *pruned.notes))
     lap("prune")
     if settings.privacy_mode == "mask":
         candidate, masked = mask_candidate(candidate, privacy)
         out.notes.extend(masked)
-    verdict = gate(snapshot, candidate, memory_cap=settings.memory_cap, max_text_chars=settings.max_memory_chars,
-                   privacy=privacy, rules=gate_rules(settings), embed=embed)
+    verdict = gate(
+        snapshot,
+        candidate,
+        memory_cap=settings.memory_cap,
+        max_text_chars=settings.max_memory_chars,
+        privacy=privacy,
+        rules=gate_rules(settings),
+        embed=embed,
+    )
     out.candidate, out.gate_reasons = candidate, verdict.reasons
     out.notes.extend(candidate.notes)
     lap("gate")
@@ -150,8 +177,9 @@ def dream(snapshot: Snapshot, engine: Engine, search: Search, settings: Settings
 
 
 class DreamPass:
-    def __init__(self, settings: Settings, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary,
-                 engine: Engine) -> None:
+    def __init__(
+        self, settings: Settings, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, engine: Engine
+    ) -> None:
         self._settings = settings
         self._memories = memories
         self._transcripts = transcripts
@@ -173,20 +201,29 @@ class DreamPass:
 
         phase, before = "snapshot", 0
         try:
-            snapshot = take_snapshot(job, state, self._memories, self._transcripts, settings.transcript_window,
-                                     settings.topics.turns, settings.inactive_generations)
+            snapshot = take_snapshot(
+                job,
+                state,
+                self._memories,
+                self._transcripts,
+                settings.transcript_window,
+                settings.topics.turns,
+                settings.inactive_generations,
+            )
             before = sum(1 for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids)
             leftovers, leftover_notes = self._inbox_leftovers(snapshot)
             lap("snapshot")
             phase = "dream"
-            out = dream(snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap,
-                        self._memories.embed)
+            out = dream(
+                snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap, self._memories.embed
+            )
             out.notes.extend(leftover_notes)
             cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
             if out.status is not None:
                 phase = "record"
-                result = self._unchanged(state, job, out.status, out.reason, out.before, out.result, out.signals,
-                                         out.notes, lap.seconds)
+                result = self._unchanged(
+                    state, job, out.status, out.reason, out.before, out.result, out.signals, out.notes, lap.seconds
+                )
             else:
                 phase = "write"
                 result = self._write(state, snapshot, job, out, lap)
@@ -194,12 +231,24 @@ class DreamPass:
             return result
         except Exception as err:
             if is_transient_store(err):
-                raise StoreUnavailable(f"pass {job.job_id} on {job.scope}: store unreachable during {phase}: "
-                                       f"{err}") from err
+                raise StoreUnavailable(
+                    f"pass {job.job_id} on {job.scope}: store unreachable during {phase}: {err}"
+                ) from err
             log.exception("pass %s on %s failed during %s", job.job_id, job.scope, phase)
             reason = f"pass failed during {phase}: {type(err).__name__}: {_first_line(err)}"
-            return self._store_call(lambda: self._unchanged(self._memories.state(job.scope), job, "failed", reason,
-                                                            before, None, Signals(), [reason], lap.seconds))
+            return self._store_call(
+                lambda: self._unchanged(
+                    self._memories.state(job.scope),
+                    job,
+                    "failed",
+                    reason,
+                    before,
+                    None,
+                    Signals(),
+                    [reason],
+                    lap.seconds,
+                )
+            )
 
     def _store_call(self, fn: Callable[[], T]) -> T:
         try:
@@ -221,15 +270,28 @@ class DreamPass:
             out.notes.append(f"gate: generation {generation} quarantined, active memory unchanged: {reason}")
         after = len(candidate.active)
         events = (
-            JobLifecycleEvent.for_job(job, status, reason=reason, generation=generation, motives=out.signals.motives,
-                                      before=out.before, after=after),
+            JobLifecycleEvent.for_job(
+                job,
+                status,
+                reason=reason,
+                generation=generation,
+                motives=out.signals.motives,
+                before=out.before,
+                after=after,
+            ),
             *change_events(job, generation, tuple(candidate.changes)),
         )
         records = sorted(candidate.records.values(), key=lambda m: (m.created_at, m.memory_id))
         self._memories.write_candidate(job.scope, generation, records)
         self._diary.write(self._entry(job, status, reason, generation, out.result, out.signals, out.notes, events))
-        info = GenerationInfo(generation=generation, job_id=job.job_id, created_at=datetime.now(timezone.utc),
-                              status="active" if passed else "quarantined", reason=reason, memories_active=after)
+        info = GenerationInfo(
+            generation=generation,
+            job_id=job.job_id,
+            created_at=datetime.now(UTC),
+            status="active" if passed else "quarantined",
+            reason=reason,
+            memories_active=after,
+        )
         applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
         if passed:
             self._memories.promote(state, info, applied)
@@ -237,10 +299,27 @@ class DreamPass:
         else:
             self._memories.record_quarantine(state, info, applied)
         lap("promote")
-        log.info("pass %s on %s: %s, generation %d, %d changes", job.job_id, job.scope, status, generation,
-                 len(candidate.changes))
-        return PassResult(job, status, events, reason, generation, out.before, after, out.result, lap.seconds,
-                          out.signals.motives, tuple(out.notes))
+        log.info(
+            "pass %s on %s: %s, generation %d, %d changes",
+            job.job_id,
+            job.scope,
+            status,
+            generation,
+            len(candidate.changes),
+        )
+        return PassResult(
+            job,
+            status,
+            events,
+            reason,
+            generation,
+            out.before,
+            after,
+            out.result,
+            lap.seconds,
+            out.signals.motives,
+            tuple(out.notes),
+        )
 
     def _inbox_leftovers(self, snapshot: Snapshot) -> tuple[list[str], list[str]]:
         """Inbox entries the snapshot left out because their id is already a memory: absorbed
@@ -253,14 +332,20 @@ class DreamPass:
             existing = snapshot.memory(add.memory_id)
             ids.append(add.memory_id)
             if existing is not None and existing.text == add.text:
-                notes.append(f"inbox: memory-add {add.memory_id} was already absorbed (left behind by an "
-                             f"interrupted pass); cleared")
+                notes.append(
+                    f"inbox: memory-add {add.memory_id} was already absorbed (left behind by an "
+                    f"interrupted pass); cleared"
+                )
             elif existing is not None and existing.protected:
-                notes.append(f"inbox: memory-add {add.memory_id} reuses the id of a protected memory and cannot "
-                             f"replace it; dropped: {add.text[:80]!r}")
+                notes.append(
+                    f"inbox: memory-add {add.memory_id} reuses the id of a protected memory and cannot "
+                    f"replace it; dropped: {add.text[:80]!r}"
+                )
             else:
-                notes.append(f"inbox: memory-add {add.memory_id} reuses the id of an existing memory with other "
-                             f"text (a new fact needs a new id); dropped: {add.text[:80]!r}")
+                notes.append(
+                    f"inbox: memory-add {add.memory_id} reuses the id of an existing memory with other "
+                    f"text (a new fact needs a new id); dropped: {add.text[:80]!r}"
+                )
         return ids, notes
 
     def _absorb(self, job: DreamJob, add_ids: list[str]) -> None:
@@ -271,8 +356,12 @@ class DreamPass:
         except Exception as err:
             if is_transient_store(err):
                 raise StoreUnavailable(f"absorbing memory-adds of {job.job_id}: {err}") from err
-            log.exception("pass %s on %s: promoted, but %d memory-adds stay in the inbox until the next pass",
-                          job.job_id, job.scope, len(add_ids))
+            log.exception(
+                "pass %s on %s: promoted, but %d memory-adds stay in the inbox until the next pass",
+                job.job_id,
+                job.scope,
+                len(add_ids),
+            )
 
     def mark_published(self, job: DreamJob) -> None:
         """After the audit events are flushed: a redelivery of this job now publishes nothing."""
@@ -291,28 +380,55 @@ class DreamPass:
             events = events[:1]
         return PassResult(job, "duplicate", events, f"job already ran ({previous.outcome})", previous.generation)
 
-    def _unchanged(self, state: ScopeState, job: DreamJob, status: Outcome, reason: str, before: int,
-                   result: EngineResult | None, signals: Signals, notes: list[str],
-                   timings: dict[str, float]) -> PassResult:
+    def _unchanged(
+        self,
+        state: ScopeState,
+        job: DreamJob,
+        status: Outcome,
+        reason: str,
+        before: int,
+        result: EngineResult | None,
+        signals: Signals,
+        notes: list[str],
+        timings: dict[str, float],
+    ) -> PassResult:
         """A pass that leaves memory as it was (no-op or failure): diary, job record, one event."""
-        events = (JobLifecycleEvent.for_job(job, status, reason=reason, motives=signals.motives, before=before,
-                                            after=before),)
+        events = (
+            JobLifecycleEvent.for_job(job, status, reason=reason, motives=signals.motives, before=before, after=before),
+        )
         self._diary.write(self._entry(job, status, reason, None, result, signals, notes, events))
         self._memories.record_job(state, AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks))
         log.info("pass %s on %s: %s (%s)", job.job_id, job.scope, status, reason)
-        return PassResult(job, status, events, reason, None, before, before, result, timings, signals.motives,
-                          tuple(notes))
+        return PassResult(
+            job, status, events, reason, None, before, before, result, timings, signals.motives, tuple(notes)
+        )
 
     @staticmethod
-    def _entry(job: DreamJob, status: str, reason: str, generation: int | None, result: EngineResult | None,
-               signals: Signals, notes: list[str], events: tuple[AuditEvent, ...]) -> DiaryEntry:
+    def _entry(
+        job: DreamJob,
+        status: str,
+        reason: str,
+        generation: int | None,
+        result: EngineResult | None,
+        signals: Signals,
+        notes: list[str],
+        events: tuple[AuditEvent, ...],
+    ) -> DiaryEntry:
         return DiaryEntry(
-            scope=job.scope, job_id=job.job_id, trigger=job.trigger, status=status, written_at=datetime.now(timezone.utc),
-            generation=generation, reason=reason, motives=signals.motives, notes=tuple(notes),
+            scope=job.scope,
+            job_id=job.job_id,
+            trigger=job.trigger,
+            status=status,
+            written_at=datetime.now(UTC),
+            generation=generation,
+            reason=reason,
+            motives=signals.motives,
+            notes=tuple(notes),
             model_calls=result.model_calls if result else 0,
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
-            cost_usd=result.cost_usd if result else 0.0, events=events,
+            cost_usd=result.cost_usd if result else 0.0,
+            events=events,
         )
 
 

@@ -8,13 +8,17 @@ from consumers.store import Diary, MemoryStore, TranscriptStore
 from consumers.store.client import scope_filter
 
 
-def forget_scope(client: QdrantClient, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary,
-                 scope: str) -> dict[str, int]:
+def forget_scope(
+    client: QdrantClient, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, scope: str
+) -> dict[str, int]:
     """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary.
     Returns how many records each store held. Idempotent: forgetting twice deletes nothing more."""
     collections = {
-        "memories": memories.memories, "transcripts": transcripts.transcripts, "inbox": transcripts.inbox,
-        "diary": diary.collection, "scopes": memories.scopes,
+        "memories": memories.memories,
+        "transcripts": transcripts.transcripts,
+        "inbox": transcripts.inbox,
+        "diary": diary.collection,
+        "scopes": memories.scopes,
     }
     deleted: dict[str, int] = {}
     flt = scope_filter(scope)

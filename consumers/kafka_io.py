@@ -11,7 +11,6 @@ from confluent_kafka import Consumer, KafkaException, Producer
 from schemas import ControlEvent
 from schemas.settings import Settings
 
-
 # librdkafka's own log lines go through Python logging (not straight to stderr), so each process
 # decides what to show; transient ones like "Coordinator load in progress: retrying" are warnings.
 KAFKA_LOG = logging.getLogger("dreamstream.kafka")
@@ -70,7 +69,9 @@ def flush_or_raise(producer: Producer, errors: list[str], timeout_s: float = 30.
         raise DeliveryFailed(f"delivery failed: {failed}")
 
 
-def send_control(settings: Settings, scopes: Iterable[str], action: str = "trigger", reason: str = "") -> dict[str, str]:
+def send_control(
+    settings: Settings, scopes: Iterable[str], action: str = "trigger", reason: str = ""
+) -> dict[str, str]:
     """One control event per scope; returns request id → scope."""
     producer = make_producer(settings)
     errors: list[str] = []
@@ -78,8 +79,12 @@ def send_control(settings: Settings, scopes: Iterable[str], action: str = "trigg
     for scope in scopes:
         request_id = f"req-{uuid.uuid4().hex[:12]}"
         event = ControlEvent(scope=scope, action=action, request_id=request_id, reason=reason)
-        producer.produce(settings.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
-                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+        producer.produce(
+            settings.topics.control,
+            key=scope.encode(),
+            value=event.model_dump_json().encode(),
+            on_delivery=lambda err, msg: err and errors.append(str(err)),
+        )
         requests[request_id] = scope
     flush_or_raise(producer, errors)
     return requests

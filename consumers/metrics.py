@@ -15,15 +15,20 @@ from prometheus_client.exposition import ThreadingWSGIServer
 log = logging.getLogger(__name__)
 
 INDEXED = Counter("dreamstream_indexed_total", "Turns and memory-adds indexed into Qdrant", ["kind"])
-CONSUMER_LAG = Gauge("dreamstream_consumer_lag", "Messages behind the end of each assigned partition",
-                     ["topic", "partition"])
+CONSUMER_LAG = Gauge(
+    "dreamstream_consumer_lag", "Messages behind the end of each assigned partition", ["topic", "partition"]
+)
 PASSES = Counter("dreamstream_passes_total", "Dream passes by trigger and outcome", ["trigger", "outcome"])
 PHASE_SECONDS = Histogram(
-    "dreamstream_phase_duration_seconds", "Time spent in each phase of a dream pass", ["phase"],
+    "dreamstream_phase_duration_seconds",
+    "Time spent in each phase of a dream pass",
+    ["phase"],
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
 )
 PASS_MEMORIES = Histogram(
-    "dreamstream_pass_memories", "Active memories of a scope before and after a pass", ["when"],
+    "dreamstream_pass_memories",
+    "Active memories of a scope before and after a pass",
+    ["when"],
     buckets=(0, 1, 5, 10, 25, 50, 100, 250, 500, 1000),
 )
 MEMORY_CHANGES = Counter("dreamstream_memory_changes_total", "Memory changes promoted, by kind", ["change"])
@@ -32,8 +37,9 @@ MODEL_TOKENS = Counter("dreamstream_model_tokens_total", "Model tokens used by d
 MODEL_COST = Counter("dreamstream_model_cost_usd_total", "Model cost of dream passes, USD", ["engine"])
 QUARANTINES = Counter("dreamstream_quarantines_total", "Candidate generations quarantined by the gate")
 ROLLBACKS = Counter("dreamstream_rollbacks_total", "Rollbacks to an earlier generation (counted where they happen)")
-QUARANTINE_DECISIONS = Counter("dreamstream_quarantine_decisions_total",
-                               "Operator decisions about quarantined generations", ["decision"])
+QUARANTINE_DECISIONS = Counter(
+    "dreamstream_quarantine_decisions_total", "Operator decisions about quarantined generations", ["decision"]
+)
 
 
 def declare_series(engine_name: str) -> None:
@@ -89,8 +95,10 @@ def probe_app(ready: Callable[[], bool] | None) -> Callable:
             return metrics_app(environ, start_response)
         ok = path == "/healthz" or ready is None or _ready(ready)
         body = json.dumps({"status": "ok" if ok else "not ready"}).encode()
-        start_response("200 OK" if ok else "503 Service Unavailable",
-                       [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        start_response(
+            "200 OK" if ok else "503 Service Unavailable",
+            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+        )
         return [body]
 
     return app

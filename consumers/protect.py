@@ -9,7 +9,7 @@ and why in the diary. Memory-adds may only set `protected` when their producer i
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from consumers.runtime import Runtime
 from consumers.store import AppliedJob, DiaryEntry, GenerationInfo
@@ -22,8 +22,9 @@ class ProtectRefused(ValueError):
     """The request names no operator, or a memory the active generation does not hold."""
 
 
-def set_protected(runtime: Runtime, scope: str, memory_id: str, protected: bool, *, by: str,
-                  reason: str = "") -> DiaryEntry:
+def set_protected(
+    runtime: Runtime, scope: str, memory_id: str, protected: bool, *, by: str, reason: str = ""
+) -> DiaryEntry:
     """Mark (or unmark) one active memory as protected; returns the diary entry that records it.
     Marking a memory that already has the flag changes nothing and is still recorded."""
     parse_scope(scope)
@@ -36,7 +37,7 @@ def set_protected(runtime: Runtime, scope: str, memory_id: str, protected: bool,
         target = next((m for m in records if m.memory_id == memory_id and m.is_active), None)
         if target is None:
             raise ProtectRefused(f"scope {scope!r} has no active memory {memory_id!r}")
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         action = "protected" if protected else "unprotected"
         job_id = f"operator-{action}-{memory_id}-{uuid.uuid4().hex[:8]}"
         said = f"{action} {memory_id} by {by}" + (f": {reason}" if reason else "")
@@ -49,12 +50,30 @@ def set_protected(runtime: Runtime, scope: str, memory_id: str, protected: bool,
             for job in state.applied_jobs:
                 for topic, offset in job.watermarks.items():
                     covered[topic] = max(offset, covered.get(topic, 0))
-            info = GenerationInfo(generation=generation, job_id=job_id, status="active", created_at=now, reason=said,
-                                  memories_active=sum(1 for m in records if m.is_active))
-            memories.promote(state, info, AppliedJob(job_id=job_id, outcome="completed", generation=generation,
-                                                     audit_emitted=True, watermarks=covered))
-        entry = DiaryEntry(scope=scope, job_id=job_id, trigger=OPERATOR_PROTECT_TRIGGER, status=action, written_at=now,
-                           generation=generation, reason=said,
-                           notes=() if generation else (f"{memory_id} was already {action}; nothing changed",))
+            info = GenerationInfo(
+                generation=generation,
+                job_id=job_id,
+                status="active",
+                created_at=now,
+                reason=said,
+                memories_active=sum(1 for m in records if m.is_active),
+            )
+            memories.promote(
+                state,
+                info,
+                AppliedJob(
+                    job_id=job_id, outcome="completed", generation=generation, audit_emitted=True, watermarks=covered
+                ),
+            )
+        entry = DiaryEntry(
+            scope=scope,
+            job_id=job_id,
+            trigger=OPERATOR_PROTECT_TRIGGER,
+            status=action,
+            written_at=now,
+            generation=generation,
+            reason=said,
+            notes=() if generation else (f"{memory_id} was already {action}; nothing changed",),
+        )
         diary.write(entry)
         return entry

@@ -49,8 +49,15 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Qdran
     embedder = make_embedder(settings)
     prefix = settings.collection_prefix
     transcripts = TranscriptStore(client, prefix, embedder.dims, embedder.embed)
-    memories = MemoryStore(client, prefix, embedder.dims, embedder.embed, settings.generations_kept,
-                           embedder=embedder, pending=transcripts.pending)
+    memories = MemoryStore(
+        client,
+        prefix,
+        embedder.dims,
+        embedder.embed,
+        settings.generations_kept,
+        embedder=embedder,
+        pending=transcripts.pending,
+    )
     diary = Diary(client, prefix)
     dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings, embedder))
     return Runtime(settings, client, memories, transcripts, diary, dream_pass)

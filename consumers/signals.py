@@ -48,12 +48,18 @@ class Signals:
 
     def describe(self) -> str:
         """One line for the diary."""
-        parts = [f"{len(self.corrections)} correction(s)", f"{len(self.decisions)} decision(s)",
-                 f"{len(self.statements)} statement(s)", f"{len(self.repeated_entities)} repeated entit(ies)",
-                 f"{len(self.pending_adds)} pending memory-add(s)", f"{len(self.unresolved)} unresolved thread(s)"]
+        parts = [
+            f"{len(self.corrections)} correction(s)",
+            f"{len(self.decisions)} decision(s)",
+            f"{len(self.statements)} statement(s)",
+            f"{len(self.repeated_entities)} repeated entit(ies)",
+            f"{len(self.pending_adds)} pending memory-add(s)",
+            f"{len(self.unresolved)} unresolved thread(s)",
+        ]
         if self.complaint is not None:
-            parts.append(f"dissatisfaction about \u201c{self.complaint.theme}\u201d in "
-                         f"{self.complaint.thread_count} threads")
+            parts.append(
+                f"dissatisfaction about \u201c{self.complaint.theme}\u201d in {self.complaint.thread_count} threads"
+            )
         if self.injected:
             parts.append(f"{len(self.injected)} instruction-like message(s) not read")
         return f"gather: {self.messages} messages ({self.new_messages} new to memory): {', '.join(parts)}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from consumers.snapshot import Snapshot
 from consumers.store import MemoryStore, ScopeState, TranscriptStore
@@ -11,21 +11,31 @@ from schemas import DreamJob, MemoryAdd, MemoryRecord
 
 def record_from_add(add: MemoryAdd) -> MemoryRecord:
     return MemoryRecord(
-        scope=add.scope, memory_id=add.memory_id, text=add.text, origin="memory_add",
-        evidence_message_ids=add.source_message_ids, protected=add.protected,
-        created_at=add.ts, updated_at=add.ts, metadata=add.metadata,
+        scope=add.scope,
+        memory_id=add.memory_id,
+        text=add.text,
+        origin="memory_add",
+        evidence_message_ids=add.source_message_ids,
+        protected=add.protected,
+        created_at=add.ts,
+        updated_at=add.ts,
+        metadata=add.metadata,
     )
 
 
 def generation_back(state: ScopeState, back: int) -> int | None:
     """The promoted generation `back` promotions before the next one (1 = the active one), if kept."""
-    promoted = sorted(g.generation for g in state.generations
-                      if g.status in ("active", "retired") and g.generation <= state.active_generation)
+    promoted = sorted(
+        g.generation
+        for g in state.generations
+        if g.status in ("active", "retired") and g.generation <= state.active_generation
+    )
     return promoted[-back] if 0 < back <= len(promoted) else None
 
 
-def long_inactive_ids(state: ScopeState, memories: MemoryStore, current: list[MemoryRecord],
-                      inactive_after: int) -> frozenset[str]:
+def long_inactive_ids(
+    state: ScopeState, memories: MemoryStore, current: list[MemoryRecord], inactive_after: int
+) -> frozenset[str]:
     """Records already inactive `inactive_after` generations back (read from that kept generation)."""
     number = generation_back(state, inactive_after)
     if number is None:
@@ -34,8 +44,15 @@ def long_inactive_ids(state: ScopeState, memories: MemoryStore, current: list[Me
     return frozenset(m.memory_id for m in records if not m.is_active)
 
 
-def take_snapshot(job: DreamJob, state: ScopeState, memories: MemoryStore, transcripts: TranscriptStore,
-                  window: int, turns_topic: str, inactive_after: int = 3) -> Snapshot:
+def take_snapshot(
+    job: DreamJob,
+    state: ScopeState,
+    memories: MemoryStore,
+    transcripts: TranscriptStore,
+    window: int,
+    turns_topic: str,
+    inactive_after: int = 3,
+) -> Snapshot:
     current = memories.generation_records(job.scope, state.active_generation)
     known = {m.memory_id for m in current}
     # An add whose id is already in the generation was absorbed earlier (a redelivered event):
@@ -51,5 +68,5 @@ def take_snapshot(job: DreamJob, state: ScopeState, memories: MemoryStore, trans
         pending_add_ids=frozenset(m.memory_id for m in pending),
         new_message_ids=frozenset(turn.message_id for turn, offset in rows if offset >= covered),
         long_inactive_ids=long_inactive_ids(state, memories, current, inactive_after),
-        taken_at=datetime.now(timezone.utc),
+        taken_at=datetime.now(UTC),
     )

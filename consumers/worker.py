@@ -38,10 +38,16 @@ from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
 
-_UNFIXABLE_CONSUMER_CODES = frozenset({
-    KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._AUTHENTICATION,
-    KafkaError.SASL_AUTHENTICATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED, KafkaError._INVALID_ARG,
-})
+_UNFIXABLE_CONSUMER_CODES = frozenset(
+    {
+        KafkaError.TOPIC_AUTHORIZATION_FAILED,
+        KafkaError.GROUP_AUTHORIZATION_FAILED,
+        KafkaError._AUTHENTICATION,
+        KafkaError.SASL_AUTHENTICATION_FAILED,
+        KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+        KafkaError._INVALID_ARG,
+    }
+)
 
 
 class WorkerExit(RuntimeError):
@@ -49,8 +55,15 @@ class WorkerExit(RuntimeError):
 
 
 class ConsolidationWorker:
-    def __init__(self, settings: Settings, runtime: Runtime, *, consumer: Any = None, producer: Any = None,
-                 retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        runtime: Runtime,
+        *,
+        consumer: Any = None,
+        producer: Any = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
         self._settings = settings
         self._topics = settings.topics
         self._runtime = runtime
@@ -62,8 +75,12 @@ class ConsolidationWorker:
         store = Retrier("qdrant", policy, self.stop_event)
         self._positions = Positions(self._consumer, kafka)
         self._index = IndexStep(settings, runtime, store)
-        self._publish = PublishStep(self._producer, self._topics.audit, kafka,
-                                    record=lambda event: audit_record(event, settings, "consolidation"))
+        self._publish = PublishStep(
+            self._producer,
+            self._topics.audit,
+            kafka,
+            record=lambda event: audit_record(event, settings, "consolidation"),
+        )
         self._commit = CommitStep(self._consumer, kafka)
         self._jobs = JobStep(settings, runtime, self._consumer, self._positions, self._publish, self._commit, store)
         self._log_every_s = policy.log_every_s
@@ -135,15 +152,20 @@ class ConsolidationWorker:
         if code == KafkaError._PARTITION_EOF:
             return
         if error.fatal() or code in _UNFIXABLE_CONSUMER_CODES:
-            raise WorkerExit(f"consolidation worker exits: consumer error retrying cannot fix: {error.str()} "
-                             f"({error.name()})")
+            raise WorkerExit(
+                f"consolidation worker exits: consumer error retrying cannot fix: {error.str()} ({error.name()})"
+            )
         # librdkafka reconnects by itself; the error is only worth a line per interval and a count.
         TRANSIENT_ERRORS.labels("kafka", "consume").inc()
         now = time.monotonic()
         if now - self._error_logged_at.get(code, float("-inf")) >= self._log_every_s:
             self._error_logged_at[code] = now
-            log.warning("consumer: %s (%s); librdkafka retries, next line in %.0fs if it persists",
-                        error.str(), error.name(), self._log_every_s)
+            log.warning(
+                "consumer: %s (%s); librdkafka retries, next line in %.0fs if it persists",
+                error.str(),
+                error.name(),
+                self._log_every_s,
+            )
 
     def _report_lag(self) -> None:
         """Lag per assigned partition, every few seconds, from the high watermarks librdkafka

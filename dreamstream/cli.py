@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import click
-
 from pydantic import ValidationError  # noqa: E402
 
 from schemas.settings import get_settings  # noqa: E402
@@ -115,7 +114,8 @@ def check_engine(settings) -> None:
         raise click.ClickException("engine is llm but DREAMSTREAM_LLM_MODEL is empty")
     if settings.llm_api_key is None and not settings.llm_api_base:
         raise click.ClickException(
-            "engine is llm but neither DREAMSTREAM_LLM_API_KEY nor DREAMSTREAM_LLM_API_BASE is set")
+            "engine is llm but neither DREAMSTREAM_LLM_API_KEY nor DREAMSTREAM_LLM_API_BASE is set"
+        )
 
 
 @main.group()
@@ -131,7 +131,11 @@ def worker_streams() -> None:
     settings = get_settings()
     prepare_home(settings)
     serve_metrics(settings)
-    web = ["--web-host", web_host, "--web-port", str(settings.streams_web_port)] if settings.streams_web_port else ["--without-web"]
+    web = (
+        ["--web-host", web_host, "--web-port", str(settings.streams_web_port)]
+        if settings.streams_web_port
+        else ["--without-web"]
+    )
     sys.argv = ["dreamstream-streams", "worker", *web, "--loglevel", settings.log_level.lower()]
     app.main()
 
@@ -186,10 +190,14 @@ def forget(scope: str, wait: bool, timeout_s: float, as_json: bool) -> None:
     try:
         requests = send_control(settings, [scope], "forget", reason="dreamstream forget")
         if reader is None:
-            click.echo(json.dumps({"scope": scope, "request_ids": list(requests)}) if as_json else f"forget requested: {scope}")
+            click.echo(
+                json.dumps({"scope": scope, "request_ids": list(requests)}) if as_json else f"forget requested: {scope}"
+            )
             return
         reader.wait_for(requests, timeout_s)
-        tombstone = next(e for e in reader.events if isinstance(e, ScopeForgottenEvent) and set(e.request_ids) & set(requests))
+        tombstone = next(
+            e for e in reader.events if isinstance(e, ScopeForgottenEvent) and set(e.request_ids) & set(requests)
+        )
     except (ControlError, StopIteration) as err:
         raise click.ClickException(f"forget of {scope} not confirmed: {err or 'no tombstone event'}") from err
     finally:

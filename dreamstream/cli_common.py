@@ -85,8 +85,9 @@ def _one_line_usage(err: click.UsageError, info_name: str | None) -> click.Usage
 class _OneLineUsage:
     """Usage errors (a missing argument, an unknown option) as one line too, exit status 2."""
 
-    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
-                     **extra: Any) -> click.Context:
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as err:
@@ -195,8 +196,9 @@ def open_stores(settings: Settings) -> Stores:
         # qdrant-client's local mode turns portalocker's LockException into this RuntimeError.
         if "already accessed by another instance" not in str(err):
             raise
-        raise StoreLocked(f"the embedded store {settings.qdrant_path} is in use by another process "
-                          f"(a running worker)") from err
+        raise StoreLocked(
+            f"the embedded store {settings.qdrant_path} is in use by another process (a running worker)"
+        ) from err
     embedder = make_embedder(settings)
     prefix = settings.collection_prefix
     return Stores(
@@ -227,8 +229,10 @@ def scope_reader(settings: Settings, api_url: str | None) -> Iterator[ScopeReade
         stores = open_stores(settings)
     except StoreLocked as err:
         if not api_url:
-            raise StoreLocked(f"{err}: pass --api URL (or set DREAMSTREAM_API_URL) to read through the "
-                              f"worker's HTTP API, or stop the worker") from err
+            raise StoreLocked(
+                f"{err}: pass --api URL (or set DREAMSTREAM_API_URL) to read through the "
+                f"worker's HTTP API, or stop the worker"
+            ) from err
         log.debug("%s; reading through %s", err, api_url)
         stores = None
     if stores is None:
@@ -250,9 +254,13 @@ class HttpReader:
 
     def state(self, scope: str) -> ScopeState:
         body = self._get(self._scope_path(scope, "generations"))
-        return ScopeState(scope=scope, tenant=parse_scope(scope)[0], active_generation=body["active_generation"],
-                          next_generation=body["next_generation"],
-                          generations=tuple(GenerationInfo.model_validate(g) for g in body["generations"]))
+        return ScopeState(
+            scope=scope,
+            tenant=parse_scope(scope)[0],
+            active_generation=body["active_generation"],
+            next_generation=body["next_generation"],
+            generations=tuple(GenerationInfo.model_validate(g) for g in body["generations"]),
+        )
 
     def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
         query = {"include_inactive": "true" if include_inactive else "false"}
@@ -309,7 +317,9 @@ def _kafka_reason(err: KafkaException) -> str:
 def quiet_kafka() -> dict[str, Any]:
     """librdkafka logs connection failures to stderr itself; a command reports them as its one
     error line instead (they go to logging, shown with `dreamstream -v`)."""
-    return {"logger": logging.getLogger("dreamstream.cli.kafka")} if log.isEnabledFor(logging.DEBUG) else {"log_level": 0}
+    return (
+        {"logger": logging.getLogger("dreamstream.cli.kafka")} if log.isEnabledFor(logging.DEBUG) else {"log_level": 0}
+    )
 
 
 def require_topics(settings: Settings, names: Iterable[str], timeout_s: float = 10.0) -> None:
@@ -322,8 +332,10 @@ def require_topics(settings: Settings, names: Iterable[str], timeout_s: float = 
             raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {_kafka_reason(err)}") from err
         missing = [n for n in names if n not in topics or topics[n].error is not None]
         if missing:
-            raise CliError(f"topic(s) {', '.join(missing)} missing on {settings.kafka_bootstrap_servers}: "
-                           f"run `dreamstream kafka topics`")
+            raise CliError(
+                f"topic(s) {', '.join(missing)} missing on {settings.kafka_bootstrap_servers}: "
+                f"run `dreamstream kafka topics`"
+            )
     finally:
         consumer.close()
 
@@ -342,17 +354,20 @@ class AuditTail:
     `tail=N` starts N events before it. `scope` restricts reading to that scope's partition and
     events."""
 
-    def __init__(self, settings: Settings, *, tail: int | None = None, scope: str | None = None,
-                 timeout_s: float = 10.0) -> None:
+    def __init__(
+        self, settings: Settings, *, tail: int | None = None, scope: str | None = None, timeout_s: float = 10.0
+    ) -> None:
         self.topic = settings.topics.audit
         self._scope = scope
-        self._consumer = Consumer({
-            **settings.kafka_client_config(),
-            "group.id": f"dreamstream-cli-audit-{uuid.uuid4().hex[:8]}",
-            "enable.auto.commit": False,
-            "auto.offset.reset": "earliest",
-            **quiet_kafka(),
-        })
+        self._consumer = Consumer(
+            {
+                **settings.kafka_client_config(),
+                "group.id": f"dreamstream-cli-audit-{uuid.uuid4().hex[:8]}",
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+                **quiet_kafka(),
+            }
+        )
         self._ends: dict[int, int] = {}
         """Per partition with a backlog to read: the offset after its last event at start."""
         self._positions: dict[int, int] = {}
@@ -368,7 +383,9 @@ class AuditTail:
         except KafkaException as err:
             raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {_kafka_reason(err)}") from err
         if meta is None or meta.error is not None or not meta.partitions:
-            raise CliError(f"topic {self.topic} missing on {settings.kafka_bootstrap_servers}: run `dreamstream kafka topics`")
+            raise CliError(
+                f"topic {self.topic} missing on {settings.kafka_bootstrap_servers}: run `dreamstream kafka topics`"
+            )
         partitions = sorted(meta.partitions)
         if self._scope:
             partitions = [kafka_partition(self._scope.encode(), len(partitions))]
@@ -396,8 +413,10 @@ class AuditTail:
             try:
                 event = audit_event_adapter.validate_json(unframe(msg.value()))
             except ValidationError as err:
-                click.echo(f"skipping unreadable audit event at {msg.partition()}@{msg.offset()}: "
-                           f"{describe_error(err)}", err=True)
+                click.echo(
+                    f"skipping unreadable audit event at {msg.partition()}@{msg.offset()}: {describe_error(err)}",
+                    err=True,
+                )
                 continue
             if self._scope is None or event.scope == self._scope:
                 events.append((msg.partition(), event))
@@ -418,7 +437,7 @@ class AuditTail:
     def close(self) -> None:
         self._consumer.close()
 
-    def __enter__(self) -> "AuditTail":
+    def __enter__(self) -> AuditTail:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -432,7 +451,10 @@ def json_option(fn: Callable) -> Callable:
 
 def api_option(fn: Callable) -> Callable:
     return click.option(
-        "--api", "api_url", envvar="DREAMSTREAM_API_URL", metavar="URL",
+        "--api",
+        "api_url",
+        envvar="DREAMSTREAM_API_URL",
+        metavar="URL",
         help="the consolidation worker's HTTP API, used when a running worker holds the embedded store "
-             "[env DREAMSTREAM_API_URL; token from DREAMSTREAM_API_TOKEN]",
+        "[env DREAMSTREAM_API_URL; token from DREAMSTREAM_API_TOKEN]",
     )(fn)

@@ -23,21 +23,48 @@ def _one_line(err: BaseException) -> str:
 
 
 @click.command("eval")
-@click.option("--events", "events", required=True, type=_FILE,
-              help="conversation turns (JSONL); memory-add lines may be mixed in")
+@click.option(
+    "--events", "events", required=True, type=_FILE, help="conversation turns (JSONL); memory-add lines may be mixed in"
+)
 @click.option("--questions", "questions", required=True, type=_FILE, help="questions (JSONL)")
 @click.option("--memory-adds", "memory_adds", type=_FILE, help="memory-adds (JSONL)")
 @click.option("--engine", type=click.Choice(["offline", "llm"]), help="dream engine (default: the configured one)")
-@click.option("--k", "k", default=10, show_default=True, type=click.IntRange(min=1),
-              help="memories (and, for the baseline, messages) retrieved per question")
+@click.option(
+    "--k",
+    "k",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="memories (and, for the baseline, messages) retrieved per question",
+)
 @click.option("--direct", is_flag=True, help="run the dream pass on per-scope snapshots without Kafka (fast)")
-@click.option("--pass-every", default=0, show_default=True, type=click.IntRange(min=0),
-              help="with --direct: one pass per this many events of a scope (0 = one pass over everything)")
-@click.option("--timeout", "timeout_s", default=600.0, show_default=True, type=click.FloatRange(min=1),
-              help="seconds to wait for the pipeline's passes")
+@click.option(
+    "--pass-every",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="with --direct: one pass per this many events of a scope (0 = one pass over everything)",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help="seconds to wait for the pipeline's passes",
+)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
-def eval_command(events: Path, questions: Path, memory_adds: Path | None, engine: str | None, k: int, direct: bool,
-                 pass_every: int, timeout_s: float, as_json: bool) -> None:
+def eval_command(
+    events: Path,
+    questions: Path,
+    memory_adds: Path | None,
+    engine: str | None,
+    k: int,
+    direct: bool,
+    pass_every: int,
+    timeout_s: float,
+    as_json: bool,
+) -> None:
     """Replay EVENTS through the pipeline, dream, then ask QUESTIONS of the curated memories and,
     as a baseline, of the raw transcripts; report the figures per category and overall."""
     from confluent_kafka import KafkaException
@@ -57,36 +84,54 @@ def eval_command(events: Path, questions: Path, memory_adds: Path | None, engine
         dataset = load_dataset(events, questions, memory_adds)
         settings = get_settings()
         engine = engine or settings.engine
-        say(f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
+        say(
+            f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
             f"in {len(dataset.scopes)} scopes; dreaming {'directly' if direct else 'through the pipeline'} "
-            f"with the {engine} engine")
-        with run_passes(dataset, settings, direct=direct, engine=engine, pass_every=pass_every,
-                        timeout_s=timeout_s, say=say) as run:
+            f"with the {engine} engine"
+        )
+        with run_passes(
+            dataset, settings, direct=direct, engine=engine, pass_every=pass_every, timeout_s=timeout_s, say=say
+        ) as run:
             asked = time.perf_counter()
             evaluation = evaluate(run.runtime, dataset, k, say)
-            timings = {**run.timings, "evaluate_s": time.perf_counter() - asked,
-                       **{f"evaluate.{name}": value for name, value in evaluation.timings.items()}}
+            timings = {
+                **run.timings,
+                "evaluate_s": time.perf_counter() - asked,
+                **{f"evaluate.{name}": value for name, value in evaluation.timings.items()},
+            }
             passes = dict(run.pass_statuses)
     except (DatasetError, RunError, OSError, RuntimeError, KafkaException) as err:
         raise click.ClickException(_one_line(err)) from err
     timings["total_s"] = time.perf_counter() - started
     inputs = {
-        "events": str(events), "memory_adds_file": str(memory_adds) if memory_adds else None,
-        "questions_file": str(questions), "scopes": len(dataset.scopes), "turns": len(dataset.turns),
-        "memory_adds": len(dataset.adds), "questions": len(dataset.questions),
+        "events": str(events),
+        "memory_adds_file": str(memory_adds) if memory_adds else None,
+        "questions_file": str(questions),
+        "scopes": len(dataset.scopes),
+        "turns": len(dataset.turns),
+        "memory_adds": len(dataset.adds),
+        "questions": len(dataset.questions),
     }
-    report = build_report(evaluation, mode="direct" if direct else "pipeline", engine=engine, inputs=inputs,
-                          passes=passes, timings=timings)
+    report = build_report(
+        evaluation,
+        mode="direct" if direct else "pipeline",
+        engine=engine,
+        inputs=inputs,
+        passes=passes,
+        timings=timings,
+    )
     click.echo(json.dumps(report, ensure_ascii=False) if as_json else render_table(report))
 
 
 @click.command("eval-data")
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--seed", default=7, show_default=True, type=int)
-@click.option("--scopes", default=10, show_default=True, type=click.IntRange(min=2),
-              help="scopes (pairs across two tenants)")
-@click.option("--messages", default=6000, show_default=True, type=click.IntRange(min=100),
-              help="about this many messages in all")
+@click.option(
+    "--scopes", default=10, show_default=True, type=click.IntRange(min=2), help="scopes (pairs across two tenants)"
+)
+@click.option(
+    "--messages", default=6000, show_default=True, type=click.IntRange(min=100), help="about this many messages in all"
+)
 def eval_data_command(out_dir: Path, seed: int, scopes: int, messages: int) -> None:
     """Write a deterministic synthetic evaluation set (events, memory_adds, questions .jsonl) to OUT_DIR."""
     from dreamstream.evaluation.synth import generate
@@ -96,8 +141,10 @@ def eval_data_command(out_dir: Path, seed: int, scopes: int, messages: int) -> N
         paths = data.write(out_dir)
     except OSError as err:
         raise click.ClickException(f"cannot write {out_dir}: {err.strerror or err}") from err
-    click.echo(f"wrote {len(data.events)} messages, {len(data.memory_adds)} memory-adds and {len(data.questions)} "
-               f"questions in {scopes} scopes to {out_dir}/ ({', '.join(p.name for p in paths.values())})")
+    click.echo(
+        f"wrote {len(data.events)} messages, {len(data.memory_adds)} memory-adds and {len(data.questions)} "
+        f"questions in {scopes} scopes to {out_dir}/ ({', '.join(p.name for p in paths.values())})"
+    )
 
 
 @click.group()

@@ -41,7 +41,9 @@ from dreamstream.replay import invalid_lines, produce, read_events
 from schemas import parse_scope
 from schemas.settings import Settings
 
-_BY = click.option("--by", default=operator_name, show_default="your user name", help="who decides (recorded with the decision)")
+_BY = click.option(
+    "--by", default=operator_name, show_default="your user name", help="who decides (recorded with the decision)"
+)
 
 
 @click.command(cls=Command)
@@ -79,8 +81,14 @@ def replay(event_files: tuple[Path, ...], skip_invalid: bool, as_json: bool) -> 
 @click.argument("scopes", nargs=-1, required=True)
 @click.option("--reason", default="manual", show_default=True, help="why (carried by the control event)")
 @click.option("--wait", is_flag=True, help="wait until each pass has finished and show its outcome")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
-              help="seconds to wait with --wait")
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=1),
+    default=300.0,
+    show_default=True,
+    help="seconds to wait with --wait",
+)
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def trigger(scopes: tuple[str, ...], reason: str, wait: bool, timeout_s: float, as_json: bool) -> None:
     """Ask SCOPES to dream now (a manual trigger control event each). Exits 1 when a waited-for pass failed."""
@@ -109,21 +117,32 @@ def trigger(scopes: tuple[str, ...], reason: str, wait: bool, timeout_s: float, 
     outcomes = [
         {"request_id": request_id, "scope": scope, **_outcome(event)}
         for request_id, scope in requests.items()
-        for event in finished if request_id in event.request_ids
+        for event in finished
+        if request_id in event.request_ids
     ]
     if as_json:
         emit_json({"requests": outcomes})
     else:
-        click.echo(table(["scope", "status", "generation", "job", "reason"],
-                         [(o["scope"], o["status"], o["generation"], o["job_id"], o["reason"]) for o in outcomes]))
+        click.echo(
+            table(
+                ["scope", "status", "generation", "job", "reason"],
+                [(o["scope"], o["status"], o["generation"], o["job_id"], o["reason"]) for o in outcomes],
+            )
+        )
     failed = [o for o in outcomes if o["status"] == "failed"]
     if failed:
         raise CliError(f"{len(failed)} pass(es) failed: " + "; ".join(f"{o['scope']}: {o['reason']}" for o in failed))
 
 
 def _outcome(event) -> dict:
-    return {"status": event.status, "job_id": event.job_id, "generation": event.generation, "reason": event.reason,
-            "memories_before": event.memories_before, "memories_after": event.memories_after}
+    return {
+        "status": event.status,
+        "job_id": event.job_id,
+        "generation": event.generation,
+        "reason": event.reason,
+        "memories_before": event.memories_before,
+        "memories_after": event.memories_after,
+    }
 
 
 @click.command(cls=Command)
@@ -145,8 +164,15 @@ def rollback(scope: str, generation: int | None, reason: str, by: str, as_json: 
     else:
         with writable_stores(settings) as stores:
             before = stores.memories.state(scope).active_generation
-            state = decisions.rollback(stores.memories, stores.diary, scope, generation, by, reason,
-                                       publish=AuditPublisher(settings, "operator"))
+            state = decisions.rollback(
+                stores.memories,
+                stores.diary,
+                scope,
+                generation,
+                by,
+                reason,
+                publish=AuditPublisher(settings, "operator"),
+            )
         state = generations_json(state)
     if as_json:
         emit_json(state)
@@ -176,8 +202,12 @@ def quarantine_list(scope: str | None, as_json: bool, api_url: str | None) -> No
     if not held:
         click.echo("no quarantined generations")
         return
-    click.echo(table(["scope", "gen", "job", "created", "active", "reason"],
-                     [(s, g.generation, g.job_id, g.created_at, g.memories_active, g.reason) for s, g in held]))
+    click.echo(
+        table(
+            ["scope", "gen", "job", "created", "active", "reason"],
+            [(s, g.generation, g.job_id, g.created_at, g.memories_active, g.reason) for s, g in held],
+        )
+    )
 
 
 @quarantine.command("approve")
@@ -188,19 +218,31 @@ def quarantine_list(scope: str | None, as_json: bool, api_url: str | None) -> No
 @click.option("--force", is_flag=True, help="approve even though a newer generation was promoted since")
 @click.option("--json", "as_json", is_flag=True, help="print the scope's generations as JSON")
 @api_option
-def quarantine_approve(scope: str, generation: int, reason: str, by: str, force: bool, as_json: bool,
-                       api_url: str | None) -> None:
+def quarantine_approve(
+    scope: str, generation: int, reason: str, by: str, force: bool, as_json: bool, api_url: str | None
+) -> None:
     """Promote quarantined GENERATION of SCOPE: readers see it from now on."""
     parse_scope(scope)
     settings = load_settings()
     if api_url:
-        state = _post_decision(settings, api_url, scope, f"generations/{generation}/approve",
-                               {"by": by, "reason": reason, "force": force})
+        state = _post_decision(
+            settings, api_url, scope, f"generations/{generation}/approve", {"by": by, "reason": reason, "force": force}
+        )
     else:
         with writable_stores(settings) as stores:
-            state = generations_json(decisions.approve(
-                stores.memories, stores.transcripts, stores.diary, scope, generation, by, reason, force=force,
-                publish=AuditPublisher(settings, "operator")))
+            state = generations_json(
+                decisions.approve(
+                    stores.memories,
+                    stores.transcripts,
+                    stores.diary,
+                    scope,
+                    generation,
+                    by,
+                    reason,
+                    force=force,
+                    publish=AuditPublisher(settings, "operator"),
+                )
+            )
     if as_json:
         emit_json(state)
     else:
@@ -219,11 +261,22 @@ def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json
     parse_scope(scope)
     settings = load_settings()
     if api_url:
-        state = _post_decision(settings, api_url, scope, f"generations/{generation}/reject", {"by": by, "reason": reason})
+        state = _post_decision(
+            settings, api_url, scope, f"generations/{generation}/reject", {"by": by, "reason": reason}
+        )
     else:
         with writable_stores(settings) as stores:
-            state = generations_json(decisions.reject(stores.memories, stores.diary, scope, generation, by, reason,
-                                                      publish=AuditPublisher(settings, "operator")))
+            state = generations_json(
+                decisions.reject(
+                    stores.memories,
+                    stores.diary,
+                    scope,
+                    generation,
+                    by,
+                    reason,
+                    publish=AuditPublisher(settings, "operator"),
+                )
+            )
     if as_json:
         emit_json(state)
     else:
@@ -233,8 +286,9 @@ def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json
 def _post_decision(settings: Settings, api_url: str, scope: str, what: str, body: dict) -> dict:
     """An operator decision through the worker's API; returns the scope's generations (JSON)."""
     url = f"{api_url.rstrip('/')}/scopes/{urllib.parse.quote(scope, safe='/@:+')}/{what}"
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json"}
+    )
     if settings.api_token:
         request.add_header("Authorization", f"Bearer {settings.api_token.get_secret_value()}")
     try:

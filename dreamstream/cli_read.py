@@ -42,11 +42,15 @@ def memories() -> None:
 
 @memories.command("list")
 @click.argument("scope")
-@click.option("--generation", type=click.IntRange(min=0), default=None, help="a kept generation [default: the active one]")
+@click.option(
+    "--generation", type=click.IntRange(min=0), default=None, help="a kept generation [default: the active one]"
+)
 @click.option("--all", "include_inactive", is_flag=True, help="also superseded, merged and archived records")
 @json_option
 @api_option
-def memories_list(scope: str, generation: int | None, include_inactive: bool, as_json: bool, api_url: str | None) -> None:
+def memories_list(
+    scope: str, generation: int | None, include_inactive: bool, as_json: bool, api_url: str | None
+) -> None:
     """The memories readers see in SCOPE (tenant/agent/subject)."""
     with scope_reader(load_settings(), api_url) as reader:
         records = reader.records(scope, generation, include_inactive)
@@ -72,9 +76,15 @@ def memories_show(scope: str, memory_id: str, as_json: bool, api_url: str | None
         active = reader.state(scope).active_generation
     current = next((v.record for v in versions if v.generation.generation == active), None)
     if as_json:
-        emit_json({"scope": scope, "memory_id": memory_id, "active_generation": active,
-                   "current": current.model_dump(mode="json") if current else None,
-                   "history": [v.to_json() for v in versions]})
+        emit_json(
+            {
+                "scope": scope,
+                "memory_id": memory_id,
+                "active_generation": active,
+                "current": current.model_dump(mode="json") if current else None,
+                "history": [v.to_json() for v in versions],
+            }
+        )
         return
     if current is None:
         click.echo(f"{memory_id} is not in the active generation {active} of {scope}")
@@ -112,8 +122,9 @@ def memories_history(scope: str, limit: int | None, as_json: bool, api_url: str 
 @click.argument("to_generation", metavar="[TO]]", type=click.IntRange(min=0), required=False)
 @json_option
 @api_option
-def memories_diff(scope: str, from_generation: int | None, to_generation: int | None, as_json: bool,
-                  api_url: str | None) -> None:
+def memories_diff(
+    scope: str, from_generation: int | None, to_generation: int | None, as_json: bool, api_url: str | None
+) -> None:
     """What changed in SCOPE between two generations [default: the previous one and the active one]."""
     with scope_reader(load_settings(), api_url) as reader:
         diff = diff_generations(reader, scope, from_generation, to_generation)
@@ -136,9 +147,18 @@ def generations(scope: str, as_json: bool, api_url: str | None) -> None:
         emit_json(generations_json(state))
         return
     click.echo(f"{scope}: generation {state.active_generation} is active")
-    rows = [(g.generation, g.status, g.job_id, g.created_at, g.memories_active,
-             f"{g.decisions[-1].action} by {g.decisions[-1].by}" if g.decisions else None, g.reason)
-            for g in sorted(state.generations, key=lambda g: g.generation)]
+    rows = [
+        (
+            g.generation,
+            g.status,
+            g.job_id,
+            g.created_at,
+            g.memories_active,
+            f"{g.decisions[-1].action} by {g.decisions[-1].by}" if g.decisions else None,
+            g.reason,
+        )
+        for g in sorted(state.generations, key=lambda g: g.generation)
+    ]
     if rows:
         click.echo(table(["gen", "status", "job", "created", "active", "decision", "reason"], rows))
 
@@ -155,20 +175,37 @@ def jobs(scope: str, limit: int | None, as_json: bool, api_url: str | None) -> N
     if limit:
         entries = entries[-limit:]
     if as_json:
-        emit_json({"scope": scope, "jobs": [
-            {**e.model_dump(mode="json", exclude={"events"}),
-             "memory_changes": sum(isinstance(ev, MemoryChangeEvent) for ev in e.events)}
-            for e in entries
-        ]})
+        emit_json(
+            {
+                "scope": scope,
+                "jobs": [
+                    {
+                        **e.model_dump(mode="json", exclude={"events"}),
+                        "memory_changes": sum(isinstance(ev, MemoryChangeEvent) for ev in e.events),
+                    }
+                    for e in entries
+                ],
+            }
+        )
         return
     if not entries:
         click.echo(f"{scope}: no passes yet")
         return
-    rows = [(e.written_at, e.job_id, e.trigger, e.status, e.generation,
-             ", ".join(sorted({m.kind for m in e.motives})) or None,
-             f"{e.model_calls} calls, {e.prompt_tokens + e.completion_tokens} tokens, ${e.cost_usd:.4f}" if e.model_calls else None,
-             e.reason)
-            for e in entries]
+    rows = [
+        (
+            e.written_at,
+            e.job_id,
+            e.trigger,
+            e.status,
+            e.generation,
+            ", ".join(sorted({m.kind for m in e.motives})) or None,
+            f"{e.model_calls} calls, {e.prompt_tokens + e.completion_tokens} tokens, ${e.cost_usd:.4f}"
+            if e.model_calls
+            else None,
+            e.reason,
+        )
+        for e in entries
+    ]
     click.echo(table(["written", "job", "trigger", "status", "gen", "motives", "model", "reason"], rows))
 
 
@@ -210,9 +247,12 @@ def _status(m: MemoryRecord) -> str:
 
 
 def _describe(m: MemoryRecord) -> str:
-    lines = [f"{m.memory_id}  ({_status(m)}, from {m.origin}, confidence {m.confidence:.2f})", f"  {m.text}",
-             f"  evidence: {', '.join(m.evidence_message_ids) or '-'}",
-             f"  created {when(m.created_at)}, updated {when(m.updated_at)}"]
+    lines = [
+        f"{m.memory_id}  ({_status(m)}, from {m.origin}, confidence {m.confidence:.2f})",
+        f"  {m.text}",
+        f"  evidence: {', '.join(m.evidence_message_ids) or '-'}",
+        f"  created {when(m.created_at)}, updated {when(m.updated_at)}",
+    ]
     if m.superseded_by:
         lines.append(f"  superseded by {m.superseded_by}")
     if m.merged_into:
@@ -242,15 +282,20 @@ def _change_line(c: MemoryChangeEvent) -> str:
 
 
 def _render_diff(diff: GenerationDiff) -> str:
-    head = (f"{diff.scope}: generation {diff.from_generation} → {diff.to_generation}: "
-            f"{len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed")
+    head = (
+        f"{diff.scope}: generation {diff.from_generation} → {diff.to_generation}: "
+        f"{len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed"
+    )
     lines = [head]
     lines += [f"+ {m.memory_id}  [{m.status}]  {m.text}" for m in diff.added]
     lines += [f"- {m.memory_id}  [{m.status}]  {m.text}" for m in diff.removed]
     for c in diff.changed:
         lines.append(f"~ {c.memory_id}  ({', '.join(c.fields)})")
         if c.before.status != c.after.status:
-            lines.append(f"    status: {c.before.status} → {c.after.status}" + (f" ({c.after.status_reason})" if c.after.status_reason else ""))
+            lines.append(
+                f"    status: {c.before.status} → {c.after.status}"
+                + (f" ({c.after.status_reason})" if c.after.status_reason else "")
+            )
         if c.before.text != c.after.text:
             lines.append(f"    was: {c.before.text}\n    now: {c.after.text}")
     return "\n".join(lines)
@@ -263,8 +308,10 @@ def _print_event(event, as_json: bool) -> None:
     stamp = when(event.ts)
     if isinstance(event, JobLifecycleEvent):
         generation = f" generation {event.generation}" if event.generation is not None else ""
-        click.echo(f"{stamp}  {event.scope}  job {event.job_id} {event.status} ({event.trigger}{generation})"
-                   + (f": {event.reason}" if event.reason else ""))
+        click.echo(
+            f"{stamp}  {event.scope}  job {event.job_id} {event.status} ({event.trigger}{generation})"
+            + (f": {event.reason}" if event.reason else "")
+        )
     elif isinstance(event, MemoryChangeEvent):
         click.echo(f"{stamp}  {event.scope}  {_change_line(event)}")
     else:

@@ -80,8 +80,13 @@ def _scope_path(scope: str, *parts: str) -> str:
 
 
 class AsyncClient:
-    def __init__(self, base_url: str, token: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         headers = {"Accept": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
@@ -91,18 +96,28 @@ class AsyncClient:
     async def search(self, scope: str, query: str, k: int = 10) -> list[SearchHit]:
         """The scope's memories closest to `query`, best first (memory-adds not yet consolidated included)."""
         body = await self._request("GET", _scope_path(scope, "memories", "search"), params={"q": query, "k": k})
-        return [SearchHit(record(h["memory"]), float(h["score"]), bool(h.get("consolidated", True)),
-                          str(h.get("tier", "core"))) for h in body["results"]]
+        return [
+            SearchHit(
+                record(h["memory"]), float(h["score"]), bool(h.get("consolidated", True)), str(h.get("tier", "core"))
+            )
+            for h in body["results"]
+        ]
 
-    async def memories(self, scope: str, limit: int = 100, cursor: str | None = None,
-                       include_inactive: bool = False) -> Page:
+    async def memories(
+        self, scope: str, limit: int = 100, cursor: str | None = None, include_inactive: bool = False
+    ) -> Page:
         """One page of the active generation's memories; pass `next_cursor` on for the next."""
         params: dict[str, Any] = {"limit": limit, "include_inactive": "true" if include_inactive else "false"}
         if cursor:
             params["cursor"] = cursor
         body = await self._request("GET", _scope_path(scope, "memories"), params=params)
-        return Page(scope, body["generation"], tuple(record(m) for m in body["memories"]), body.get("next_cursor"),
-                    body.get("total", len(body["memories"])))
+        return Page(
+            scope,
+            body["generation"],
+            tuple(record(m) for m in body["memories"]),
+            body.get("next_cursor"),
+            body.get("total", len(body["memories"])),
+        )
 
     async def all_memories(self, scope: str, page_size: int = 100) -> AsyncIterator[MemoryRecord]:
         cursor = None
@@ -117,8 +132,10 @@ class AsyncClient:
     async def memory(self, scope: str, memory_id: str) -> MemoryHistory:
         """One memory as readers see it now, with what it was in every kept generation."""
         body = await self._request("GET", _scope_path(scope, "memories", memory_id))
-        versions = tuple((v["generation"], v["generation_status"], record(v["record"]) if v["record"] else None)
-                         for v in body["history"])
+        versions = tuple(
+            (v["generation"], v["generation_status"], record(v["record"]) if v["record"] else None)
+            for v in body["history"]
+        )
         return MemoryHistory(scope, record(body["memory"]) if body["memory"] else None, versions)
 
     async def scopes(self, tenant: str | None = None) -> list[str]:
@@ -133,7 +150,7 @@ class AsyncClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def __aenter__(self) -> "AsyncClient":
+    async def __aenter__(self) -> AsyncClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -189,7 +206,7 @@ class Client:
         self._runner.run(self._async.aclose())
         self._runner.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -20,6 +20,7 @@ from schemas.settings import Settings
 
 __all__ = ["AuditReader", "ControlError", "send_control", "wait_until_read"]
 
+
 class ControlError(RuntimeError):
     pass
 
@@ -29,12 +30,14 @@ class AuditReader:
     from the current end (resolved before the caller sends its request, so no answer is missed)."""
 
     def __init__(self, settings: Settings, from_now: bool = False) -> None:
-        self._consumer = Consumer({
-            **settings.kafka_client_config(),
-            "group.id": f"dreamstream-audit-reader-{uuid.uuid4().hex[:8]}",
-            "enable.auto.commit": False,
-            "auto.offset.reset": "earliest",
-        })
+        self._consumer = Consumer(
+            {
+                **settings.kafka_client_config(),
+                "group.id": f"dreamstream-audit-reader-{uuid.uuid4().hex[:8]}",
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+            }
+        )
         partitions = [TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)]
         if from_now:
             for tp in partitions:
@@ -53,8 +56,9 @@ class AuditReader:
         self.events.extend(new)
         return new
 
-    def wait_for(self, request_ids: Iterable[str], timeout_s: float,
-                 check: Callable[[], None] = lambda: None) -> list[JobLifecycleEvent]:
+    def wait_for(
+        self, request_ids: Iterable[str], timeout_s: float, check: Callable[[], None] = lambda: None
+    ) -> list[JobLifecycleEvent]:
         """Block until every request has a finished job; returns those terminal events.
         `check` runs between reads, so a caller can fail fast when a worker died."""
         waiting = set(request_ids)
@@ -63,7 +67,9 @@ class AuditReader:
         while waiting:
             check()
             if time.monotonic() > deadline:
-                raise ControlError(f"timed out after {timeout_s}s waiting for {len(waiting)} requests: {sorted(waiting)[:5]}")
+                raise ControlError(
+                    f"timed out after {timeout_s}s waiting for {len(waiting)} requests: {sorted(waiting)[:5]}"
+                )
             for event in self.read(0.5):
                 if isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
                     for request_id in set(event.request_ids) & waiting:
@@ -75,8 +81,12 @@ class AuditReader:
         self._consumer.close()
 
 
-def wait_until_read(settings: Settings, timeout_s: float = 180.0, say: Callable[[str], None] = lambda _msg: None,
-                    check: Callable[[], None] = lambda: None) -> None:
+def wait_until_read(
+    settings: Settings,
+    timeout_s: float = 180.0,
+    say: Callable[[str], None] = lambda _msg: None,
+    check: Callable[[], None] = lambda: None,
+) -> None:
     """Block until the stream worker's group has committed the end of the input topics.
 
     Call it between a replay and a trigger: a trigger travels on another topic and could overtake

@@ -44,14 +44,16 @@ class DemoResult:
 
 def demo_settings(base: Settings, run_id: str, label: str = "demo") -> Settings:
     """A private topic set and a fresh embedded store per run, so runs never see each other."""
-    return base.model_copy(update={
-        "topic_prefix": f"{base.topic_prefix}-{label}-{run_id}",
-        "app_id": f"{base.app_id}-{label}-{run_id}",
-        "consumer_group": f"{base.consumer_group}-{label}-{run_id}",
-        "home": base.home / label,
-        "session_timeout_ms": min(base.session_timeout_ms, 6_000),
-        "trusted_producers": [*base.trusted_producers, REPLAY_PRODUCER],  # the demo's files carry protected adds
-    })
+    return base.model_copy(
+        update={
+            "topic_prefix": f"{base.topic_prefix}-{label}-{run_id}",
+            "app_id": f"{base.app_id}-{label}-{run_id}",
+            "consumer_group": f"{base.consumer_group}-{label}-{run_id}",
+            "home": base.home / label,
+            "session_timeout_ms": min(base.session_timeout_ms, 6_000),
+            "trusted_producers": [*base.trusted_producers, REPLAY_PRODUCER],  # the demo's files carry protected adds
+        }
+    )
 
 
 def broker_configured() -> bool:
@@ -83,7 +85,11 @@ def run_demo(base: Settings, event_files: list[Path], timeout_s: float = 240.0, 
         finally:
             pipeline.stop()
         memories = {scope: pipeline.runtime.memories.active_records(scope) for scope in scopes}
-        audit = [e for e in pipeline.audit_events if not (isinstance(e, JobLifecycleEvent) and e.status in ("pending", "running"))]
+        audit = [
+            e
+            for e in pipeline.audit_events
+            if not (isinstance(e, JobLifecycleEvent) and e.status in ("pending", "running"))
+        ]
         pipeline.runtime.close()
         delete_topics(settings, [spec.name for spec in settings.topics.specs()])
         return DemoResult(memories, audit)
@@ -106,5 +112,8 @@ def render(result: DemoResult) -> str:
             lines.append(f"  [{e.scope}] job {e.job_id} {e.status}: {e.reason}")
         else:
             text = (e.after or e.before).text
-            lines.append(f"  [{e.scope}] {e.change:<10} {text!r} — {e.reason} (evidence: {', '.join(e.evidence_message_ids) or '-'})")
+            lines.append(
+                f"  [{e.scope}] {e.change:<10} {text!r} — {e.reason} "
+                f"(evidence: {', '.join(e.evidence_message_ids) or '-'})"
+            )
     return "\n".join(lines)

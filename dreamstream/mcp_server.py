@@ -71,8 +71,10 @@ def build_server(client: AsyncClient, scopes: ScopeSet):
 
     server = MCPServer(
         name="dreamstream",
-        instructions=("Long-term memory curated from past conversations. Search it before answering questions "
-                      "about the user; results marked consolidated=false are fresh notes not yet reviewed."),
+        instructions=(
+            "Long-term memory curated from past conversations. Search it before answering questions "
+            "about the user; results marked consolidated=false are fresh notes not yet reviewed."
+        ),
     )
 
     def guarded(fn):
@@ -94,10 +96,20 @@ def build_server(client: AsyncClient, scopes: ScopeSet):
         """Search a scope's long-term memory (semantic + keyword). Returns the closest memories, best first."""
         target = scopes.resolve(scope)
         hits = await client.search(target, query, max(1, min(k, MAX_K)))
-        return {"scope": target, "results": [
-            {"memory_id": h.memory.memory_id, "text": h.memory.text, "score": round(h.score, 4),
-             "consolidated": h.consolidated, "tier": h.tier, "evidence_message_ids": list(h.memory.evidence_message_ids)}
-            for h in hits]}
+        return {
+            "scope": target,
+            "results": [
+                {
+                    "memory_id": h.memory.memory_id,
+                    "text": h.memory.text,
+                    "score": round(h.score, 4),
+                    "consolidated": h.consolidated,
+                    "tier": h.tier,
+                    "evidence_message_ids": list(h.memory.evidence_message_ids),
+                }
+                for h in hits
+            ],
+        }
 
     @server.tool()
     @guarded
@@ -105,8 +117,13 @@ def build_server(client: AsyncClient, scopes: ScopeSet):
         """List a scope's active memories, a page at a time (pass next_cursor back for the next page)."""
         target = scopes.resolve(scope)
         page = await client.memories(target, max(1, min(limit, MAX_PAGE)), cursor)
-        return {"scope": target, "generation": page.generation, "total": page.total, "next_cursor": page.next_cursor,
-                "memories": [{"memory_id": m.memory_id, "text": m.text} for m in page.memories]}
+        return {
+            "scope": target,
+            "generation": page.generation,
+            "total": page.total,
+            "next_cursor": page.next_cursor,
+            "memories": [{"memory_id": m.memory_id, "text": m.text} for m in page.memories],
+        }
 
     @server.tool()
     @guarded
@@ -124,11 +141,21 @@ def build_server(client: AsyncClient, scopes: ScopeSet):
 
 
 @click.command("mcp")
-@click.option("--scope", "scope_entries", multiple=True, metavar="SCOPE",
-              help="a scope (or tenant/agent/* pattern) to serve; repeat for more [env DREAMSTREAM_MCP_SCOPES, "
-                   "space-separated]")
-@click.option("--api", "api_url", envvar="DREAMSTREAM_API_URL", required=True, metavar="URL",
-              help="the consolidation worker's HTTP API [env DREAMSTREAM_API_URL; token from DREAMSTREAM_API_TOKEN]")
+@click.option(
+    "--scope",
+    "scope_entries",
+    multiple=True,
+    metavar="SCOPE",
+    help="a scope (or tenant/agent/* pattern) to serve; repeat for more [env DREAMSTREAM_MCP_SCOPES, space-separated]",
+)
+@click.option(
+    "--api",
+    "api_url",
+    envvar="DREAMSTREAM_API_URL",
+    required=True,
+    metavar="URL",
+    help="the consolidation worker's HTTP API [env DREAMSTREAM_API_URL; token from DREAMSTREAM_API_TOKEN]",
+)
 def mcp_command(scope_entries: tuple[str, ...], api_url: str) -> None:
     """Serve search, list and trigger over MCP (stdio) for a configured set of scopes."""
     import os

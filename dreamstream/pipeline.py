@@ -21,9 +21,9 @@ from prometheus_client import start_http_server
 from pydantic import BaseModel, SecretStr
 
 from consumers.kafka_io import flush_or_raise, make_producer
-from dreamstream.control import AuditReader, send_control, wait_until_read
 from consumers.runtime import Runtime, open_runtime
 from consumers.worker import ConsolidationWorker
+from dreamstream.control import AuditReader, send_control, wait_until_read
 from dreamstream.replay import produce, read_events
 from schemas import JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent
 from schemas.settings import Settings
@@ -60,7 +60,10 @@ def start_stream_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
     with open(log_path, "ab") as log_file:
         return subprocess.Popen(
             [sys.executable, "-m", "dreamstream.cli", "worker", "streams"],
-            env=env, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
 
 
@@ -80,7 +83,7 @@ class LocalPipeline:
         self._audit_events_after_stop: list[AuditEvent] = []
 
     # --- lifecycle
-    def start(self) -> "LocalPipeline":
+    def start(self) -> LocalPipeline:
         self._start_stream_worker()
         self.runtime = open_runtime(self.settings)
         if self.settings.metrics_port:
@@ -124,7 +127,7 @@ class LocalPipeline:
             self._audit.close()
             self._audit = None
 
-    def __enter__(self) -> "LocalPipeline":
+    def __enter__(self) -> LocalPipeline:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

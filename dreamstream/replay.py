@@ -91,7 +91,9 @@ memory-adds keep their `protected` flag (the demo and the tests do)."""
 REPLAY_HEADERS = [(PRODUCER_HEADER, REPLAY_PRODUCER.encode())]
 
 
-def produce(settings: Settings, events: list[RawEvent], on_progress: Callable[[int], None] | None = None) -> dict[str, int]:
+def produce(
+    settings: Settings, events: list[RawEvent], on_progress: Callable[[int], None] | None = None
+) -> dict[str, int]:
     producer = make_producer(settings)
     errors: list[str] = []
 
@@ -103,8 +105,9 @@ def produce(settings: Settings, events: list[RawEvent], on_progress: Callable[[i
     for i, event in enumerate(events, 1):
         while True:
             try:
-                producer.produce(event.topic, key=event.key, value=event.value, on_delivery=delivered,
-                                 headers=REPLAY_HEADERS)
+                producer.produce(
+                    event.topic, key=event.key, value=event.value, on_delivery=delivered, headers=REPLAY_HEADERS
+                )
                 break
             except BufferError:  # local queue full: let deliveries drain, then retry
                 producer.poll(0.5)

@@ -104,9 +104,7 @@ def _all_ready(metadata: ClusterMetadata, names: list[str], partitions: int) -> 
     return True
 
 
-def _wait_until(
-    admin: AdminClient, bootstrap: str, timeout_s: float, done: Callable[[ClusterMetadata], bool]
-) -> None:
+def _wait_until(admin: AdminClient, bootstrap: str, timeout_s: float, done: Callable[[ClusterMetadata], bool]) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         if done(_metadata(admin, bootstrap, timeout_s)):

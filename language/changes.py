@@ -16,17 +16,21 @@ from language.patterns import compiled
 _MAX_WORDS = patterns.MAX_VALUE_WORDS
 
 # Words that end a value phrase when reading forwards ...
-_FORWARD_STOP = frozenset("""
+_FORWARD_STOP = frozenset(
+    """
 because since as for last next this these those in on at from and but or now anymore any so to with when
 after before then please either too though which that than instead rather if until by nowadays lately
 recently today tonight anyway thanks every each again also only just
-""".split())
+""".split()
+)
 # ... and when reading backwards from a marker.
-_BACKWARD_STOP = frozenset("""
+_BACKWARD_STOP = frozenset(
+    """
 to with it's its it is was are be use using prefer prefers want wants like likes get take chose choose
 pick picked go going i we you no yes actually and but or of for switch switched move moved change
 changed not that's that
-""".split())
+""".split()
+)
 _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "their"})
 
 _FROM_TO = compiled(patterns.CHANGE_FROM_TO)

@@ -18,14 +18,23 @@ from typing import NamedTuple
 
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _WORD = re.compile(r"[a-z][a-z']*|\d[\d.,:/-]*")
-_CAPTION = re.compile(r"\[(?:shares?|sent|sends|posts?|attach(?:es|ed)?)\s+(?:an?\s+)?"
-                      r"(?:photo|image|picture|video|link|file)[^\]]*\]", re.IGNORECASE)
-_CAPTION_BODY = re.compile(r"^\[\w+\s+(?:an?\s+)?(?:photo|image|picture|video|link|file)\s*:?\s*"
-                           r"(?:(?:an?\s+)?(?:photo|image|picture)\s+of\s+)?", re.IGNORECASE)
-_CODE = re.compile(r"[{};]\s*$|^\s*(?:def|class|import|from|return|for|if|while|const|let|var|function)\b.*[:({=]"
-                   r"|[=!<>]=|=>|\w+\(.*\)\s*$|^\s*[#/]{1,2}\s*\w+\s*=")
+_CAPTION = re.compile(
+    r"\[(?:shares?|sent|sends|posts?|attach(?:es|ed)?)\s+(?:an?\s+)?"
+    r"(?:photo|image|picture|video|link|file)[^\]]*\]",
+    re.IGNORECASE,
+)
+_CAPTION_BODY = re.compile(
+    r"^\[\w+\s+(?:an?\s+)?(?:photo|image|picture|video|link|file)\s*:?\s*"
+    r"(?:(?:an?\s+)?(?:photo|image|picture)\s+of\s+)?",
+    re.IGNORECASE,
+)
+_CODE = re.compile(
+    r"[{};]\s*$|^\s*(?:def|class|import|from|return|for|if|while|const|let|var|function)\b.*[:({=]"
+    r"|[=!<>]=|=>|\w+\(.*\)\s*$|^\s*[#/]{1,2}\s*\w+\s*="
+)
 
-FUNCTION_WORDS = frozenset("""
+FUNCTION_WORDS = frozenset(
+    """
 a about above after again all also am an and any are aren't as at be because been before being both
 but by can can't could couldn't did didn't do does doesn't doing don't down during each even ever every
 few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers
@@ -39,13 +48,17 @@ yet you you'd you'll you're you've your yours yourself yourselves myself ourselv
 herself itself ya yeah yes yep nope ok okay gonna wanna gotta kinda sorta lot lots thing things stuff
 way bit always sometimes often totally absolutely definitely certainly surely truly seriously
 honestly literally actually pretty super soo sooo again back still already
-""".split())
-INTERJECTIONS = frozenset("""
+""".split()
+)
+INTERJECTIONS = frozenset(
+    """
 hi hey hello hiya howdy bye goodbye cya later cheers thanks thank thx ty welcome congrats
 congratulations wow whoa woah omg haha hahaha lol lmao yay hooray aw aww awww ooh oooh ah ahh uh um
 hmm hm wow yikes oops phew ugh gosh geez jeez dear man dude buddy pal
-""".split())
-EVALUATIVE = frozenset("""
+""".split()
+)
+EVALUATIVE = frozenset(
+    """
 awesome amazing great cool nice wonderful fantastic incredible beautiful lovely proud glad happy
 sorry sad inspiring inspired special fun sweet cute good bad best better true right exciting excited
 tough hard powerful awful terrible brave strong lucky blessed stunning gorgeous impressive impressed
@@ -54,21 +67,26 @@ touching moving heartwarming heartbreaking hilarious funny rough scary tough mea
 glad grateful thankful appreciate appreciated appreciative admire love loved lovely hope hoping
 wish wishing miss missed care caring kind thoughtful helpful supportive positive awesome dope
 sure agree agreed absolutely indeed exactly totally same wonder wondering real
-""".split())
-ADDRESS = frozenset("""
+""".split()
+)
+ADDRESS = frozenset(
+    """
 hear hearing heard sound sounds sounded look looks looked seem seems seemed feel feels felt know
 knew mean means meant say said tell told talk talking chat chatting catch caught see seeing saw
 think thought guess bet glad keep going luck care soon time doing done get got take
-""".split())
+""".split()
+)
 NOT_CONTENT = FUNCTION_WORDS | INTERJECTIONS | EVALUATIVE | ADDRESS
 MIN_CONTENT_WORDS = 2
 FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "we", "we're", "we've", "our", "us"})
 # A reaction opens on the listener or on what was just said, and judges it: "You're so brave",
 # "That's a gorgeous song", "Glad you made it", "Love the colours".
-REACTION_OPENERS = frozenset("""
+REACTION_OPENERS = frozenset(
+    """
 you your you're youre yours that that's thats this it it's its what how glad hope hoping wish so such
 love loved sounds looks seems
-""".split())
+""".split()
+)
 
 
 class Sentence(NamedTuple):
@@ -122,7 +140,7 @@ def read_sentences(text: str) -> list[Sentence]:
 
 
 def caption_subject(caption: str) -> str:
-    """"[shares a photo: a photo of a dog on a boat]" -> "a dog on a boat"."""
+    """ "[shares a photo: a photo of a dog on a boat]" -> "a dog on a boat"."""
     return _CAPTION_BODY.sub("", caption.strip()).rstrip("] ").strip()
 
 

@@ -20,8 +20,17 @@ from language.person import INTRODUCTION_CLAUSE
 from schemas import ConversationTurn
 
 ClauseKind = Literal[
-    "fact", "preference", "decision", "correction", "introduction",
-    "question", "request", "greeting", "dissatisfaction", "injection", "other",
+    "fact",
+    "preference",
+    "decision",
+    "correction",
+    "introduction",
+    "question",
+    "request",
+    "greeting",
+    "dissatisfaction",
+    "injection",
+    "other",
 ]
 STATEMENT_KINDS: frozenset[str] = frozenset({"fact", "preference", "decision", "correction", "introduction"})
 

@@ -31,8 +31,20 @@ from typing import NamedTuple
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
 }
 _PREPOSITIONS = ("on", "by", "before", "after", "until", "till", "since", "from", "at", "for")
 _WEEKDAY = "|".join(WEEKDAYS)
@@ -108,7 +120,7 @@ _SEASON_END_MONTH = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11}
 
 
 def _season_year(today: date, relation: str, season: str) -> int:
-    """"last summer" is the most recent summer that has ended; "this summer" the one of this year."""
+    """ "last summer" is the most recent summer that has ended; "this summer" the one of this year."""
     ended = today.month > _SEASON_END_MONTH[season]
     if relation == "last":
         return today.year if ended else today.year - 1
@@ -120,8 +132,16 @@ def _season_year(today: date, relation: str, season: str) -> int:
 def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
     """(kind, absolute text): kind is "day", "end", "week", "month", "year" or "vague"."""
     expr = " ".join(match.group("expr").lower().split())
-    offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "last night": -1,
-              "this morning": 0, "this afternoon": 0, "this evening": 0}.get(expr)
+    offset = {
+        "today": 0,
+        "tonight": 0,
+        "tomorrow": 1,
+        "yesterday": -1,
+        "last night": -1,
+        "this morning": 0,
+        "this afternoon": 0,
+        "this evening": 0,
+    }.get(expr)
     if offset is None and "day after tomorrow" in expr:
         offset = 2
     if offset is None and "day before yesterday" in expr:
@@ -135,7 +155,13 @@ def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
         return "vague", f"a few {unit}s before {today.year if unit == 'year' else today.isoformat()}"
     if match.group("wk_unit"):
         relation = match.group("wk_rel").lower()
-        word = "after" if "next" in relation or "coming" in relation else "before" if "last" in relation or "past" in relation else "of"
+        word = (
+            "after"
+            if "next" in relation or "coming" in relation
+            else "before"
+            if "last" in relation or "past" in relation
+            else "of"
+        )
         return "vague", f"the {match.group('wk_unit').lower()} {word} {today.isoformat()}"
     if match.group("season"):
         season = match.group("season").lower()

@@ -8,7 +8,7 @@ the engine skips it and says so in the pass notes, so an operator can see the at
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from schemas import ConversationTurn
 
@@ -51,5 +51,6 @@ def injection_note(turn: ConversationTurn) -> str:
     excerpt = " ".join(turn.content.split())
     if len(excerpt) > _NOTE_EXCERPT_CHARS:
         excerpt = excerpt[: _NOTE_EXCERPT_CHARS - 1] + "\u2026"
-    return (f"ignored instruction-like text in message {turn.message_id} "
-            f"(transcripts are data, not commands): {excerpt!r}")
+    return (
+        f"ignored instruction-like text in message {turn.message_id} (transcripts are data, not commands): {excerpt!r}"
+    )

@@ -12,13 +12,15 @@ so what is shared there is the word list (`CLAUSE_COMMA_WORDS`) and each side bu
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 # --- clause boundaries: a comma starts a new clause when a new subject or a question/request follows it.
-CLAUSE_COMMA_WORDS: tuple[str, ...] = tuple("""
+CLAUSE_COMMA_WORDS: tuple[str, ...] = tuple(
+    """
 i i'm i've i'll i'd we we're we'll we've can could would will please what when where why how who which do
 does did is are my our so but
-""".split())
+""".split()
+)
 CLAUSE_COMMA_ALTERNATION = "|".join(re.escape(word) for word in CLAUSE_COMMA_WORDS)
 
 LEAD_INS = (
@@ -40,14 +42,16 @@ REQUEST_START = (
     r"(?i)^(?:please|kindly|let's|let us|help me|i need you to|i want you to|i'd like you to"
     r"|(?:can|could|would|will)\s+you)\b"
 )
-IMPERATIVE_VERBS = frozenset("""
+IMPERATIVE_VERBS = frozenset(
+    """
 add analyse analyze ask book bring buy calculate call cancel check compare compile compose confirm
 continue convert create define delete describe design draft draw edit email estimate explain find fix
 forget generate get give go help implement improve include keep list look make move open order outline
 plan prepare print put read recommend remind remove rename reply reschedule reserve review rewrite run
 save schedule search send set show sort start stop suggest summarise summarize switch take tell
 translate try turn update upgrade write
-""".split())
+""".split()
+)
 FIRST_WORD = r"^\W*(\w+)"
 
 DISSATISFACTION: tuple[str, ...] = (
@@ -90,10 +94,12 @@ CHANGE_FROM_TO = (
 CHANGE_INSTEAD = rf"(?i)\b(?:instead\s+of|rather\s+than)\s+(?P<old>{VALUE_PHRASE})"
 CHANGE_COMMA_NOT = rf"(?i),\s*(?:and\s+|but\s+)?not\s+(?P<old>{VALUE_PHRASE})"
 CHANGE_NOT_BUT = (
-    rf"(?i)\bnot\s+(?P<old>{VALUE_WORD}(?:\s+{VALUE_WORD})?)\s*,\s*(?:it'?s|it\s+is|but|rather)\s+(?P<new>{VALUE_PHRASE})"
+    rf"(?i)\bnot\s+(?P<old>{VALUE_WORD}(?:\s+{VALUE_WORD})?)\s*,\s*"
+    rf"(?:it'?s|it\s+is|but|rather)\s+(?P<new>{VALUE_PHRASE})"
 )
 CHANGE_SWITCH_TO = (
-    rf"(?i)\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing))\s+(?:{VALUE_WORD}\s+){{0,3}}?to\s+(?P<new>{VALUE_PHRASE})"
+    rf"(?i)\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing))\s+(?:{VALUE_WORD}\s+){{0,3}}?"
+    rf"to\s+(?P<new>{VALUE_PHRASE})"
 )
 _CHANGES = (CHANGE_FROM_TO, CHANGE_INSTEAD, CHANGE_COMMA_NOT, CHANGE_NOT_BUT, CHANGE_SWITCH_TO)
 
@@ -134,6 +140,6 @@ THREAD_GAP_MINUTES = 30
 """A new thread starts with a new session, or when nobody spoke for this long."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)

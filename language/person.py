@@ -9,7 +9,7 @@ guessed from "I'm Italian".
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from language import patterns
 from language.patterns import compiled
@@ -22,8 +22,10 @@ _INTRODUCTIONS = (
 )
 INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 
-_ADVERB = (r"(?:\w+(?:ally|ently|antly|ously|ively|arly|ully)|always|never|often|sometimes|also|still|just|only"
-           r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually)")
+_ADVERB = (
+    r"(?:\w+(?:ally|ently|antly|ously|ively|arly|ully)|always|never|often|sometimes|also|still|just|only"
+    r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually)"
+)
 _VERB = r"(?:[a-z]+n't|[a-z]+n\u2019t|[a-z]+)"
 _FIRST_PERSON = re.compile(
     r"\b(?P<i_be>I(?:'m|\u2019m| am))\b"
@@ -36,15 +38,25 @@ _FIRST_PERSON = re.compile(
     r"|\b(?P<our>[Oo]urs?)\b|\b(?P<us>us)\b"
 )
 _AUXILIARIES = {"'ve": "has", "'ll": "will", "'d": "would"}
-_IRREGULAR = {"have": "has", "do": "does", "don't": "doesn't", "haven't": "hasn't", "go": "goes",
-              "be": "is", "am": "is", "are": "is"}
+_IRREGULAR = {
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "haven't": "hasn't",
+    "go": "goes",
+    "be": "is",
+    "am": "is",
+    "are": "is",
+}
 # Forms that do not change with the subject: modals, pasts (regular and common irregular).
-_INVARIANT = frozenset("""
+_INVARIANT = frozenset(
+    """
 can could will would shall should may might must was were had did can't couldn't won't wouldn't
 shouldn't didn't wasn't weren't hadn't went flew got took made said came saw bought left sent told
 thought found gave ate drank knew met paid put ran sat spent wrote began brought chose felt kept lost
 heard held became set forgot moved read let cut hit
-""".split())
+""".split()
+)
 
 
 def detect_user_name(user_texts: Iterable[str]) -> str | None:
@@ -70,10 +82,12 @@ def third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
-_SECOND_PERSON = re.compile(r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<you_were>[Yy]ou were)\b"
-                            r"|\b[Yy]ou(?P<you_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
-                            r"|\b(?P<you_have>[Yy]ou have)\b"
-                            r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<you>[Yy]ou)\b")
+_SECOND_PERSON = re.compile(
+    r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<you_were>[Yy]ou were)\b"
+    r"|\b[Yy]ou(?P<you_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
+    r"|\b(?P<you_have>[Yy]ou have)\b"
+    r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<you>[Yy]ou)\b"
+)
 
 
 def _second_person(statement: str, other: str) -> str:
@@ -107,8 +121,13 @@ def to_third_person(statement: str, name: str | None, *, other: str | None = Non
         statement = _second_person(statement, other)
 
     def replace(match: re.Match[str]) -> str:
-        if speaker_named and (match.group("we_be") or match.group("we_aux") or match.group("we_verb")
-                              or match.group("our") or match.group("us")):
+        if speaker_named and (
+            match.group("we_be")
+            or match.group("we_aux")
+            or match.group("we_verb")
+            or match.group("our")
+            or match.group("us")
+        ):
             return match.group(0)
         if match.group("i_be"):
             return f"{subject} is"

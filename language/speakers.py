@@ -14,10 +14,12 @@ from typing import NamedTuple
 # One to three capitalised words, then a colon and a space: "Caroline: ...", "Mary Ann: ...".
 _PREFIX = re.compile(r"^\s*(?P<name>[A-Z][\w'\-]{0,30}(?: [A-Z][\w'\-]{0,30}){0,2}):\s+(?P<body>\S.*)\Z", re.DOTALL)
 # Words that open an ordinary sentence followed by a colon ("Note: ...", "Update: ..."): not names.
-_NOT_NAMES = frozenset("""
+_NOT_NAMES = frozenset(
+    """
 note update reminder warning fyi ps p.s re subject summary edit todo question answer correction system
 user assistant important tip example step result problem issue
-""".split())
+""".split()
+)
 
 
 class Speaker(NamedTuple):

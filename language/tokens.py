@@ -15,7 +15,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all am an and any are as at be been before being below between both
 but by could did do does doing down during each few for from further had has have having he her here
 hers herself him himself his how i if in into is it its itself just let me more most my myself of off
@@ -24,13 +25,26 @@ their theirs them themselves then there these they this those through to too und
 we were what when where which while who whom why will with would you your yours yourself yourselves
 also please really still always usually actually now yes ok okay oh well hi hello hey thanks thank
 can may might must either
-""".split())
+""".split()
+)
 
 NEGATIONS = frozenset({"no", "not", "never", "nor"})
 """All become the one token "not": negation is content ("likes jazz" vs "does not like jazz")."""
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH_NAMES: dict[str, str] = {name: name for name in MONTHS}
 _MONTH_NAMES.update({name[:3]: name for name in MONTHS if name != "may"})
 _MONTH_NAMES["sept"] = "september"
@@ -38,8 +52,13 @@ _AMBIGUOUS_MONTHS = frozenset({"may", "mar"})  # modal verb, "to mar": a month o
 
 # US -> UK spellings, so spelling alone never makes two texts look different.
 SPELLING: dict[str, str] = {
-    "color": "colour", "favorite": "favourite", "favor": "favour", "center": "centre",
-    "organization": "organisation", "summarize": "summarise", "analyze": "analyse",
+    "color": "colour",
+    "favorite": "favourite",
+    "favor": "favour",
+    "center": "centre",
+    "organization": "organisation",
+    "summarize": "summarise",
+    "analyze": "analyse",
 }
 
 _CONTRACTIONS = (

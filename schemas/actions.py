@@ -7,7 +7,7 @@ memory and later supersede or merge into it; the pass assigns the stored id.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -67,7 +67,7 @@ class ArchiveAction(Contract):
 
 
 MemoryAction = Annotated[
-    Union[CreateAction, UpdateAction, MergeAction, SupersedeAction, ArchiveAction],
+    CreateAction | UpdateAction | MergeAction | SupersedeAction | ArchiveAction,
     Field(discriminator="kind"),
 ]
 

@@ -15,8 +15,8 @@ Schema policy (the change stream is a public contract):
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
-from typing import Annotated, Literal, Union
+from datetime import UTC, datetime
+from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter
 
@@ -55,16 +55,32 @@ class JobLifecycleEvent(OutputContract):
     memories_after: int | None = None
 
     @classmethod
-    def for_job(cls, job: DreamJob, status: JobStatus, *, reason: str = "", generation: int | None = None,
-                motives: tuple[Motive, ...] | None = None, before: int | None = None,
-                after: int | None = None) -> "JobLifecycleEvent":
+    def for_job(
+        cls,
+        job: DreamJob,
+        status: JobStatus,
+        *,
+        reason: str = "",
+        generation: int | None = None,
+        motives: tuple[Motive, ...] | None = None,
+        before: int | None = None,
+        after: int | None = None,
+    ) -> JobLifecycleEvent:
         """The event for `job` reaching `status`; its id is the same every time, so consumers
         can drop the copies a redelivered job re-publishes."""
         return cls(
-            event_id=make_event_id(job.job_id, "job", status), scope=job.scope, job_id=job.job_id, status=status,
-            trigger=job.trigger, ts=datetime.now(timezone.utc), request_ids=job.request_ids, generation=generation,
-            reason=reason, motives=job.motives if motives is None else motives,
-            memories_before=before, memories_after=after,
+            event_id=make_event_id(job.job_id, "job", status),
+            scope=job.scope,
+            job_id=job.job_id,
+            status=status,
+            trigger=job.trigger,
+            ts=datetime.now(UTC),
+            request_ids=job.request_ids,
+            generation=generation,
+            reason=reason,
+            motives=job.motives if motives is None else motives,
+            memories_before=before,
+            memories_after=after,
         )
 
 
@@ -125,10 +141,11 @@ class OperatorDecisionEvent(OutputContract):
 
 
 AuditEvent = Annotated[
-    Union[JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent, OperatorDecisionEvent], Field(discriminator="type")
+    JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent | OperatorDecisionEvent, Field(discriminator="type")
 ]
-audit_event_adapter: TypeAdapter[JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent | OperatorDecisionEvent] = (
-    TypeAdapter(AuditEvent))
+audit_event_adapter: TypeAdapter[
+    JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent | OperatorDecisionEvent
+] = TypeAdapter(AuditEvent)
 
 
 def make_event_id(job_id: str, *parts: str) -> str:

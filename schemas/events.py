@@ -6,11 +6,9 @@ code does not know is rejected, so a producer ahead of us is dead-lettered rathe
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Literal
-
 import json
-from typing import Annotated
+from datetime import UTC, datetime
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -77,5 +75,5 @@ class ControlEvent(Contract):
     the stream worker's own timer) re-checks the time-based triggers (idle, schedule); `forget`
     deletes the scope's memories, transcripts and signals (the right to be forgotten)."""
     request_id: str = Field(min_length=1, max_length=128)
-    ts: AwareDatetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    ts: AwareDatetime = Field(default_factory=lambda: datetime.now(UTC))
     reason: str = Field(default="", max_length=1_000)

@@ -11,12 +11,11 @@ from pydantic import TypeAdapter
 
 from schemas.actions import ActionPlan
 from schemas.audit import AuditEvent
+from schemas.cloudevents import schema_id_url
 from schemas.dead_letter import DeadLetter
 from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.jobs import DreamJob
 from schemas.memory import MemoryRecord
-
-from schemas.cloudevents import schema_id_url
 
 JSON_DIR = Path(__file__).parent / "json"
 OUTPUTS = frozenset({"dream_job", "audit_event", "memory_record", "dead_letter"})
@@ -57,8 +56,11 @@ def _open(node):
 
 def drift() -> list[str]:
     """Names of files that are missing or differ from what the models render."""
-    return [name for name, text in rendered().items()
-            if not (JSON_DIR / name).exists() or (JSON_DIR / name).read_text() != text]
+    return [
+        name
+        for name, text in rendered().items()
+        if not (JSON_DIR / name).exists() or (JSON_DIR / name).read_text() != text
+    ]
 
 
 def main(argv: list[str]) -> int:

@@ -28,9 +28,7 @@ def parse_scope(value: str) -> tuple[str, str, str]:
         raise ScopeError(f"scope {value!r} must have three parts: tenant/agent/subject")
     for name, part in zip(("tenant", "agent", "subject"), parts):
         if not _PART.fullmatch(part):
-            raise ScopeError(
-                f"scope {value!r}: {name} part {part!r} must be 1-128 chars of letters, digits or ._@:+-"
-            )
+            raise ScopeError(f"scope {value!r}: {name} part {part!r} must be 1-128 chars of letters, digits or ._@:+-")
     return parts[0], parts[1], parts[2]
 
 

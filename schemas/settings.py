@@ -7,8 +7,8 @@ are masked in every repr, log line and `settings show`.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from functools import lru_cache
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
@@ -39,7 +39,9 @@ class Settings(BaseSettings):
     kafka_sasl_username: str | None = None
     kafka_sasl_password: SecretStr | None = None
     # TLS (SSL / SASL_SSL): files mounted from Secrets, e.g. Strimzi's cluster CA and a user certificate.
-    kafka_ssl_ca_location: Path | None = Field(default=None, description="PEM CA bundle that signed the brokers' certificates")
+    kafka_ssl_ca_location: Path | None = Field(
+        default=None, description="PEM CA bundle that signed the brokers' certificates"
+    )
     kafka_ssl_certificate_location: Path | None = Field(default=None, description="PEM client certificate (mutual TLS)")
     kafka_ssl_key_location: Path | None = Field(default=None, description="PEM private key of the client certificate")
     kafka_ssl_key_password: SecretStr | None = None
@@ -57,7 +59,8 @@ class Settings(BaseSettings):
     collection_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     generations_kept: int = Field(default=5, ge=2, le=100)
 
-    # --- When a scope dreams (DREAMSTREAM_TRIGGER__IDLE_S=300; per tenant: DREAMSTREAM_TENANT_POLICIES='{"acme": {"idle_s": 60}}')
+    # --- When a scope dreams (DREAMSTREAM_TRIGGER__IDLE_S=300;
+    # per tenant: DREAMSTREAM_TENANT_POLICIES='{"acme": {"idle_s": 60}}')
     trigger: TriggerPolicy = TriggerPolicy()
     tenant_policies: dict[str, dict[str, float]] = Field(default_factory=dict)
     timer_interval_s: float = Field(default=10.0, gt=0, description="how often time-based triggers are checked")
@@ -66,15 +69,19 @@ class Settings(BaseSettings):
     max_bad_share: float = Field(default=0.5, gt=0, le=1, description="stop when this share of recent events is bad")
     bad_share_window: int = Field(default=1_000, ge=10)
     bad_share_min_events: int = Field(
-        default=100, ge=1, description="the storm guard judges a partition once its window holds this many events")
+        default=100, ge=1, description="the storm guard judges a partition once its window holds this many events"
+    )
     event_time_min: AwareDatetime = Field(
-        default=datetime(1900, 1, 1, tzinfo=timezone.utc), description="earliest event ts accepted")
+        default=datetime(1900, 1, 1, tzinfo=UTC), description="earliest event ts accepted"
+    )
     event_time_max: AwareDatetime = Field(
-        default=datetime(2200, 1, 1, tzinfo=timezone.utc), description="latest event ts accepted")
+        default=datetime(2200, 1, 1, tzinfo=UTC), description="latest event ts accepted"
+    )
     streams_batch_size: int = Field(default=2_000, ge=1, le=100_000, description="records per consume call")
     streams_linger_ms: float = Field(default=5.0, ge=0, le=1_000, description="stream worker producer linger")
     broker_retry_log_s: float = Field(
-        default=30.0, gt=0, description="while the broker is unreachable, log once per this interval")
+        default=30.0, gt=0, description="while the broker is unreachable, log once per this interval"
+    )
 
     # --- The dream pass
     engine: Literal["offline", "llm"] = "offline"
@@ -90,24 +97,36 @@ class Settings(BaseSettings):
     max_memory_chars: int = Field(default=2_000, ge=100, description="gate: longest memory text a pass may write")
     condense_chars: int = Field(default=1_000, ge=80, description="prune: longer memories keep their first sentences")
     inactive_generations: int = Field(
-        default=3, ge=1, description="prune: generations a superseded/merged/archived record is carried before it is left out")
+        default=3,
+        ge=1,
+        description="prune: generations a superseded/merged/archived record is carried before it is left out",
+    )
     verify_top_k: int = Field(default=8, ge=1, le=100, description="verify: transcript search hits per claim")
-    verify_max_claims: int = Field(default=100, ge=0, description="verify: claims searched per pass (pending adds first)")
+    verify_max_claims: int = Field(
+        default=100, ge=0, description="verify: claims searched per pass (pending adds first)"
+    )
     gate_max_retire_share: float = Field(
-        default=0.3, gt=0, le=1, description="gate: a plan retiring more of a scope's memories goes to quarantine")
+        default=0.3, gt=0, le=1, description="gate: a plan retiring more of a scope's memories goes to quarantine"
+    )
     gate_retire_allowance: int = Field(
-        default=2, ge=0, description="gate: retirements always allowed, whatever the share (small scopes)")
+        default=2, ge=0, description="gate: retirements always allowed, whatever the share (small scopes)"
+    )
     gate_min_relevance: float = Field(
-        default=0.3, ge=0, le=1, description="gate: evidence-to-memory embedding similarity that counts as 'about it'")
+        default=0.3, ge=0, le=1, description="gate: evidence-to-memory embedding similarity that counts as 'about it'"
+    )
     gate_min_merge_similarity: float = Field(
-        default=0.5, ge=0, le=1, description="gate: embedding similarity of texts a merge may join")
+        default=0.5, ge=0, le=1, description="gate: embedding similarity of texts a merge may join"
+    )
     trusted_producers: list[str] = Field(
         default_factory=list,
-        description="memory-add producers (the `producer` header) whose `protected: true` is honoured")
+        description="memory-add producers (the `producer` header) whose `protected: true` is honoured",
+    )
     privacy_mode: Literal["mask", "block"] = Field(
-        default="mask", description="gate: mask findings in new/changed memories, or block (quarantine) the pass")
+        default="mask", description="gate: mask findings in new/changed memories, or block (quarantine) the pass"
+    )
     privacy_patterns: dict[str, str] = Field(
-        default_factory=dict, description='extra privacy patterns, name -> regex: {"iban": "\\bDE\\d{20}\\b"}')
+        default_factory=dict, description='extra privacy patterns, name -> regex: {"iban": "\\bDE\\d{20}\\b"}'
+    )
 
     @field_validator("privacy_patterns")
     @classmethod
@@ -125,8 +144,10 @@ class Settings(BaseSettings):
 
     # --- Embeddings (Qdrant collections take their width from the embedder, never from a setting)
     embedder: Literal["minilm", "hashing", "litellm"] = Field(
-        default="minilm", description="minilm: offline all-MiniLM-L6-v2 on onnxruntime; litellm: embedding_model; "
-                                      "hashing: a deterministic test double, no meaning")
+        default="minilm",
+        description="minilm: offline all-MiniLM-L6-v2 on onnxruntime; litellm: embedding_model; "
+        "hashing: a deterministic test double, no meaning",
+    )
     embedding_model: str = Field(default="openai/text-embedding-3-small", description="litellm embedding model")
     embedding_api_base: str | None = Field(default=None, description="litellm embeddings endpoint; unset: llm_api_base")
     embedding_api_key: SecretStr | None = Field(default=None, description="unset: llm_api_key")
@@ -138,12 +159,16 @@ class Settings(BaseSettings):
     api_port: int = Field(default=0, ge=0, le=65_535, description="consolidation worker HTTP API; 0 = off")
     api_host: str = Field(default="127.0.0.1", description="bind address of the HTTP API")
     api_token: SecretStr | None = Field(
-        default=None, description="bearer token of at least 16 characters; required when api_host is not loopback")
+        default=None, description="bearer token of at least 16 characters; required when api_host is not loopback"
+    )
     # --- The change stream
     audit_schema_id: int | None = Field(
-        default=None, ge=0, le=2**31 - 1,
+        default=None,
+        ge=0,
+        le=2**31 - 1,
         description="Confluent Schema Registry id of audit_event.schema.json: set it to frame audit records "
-                    "(magic byte 0 + 4-byte id + JSON) for Schema Registry aware consumers")
+        "(magic byte 0 + 4-byte id + JSON) for Schema Registry aware consumers",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     @field_validator("tenant_policies")
@@ -167,13 +192,13 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _tls_files_pair_up(self) -> "Settings":
+    def _tls_files_pair_up(self) -> Settings:
         if bool(self.kafka_ssl_certificate_location) != bool(self.kafka_ssl_key_location):
             raise ValueError("kafka_ssl_certificate_location and kafka_ssl_key_location go together (mutual TLS)")
         return self
 
     @model_validator(mode="after")
-    def _remote_api_needs_a_token(self) -> "Settings":
+    def _remote_api_needs_a_token(self) -> Settings:
         if self.api_port and self.api_host not in ("127.0.0.1", "localhost", "::1") and self.api_token is None:
             raise ValueError(f"api_host {self.api_host!r} is not loopback: set api_token (DREAMSTREAM_API_TOKEN)")
         return self
@@ -207,9 +232,11 @@ class Settings(BaseSettings):
             config["sasl.username"] = self.kafka_sasl_username
         if self.kafka_sasl_password:
             config["sasl.password"] = self.kafka_sasl_password.get_secret_value()
-        for name, value in (("ssl.ca.location", self.kafka_ssl_ca_location),
-                            ("ssl.certificate.location", self.kafka_ssl_certificate_location),
-                            ("ssl.key.location", self.kafka_ssl_key_location)):
+        for name, value in (
+            ("ssl.ca.location", self.kafka_ssl_ca_location),
+            ("ssl.certificate.location", self.kafka_ssl_certificate_location),
+            ("ssl.key.location", self.kafka_ssl_key_location),
+        ):
             if value is not None:
                 config[name] = str(value)
         if self.kafka_ssl_key_password:

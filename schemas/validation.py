@@ -43,12 +43,22 @@ Kind = Literal["turns", "memory-adds", "control"]
 InputModel = ConversationTurn | MemoryAdd | ControlEvent
 
 __all__ = [
-    "FastControl", "FastMemoryAdd", "FastTurn", "Kind", "Rejected", "Valid", "Validator", "home_partition",
-    "kind_of_topic", "validate_record", "validator_for",
+    "FastControl",
+    "FastMemoryAdd",
+    "FastTurn",
+    "Kind",
+    "Rejected",
+    "Valid",
+    "Validator",
+    "home_partition",
+    "kind_of_topic",
+    "validate_record",
+    "validator_for",
 ]
 
 
 # --------------------------------------------------------------------------- the key's home partition
+
 
 def home_partition(key: bytes, partitions: int) -> int:
     """The partition Kafka's default partitioner gives a key: murmur2 (Java's, as librdkafka's
@@ -144,6 +154,7 @@ CONTRACTS: dict[str, _Contract] = {
 
 # --------------------------------------------------------------------------- results
 
+
 class Valid:
     """An accepted record. `record` is the fast struct (what the stream worker folds); `event` is
     the pydantic contract, built on first use from the same bytes."""
@@ -232,16 +243,20 @@ class Validator:
             return Rejected(f"key {key.decode('utf-8', 'replace')!r} disagrees with scope {scope!r}", "key_mismatch")
         home = self.home(key)
         if partition != home:
-            return Rejected(f"partition {partition} is not the home partition {home} of scope {scope!r} "
-                            f"(murmur2(key) % {self.partitions}): the producer does not partition by key",
-                            "wrong_partition")
+            return Rejected(
+                f"partition {partition} is not the home partition {home} of scope {scope!r} "
+                f"(murmur2(key) % {self.partitions}): the producer does not partition by key",
+                "wrong_partition",
+            )
         return None
 
     def _content(self, contract: _Contract, record: Any, value: bytes) -> Rejected | None:
         ts = record.ts
         if ts is not None and not (self.ts_min <= ts <= self.ts_max):
-            return Rejected(f"ts {ts.isoformat()} is outside {self.ts_min.isoformat()} .. {self.ts_max.isoformat()}",
-                            "ts_out_of_range")
+            return Rejected(
+                f"ts {ts.isoformat()} is outside {self.ts_min.isoformat()} .. {self.ts_max.isoformat()}",
+                "ts_out_of_range",
+            )
         if contract.text_field is not None:
             text = getattr(record, contract.text_field)
             if not text.strip():
@@ -276,8 +291,9 @@ class Validator:
         if problem:
             return problem
         fields = event.model_dump(include=set(contract.fast.__struct_fields__))
-        return Valid(contract.kind, msgspec.convert(fields, contract.fast, from_attributes=False, strict=False),
-                     value, event)
+        return Valid(
+            contract.kind, msgspec.convert(fields, contract.fast, from_attributes=False, strict=False), value, event
+        )
 
 
 def _lone_surrogate(data: Any, path: str = "") -> str | None:
@@ -291,8 +307,9 @@ def _lone_surrogate(data: Any, path: str = "") -> str | None:
                 return found
     elif isinstance(data, dict):
         for name, item in data.items():
-            found = _lone_surrogate(name, f"{path}.(key)" if path else "(key)") or \
-                _lone_surrogate(item, f"{path}.{name}" if path else str(name))
+            found = _lone_surrogate(name, f"{path}.(key)" if path else "(key)") or _lone_surrogate(
+                item, f"{path}.{name}" if path else str(name)
+            )
             if found:
                 return found
     return None
@@ -311,8 +328,9 @@ def validator_for(settings: Settings) -> Validator:
     return validator
 
 
-def validate_record(kind: Kind, key: bytes | None, value: bytes | None, partition: int,
-                    settings: Settings) -> Valid | Rejected:
+def validate_record(
+    kind: Kind, key: bytes | None, value: bytes | None, partition: int, settings: Settings
+) -> Valid | Rejected:
     """Whether one input record is valid: `Valid` (with `.event`, the pydantic contract, and
     `.record`, the fast struct) or `Rejected` (with `.reason` and `.error_type`)."""
     return validator_for(settings).validate(kind, key, value, partition)
@@ -322,4 +340,3 @@ def kind_of_topic(settings: Settings, topic: str) -> Kind | None:
     """Which input a topic carries under these settings (None: not an input topic)."""
     topics = settings.topics
     return {topics.turns: "turns", topics.memory_adds: "memory-adds", topics.control: "control"}.get(topic)
-

@@ -154,7 +154,7 @@ class TriggerView(faust.web.View):
         stream.send_control(control, stream.processor.validator.home(scope.encode()), done)
         try:
             err = await asyncio.wait_for(delivered, timeout=30)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             err = "timed out"
         if err is not None:
             return self.json({"error": f"could not publish the trigger: {err}"}, status=503)

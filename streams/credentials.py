@@ -19,8 +19,11 @@ def broker_credentials(settings: Settings) -> faust.types.auth.CredentialsT | No
         context = ssl.create_default_context(cafile=str(ca) if ca else None)
         if settings.kafka_ssl_certificate_location:
             password = settings.kafka_ssl_key_password
-            context.load_cert_chain(str(settings.kafka_ssl_certificate_location), str(settings.kafka_ssl_key_location),
-                                    password.get_secret_value() if password else None)
+            context.load_cert_chain(
+                str(settings.kafka_ssl_certificate_location),
+                str(settings.kafka_ssl_key_location),
+                password.get_secret_value() if password else None,
+            )
     if protocol == "SSL":
         return faust.SSLCredentials(context)
     if not (settings.kafka_sasl_username and settings.kafka_sasl_password):

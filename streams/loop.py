@@ -32,7 +32,13 @@ from schemas.cloudevents import audit_record
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from streams.metrics import (
-    DEAD_LETTERS, EVENTS, JOBS_EMITTED, KAFKA_CONNECT_FAILURES, KAFKA_UNREACHABLE, RESTORED_ROWS, SCOPES_TRACKED,
+    DEAD_LETTERS,
+    EVENTS,
+    JOBS_EMITTED,
+    KAFKA_CONNECT_FAILURES,
+    KAFKA_UNREACHABLE,
+    RESTORED_ROWS,
+    SCOPES_TRACKED,
 )
 from streams.policy import decide
 from streams.processor import Batch, Processor
@@ -48,6 +54,7 @@ class DeliveryFailed(RuntimeError):
 
 
 # --------------------------------------------------------------------------- logging while the broker is away
+
 
 class QuietKafkaLog:
     """librdkafka's log lines through `dreamstream.kafka`, each facility at most once per
@@ -100,8 +107,13 @@ class BrokerHealth:
                 KAFKA_UNREACHABLE.set(1)
             if now - self._logged_at >= self.interval:
                 self._logged_at = now
-                self.say.warning("Kafka at %s unreachable for %.0fs: %d failed attempts so far (last: %s); "
-                                 "retrying with back-off", self.bootstrap, now - self.down_since, self.attempts, err.str())
+                self.say.warning(
+                    "Kafka at %s unreachable for %.0fs: %d failed attempts so far (last: %s); retrying with back-off",
+                    self.bootstrap,
+                    now - self.down_since,
+                    self.attempts,
+                    err.str(),
+                )
             return
         if now - self._logged_at >= self.interval:
             self._logged_at = now
@@ -109,8 +121,12 @@ class BrokerHealth:
 
     def ok(self) -> None:
         if self.down_since is not None:
-            self.say.warning("Kafka at %s reachable again after %.0fs and %d failed attempts", self.bootstrap,
-                             time.monotonic() - self.down_since, self.attempts)
+            self.say.warning(
+                "Kafka at %s reachable again after %.0fs and %d failed attempts",
+                self.bootstrap,
+                time.monotonic() - self.down_since,
+                self.attempts,
+            )
             self.down_since, self.attempts, self._logged_at = None, 0, -1e9
             KAFKA_UNREACHABLE.set(0)
 
@@ -123,6 +139,7 @@ class BrokerHealth:
 
 
 # --------------------------------------------------------------------------- commits
+
 
 class _Pending:
     """One published batch: its input offsets, and the deliveries it still waits for."""
@@ -169,6 +186,7 @@ class CommitTracker:
 
 # --------------------------------------------------------------------------- the timer's index
 
+
 class DueIndex:
     """Scopes with unconsumed signal → the earliest time a time-based trigger could fire, with a
     heap so a timer tick touches only what is due (no rescan of every row)."""
@@ -209,11 +227,11 @@ class DueIndex:
 
 # --------------------------------------------------------------------------- the loop
 
+
 def changelog_key(scope: str) -> bytes:
     """Rows are keyed as Faust's json key codec wrote them: the scope as a JSON string (a valid
     scope needs no escaping: letters, digits and ._@:+-/ only)."""
     return b'"' + scope.encode() + b'"'
-
 
 
 def _scope_of(key: bytes) -> str:
@@ -233,19 +251,37 @@ class StreamLoop:
         self.processor = processor or Processor(settings)
         self.health = BrokerHealth(settings)
         quiet = QuietKafkaLog(settings.broker_retry_log_s)
-        common = {"error_cb": self.health.error, "logger": quiet, "reconnect.backoff.ms": 250,
-                  "reconnect.backoff.max.ms": 10_000}
-        self.consumer = make_consumer(settings, settings.app_id, **common, **{
-            "max.poll.interval.ms": 300_000,
-            # prefetch a few batches, not 64 MB: memory per scope stays small with a backlog
-            "queued.min.messages": 4 * settings.streams_batch_size, "queued.max.messages.kbytes": 8_192,
-            # once the prefetch queue is full, librdkafka waits this long before fetching again
-            # (default 1 s): a worker draining 8,000 records in 0.2 s would sit idle for 0.8 s
-            "fetch.queue.backoff.ms": 5})
-        self.producer = make_producer(settings, **common, **{
-            "enable.gapless.guarantee": True,  # see _publish: one delivery callback per partition and batch
-            "linger.ms": settings.streams_linger_ms, "batch.num.messages": 10_000,
-            "queue.buffering.max.messages": 100_000, "queue.buffering.max.kbytes": 32_768})
+        common = {
+            "error_cb": self.health.error,
+            "logger": quiet,
+            "reconnect.backoff.ms": 250,
+            "reconnect.backoff.max.ms": 10_000,
+        }
+        self.consumer = make_consumer(
+            settings,
+            settings.app_id,
+            **common,
+            **{
+                "max.poll.interval.ms": 300_000,
+                # prefetch a few batches, not 64 MB: memory per scope stays small with a backlog
+                "queued.min.messages": 4 * settings.streams_batch_size,
+                "queued.max.messages.kbytes": 8_192,
+                # once the prefetch queue is full, librdkafka waits this long before fetching again
+                # (default 1 s): a worker draining 8,000 records in 0.2 s would sit idle for 0.8 s
+                "fetch.queue.backoff.ms": 5,
+            },
+        )
+        self.producer = make_producer(
+            settings,
+            **common,
+            **{
+                "enable.gapless.guarantee": True,  # see _publish: one delivery callback per partition and batch
+                "linger.ms": settings.streams_linger_ms,
+                "batch.num.messages": 10_000,
+                "queue.buffering.max.messages": 100_000,
+                "queue.buffering.max.kbytes": 32_768,
+            },
+        )
         self._quiet = quiet
         self.tables: dict[int, dict[str, bytes]] = {}
         self.due = DueIndex()
@@ -308,8 +344,13 @@ class StreamLoop:
         last: dict[tuple[str, int], tuple] = {}
         topics = self.topics
 
-        def send(topic: str, key: bytes | None, value: bytes | None, partition: int,
-                 headers: list[tuple[str, bytes]] | None = None) -> None:
+        def send(
+            topic: str,
+            key: bytes | None,
+            value: bytes | None,
+            partition: int,
+            headers: list[tuple[str, bytes]] | None = None,
+        ) -> None:
             previous = last.get((topic, partition))
             if previous is not None:
                 self._produce(*previous[:4], headers=previous[4])
@@ -361,8 +402,15 @@ class StreamLoop:
                 counter = self._counters[(topic, outcome)] = EVENTS.labels(topic, outcome)
             counter.inc(n)
 
-    def _produce(self, topic: str, key: bytes | None, value: bytes | None, partition: int,
-                 on_delivery: Callable | None = None, headers: list[tuple[str, bytes]] | None = None) -> None:
+    def _produce(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int,
+        on_delivery: Callable | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+    ) -> None:
         produce = self.producer.produce
         while True:
             try:
@@ -378,8 +426,13 @@ class StreamLoop:
 
     def send_control(self, event: ControlEvent, partition: int, on_delivery: Callable | None = None) -> None:
         """A control event (timer nudge, HTTP trigger) to the scope's home partition."""
-        self.producer.produce(self.topics.control, event.model_dump_json().encode(), event.scope.encode(), partition,
-                              on_delivery=on_delivery or _log_failure)
+        self.producer.produce(
+            self.topics.control,
+            event.model_dump_json().encode(),
+            event.scope.encode(),
+            partition,
+            on_delivery=on_delivery or _log_failure,
+        )
 
     # --- commits
 
@@ -401,8 +454,9 @@ class StreamLoop:
     def _flush_and_commit(self, timeout_s: float = 30.0) -> None:
         remaining = self.producer.flush(timeout_s)
         if remaining:
-            log.warning("%d outputs still undelivered after %.0fs: their input offsets stay uncommitted",
-                        remaining, timeout_s)
+            log.warning(
+                "%d outputs still undelivered after %.0fs: their input offsets stay uncommitted", remaining, timeout_s
+            )
         try:
             self._commit(force=True)
         except DeliveryFailed as err:
@@ -420,8 +474,12 @@ class StreamLoop:
         self.assigned = list(partitions)
         self._lag_at = 0.0  # report the new partitions' lag at once
         SCOPES_TRACKED.set(sum(len(t) for t in self.tables.values()))
-        log.info("assigned partitions %s; restored %d rows in %.2fs", sorted({tp.partition for tp in partitions}),
-                 restored, time.monotonic() - started)
+        log.info(
+            "assigned partitions %s; restored %d rows in %.2fs",
+            sorted({tp.partition for tp in partitions}),
+            restored,
+            time.monotonic() - started,
+        )
 
     def _on_revoke(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
         if not self.stopped:
@@ -462,9 +520,16 @@ class StreamLoop:
         if not partitions:
             return 0
         changelog = self.topics.signals_changelog
-        reader = Consumer({**self.settings.kafka_client_config(), "group.id": f"{self.settings.app_id}-restore",
-                           "enable.auto.commit": False, "enable.partition.eof": True, "logger": self._quiet,
-                           "error_cb": self.health.error})
+        reader = Consumer(
+            {
+                **self.settings.kafka_client_config(),
+                "group.id": f"{self.settings.app_id}-restore",
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "logger": self._quiet,
+                "error_cb": self.health.error,
+            }
+        )
         try:
             ends: dict[int, int] = {}
             starts = []

@@ -5,18 +5,23 @@ from __future__ import annotations
 from prometheus_client import Counter, Gauge
 
 EVENTS = Counter(
-    "dreamstream_events_total", "Input events read by the stream worker, by topic and outcome",
+    "dreamstream_events_total",
+    "Input events read by the stream worker, by topic and outcome",
     ["topic", "outcome"],  # outcome: accepted | dead_lettered | duplicate
 )
-DEAD_LETTERS = Counter("dreamstream_dead_letters_total", "Events sent to the dead-letter topic", ["topic", "error_type"])
+DEAD_LETTERS = Counter(
+    "dreamstream_dead_letters_total", "Events sent to the dead-letter topic", ["topic", "error_type"]
+)
 JOBS_EMITTED = Counter(
-    "dreamstream_jobs_emitted_total", "Dream jobs emitted (or skipped by the failure gate), by trigger",
+    "dreamstream_jobs_emitted_total",
+    "Dream jobs emitted (or skipped by the failure gate), by trigger",
     ["trigger", "outcome"],  # outcome: emitted | skipped
 )
 SCOPES_TRACKED = Gauge("dreamstream_scopes_tracked", "Scopes with a signals row on this worker")
 KAFKA_UNREACHABLE = Gauge("dreamstream_kafka_unreachable", "1 while the stream worker cannot reach any Kafka broker")
-KAFKA_CONNECT_FAILURES = Counter("dreamstream_kafka_connect_failures_total",
-                                 "Failed attempts of the stream worker to reach Kafka")
+KAFKA_CONNECT_FAILURES = Counter(
+    "dreamstream_kafka_connect_failures_total", "Failed attempts of the stream worker to reach Kafka"
+)
 RESTORED_ROWS = Counter("dreamstream_signals_restored_total", "Signal rows restored from the changelog on assignment")
 # Consumer lag: the stream worker reports `dreamstream_consumer_lag{topic,partition}` through the
 # consolidation worker's gauge (consumers.metrics.CONSUMER_LAG), one metric name for both workers.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import msgspec
 
@@ -75,6 +75,7 @@ class Batch(Outputs):
 
 # --------------------------------------------------------------------------- the storm guard
 
+
 class PartitionWindow:
     """The last `window` verdicts (bad or not) of one partition's input events, and how far into
     each topic they reach, so a redelivered event is not counted twice."""
@@ -87,11 +88,12 @@ class PartitionWindow:
         self.offsets: dict[str, int] = {}
 
     def encode(self) -> bytes:
-        return json.dumps({"flags": "".join("1" if f else "0" for f in self.flags), "offsets": self.offsets},
-                          separators=(",", ":")).encode()
+        return json.dumps(
+            {"flags": "".join("1" if f else "0" for f in self.flags), "offsets": self.offsets}, separators=(",", ":")
+        ).encode()
 
     @classmethod
-    def decode(cls, raw: bytes, window: int) -> "PartitionWindow":
+    def decode(cls, raw: bytes, window: int) -> PartitionWindow:
         data = json.loads(raw)
         restored = cls(window)
         restored.flags.extend(ch == "1" for ch in data.get("flags", "")[-window:])
@@ -142,11 +144,13 @@ class StormGuard:
             raise BadInputStorm(
                 f"{win.bad} of the last {len(flags)} events on partition {partition} were invalid "
                 f"(limit {self.limit:.0%}); stopping before this batch is published or committed "
-                f"instead of dead-lettering everything")
+                f"instead of dead-lettering everything"
+            )
         return True
 
 
 # --------------------------------------------------------------------------- the processor
+
 
 class Processor:
     def __init__(self, settings: Settings) -> None:
@@ -155,8 +159,11 @@ class Processor:
         self.inputs = self.topics.inputs()
         self.validator = validator_for(settings)
         self.guard = StormGuard(settings)
-        self.kinds = {self.topics.turns: "turns", self.topics.memory_adds: "memory-adds",
-                      self.topics.control: "control"}
+        self.kinds = {
+            self.topics.turns: "turns",
+            self.topics.memory_adds: "memory-adds",
+            self.topics.control: "control",
+        }
         self._policies: dict[str, TriggerPolicy] = {}
         self._where: dict[tuple[str, int], str] = {}
 
@@ -178,8 +185,7 @@ class Processor:
 
     # --- one record at a time (the unit tests drive this; process_batch inlines the same steps)
 
-    def decode(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None,
-               out: Outputs):
+    def decode(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None, out: Outputs):
         """The validated event, a JobOutcome for an audit record, or None (dead-lettered into
         `out`, or an audit record this worker does not act on). Raises BadInputStorm."""
         kind = self.kinds.get(topic)
@@ -205,17 +211,32 @@ class Processor:
         return found if found.type == "job" and found.status in TERMINAL_JOB_STATUSES else None
 
     @staticmethod
-    def dead_letter(rejected: Rejected, topic: str, partition: int, offset: int, key: bytes | None,
-                    value: bytes | None) -> DeadLetter:
+    def dead_letter(
+        rejected: Rejected, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None
+    ) -> DeadLetter:
         preview = (value or b"")[:200].decode("utf-8", "replace")
         return DeadLetter(
-            reason=rejected.reason, error_type=rejected.error_type, topic=topic, partition=partition, offset=offset,
+            reason=rejected.reason,
+            error_type=rejected.error_type,
+            topic=topic,
+            partition=partition,
+            offset=offset,
             key=key.decode("utf-8", "replace") if key is not None else None,
-            value_b64=DeadLetter.encode(value), value_preview=preview, ts=datetime.now(timezone.utc),
+            value_b64=DeadLetter.encode(value),
+            value_preview=preview,
+            ts=datetime.now(UTC),
         )
 
-    def apply(self, event, topic: str, partition: int, offset: int, signals: ScopeSignals, now: float,
-              found: TurnSignals | None = None) -> bool:
+    def apply(
+        self,
+        event,
+        topic: str,
+        partition: int,
+        offset: int,
+        signals: ScopeSignals,
+        now: float,
+        found: TurnSignals | None = None,
+    ) -> bool:
         """Fold one valid event into its scope's signals; False when it was already folded in.
 
         After a crash the rows (restored from the changelog) can be ahead of the committed
@@ -250,9 +271,14 @@ class Processor:
         once its index has caught up with the scope's events."""
         watermarks = signals.watermarks(self.inputs)
         requests = (event.request_id,)
-        job = DreamJob(job_id=make_job_id(event.scope, "forget", watermarks, requests), scope=event.scope,
-                       trigger="forget", requested_at=datetime.fromtimestamp(now, timezone.utc),
-                       watermarks=watermarks, request_ids=requests)
+        job = DreamJob(
+            job_id=make_job_id(event.scope, "forget", watermarks, requests),
+            scope=event.scope,
+            trigger="forget",
+            requested_at=datetime.fromtimestamp(now, UTC),
+            watermarks=watermarks,
+            request_ids=requests,
+        )
         out.jobs.append(job)
         out.events.append(JobLifecycleEvent.for_job(job, "pending", reason="forget requested"))
         out.forgotten = True
@@ -265,9 +291,15 @@ class Processor:
         requests = tuple(signals.waiting_requests) if decision.trigger == "manual" else ()
         watermarks = signals.watermarks(self.inputs)
         job = DreamJob(
-            job_id=make_job_id(scope, decision.trigger, watermarks, requests), scope=scope, trigger=decision.trigger,
-            requested_at=datetime.fromtimestamp(now, timezone.utc), watermarks=watermarks, request_ids=requests,
-            motives=motives_of(signals), messages_since_last_pass=signals.messages, tokens_since_last_pass=signals.tokens,
+            job_id=make_job_id(scope, decision.trigger, watermarks, requests),
+            scope=scope,
+            trigger=decision.trigger,
+            requested_at=datetime.fromtimestamp(now, UTC),
+            watermarks=watermarks,
+            request_ids=requests,
+            motives=motives_of(signals),
+            messages_since_last_pass=signals.messages,
+            tokens_since_last_pass=signals.tokens,
         )
         if decision.skipped:
             # The signal is consumed, so the gate is announced once, not on every later event.
@@ -278,7 +310,9 @@ class Processor:
             return
         signals.job_emitted(job.job_id, now)
         out.jobs.append(job)
-        out.events.append(JobLifecycleEvent.for_job(job, "pending", reason=f"triggered by {job.trigger}", motives=job.motives))
+        out.events.append(
+            JobLifecycleEvent.for_job(job, "pending", reason=f"triggered by {job.trigger}", motives=job.motives)
+        )
 
     # --- a batch
 

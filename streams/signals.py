@@ -48,7 +48,7 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
         return msgspec.to_builtins(self)
 
     @classmethod
-    def from_json(cls, data: dict | None) -> "ScopeSignals":
+    def from_json(cls, data: dict | None) -> ScopeSignals:
         return msgspec.convert(data, cls) if data else cls()
 
     def encode(self) -> bytes:
@@ -56,14 +56,17 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
         return _encode(self)
 
     @classmethod
-    def decode(cls, raw: bytes | None) -> "ScopeSignals":
+    def decode(cls, raw: bytes | None) -> ScopeSignals:
         return _decode(raw) if raw else cls()
 
     def watermarks(self, inputs: tuple[str, ...]) -> dict[str, int]:
         """Per input topic, the next offset in the scope's partition: what a job must cover."""
         suffix = f":{self.partition}"
-        return {key[:-len(suffix)]: offset for key, offset in self.offsets.items()
-                if key.endswith(suffix) and key[:-len(suffix)] in inputs}
+        return {
+            key[: -len(suffix)]: offset
+            for key, offset in self.offsets.items()
+            if key.endswith(suffix) and key[: -len(suffix)] in inputs
+        }
 
     @property
     def repeated_entities(self) -> list[str]:

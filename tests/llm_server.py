@@ -19,7 +19,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Garbage:
     body: bytes = b"<html><body>502 Bad Gateway</body></html>"
 
 
-Behaviour = Union[Reply, Stall, HttpError, Garbage]
+Behaviour = Reply | Stall | HttpError | Garbage
 _NOTHING_SCRIPTED = HttpError(500, "no scripted behaviour left for this request")
 
 
@@ -65,8 +65,9 @@ class ScriptedLlmServer:
         self.requests: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="scripted-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-llm", daemon=True
+        )
 
     # --- lifecycle
     def __enter__(self) -> ScriptedLlmServer:
@@ -130,11 +131,13 @@ class ScriptedLlmServer:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "test-model"),
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": reply.content, "refusal": reply.refusal},
-                "finish_reason": reply.finish_reason,
-            }],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.content, "refusal": reply.refusal},
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
             "usage": {
                 "prompt_tokens": reply.prompt_tokens,
                 "completion_tokens": reply.completion_tokens,

@@ -9,10 +9,18 @@ SCOPE = "acme/support-bot/u1"
 OTHER = "globex/support-bot/u1"
 
 
-def _turn(index: int, content: str = "hello", ts: str = "2026-05-01T10:00:00+00:00", scope: str = SCOPE,
-          **extra: object) -> dict:
-    return {"scope": scope, "session_id": "poison", "message_id": f"poison#{index}", "role": "user",
-            "content": content, "ts": ts, **extra}
+def _turn(
+    index: int, content: str = "hello", ts: str = "2026-05-01T10:00:00+00:00", scope: str = SCOPE, **extra: object
+) -> dict:
+    return {
+        "scope": scope,
+        "session_id": "poison",
+        "message_id": f"poison#{index}",
+        "role": "user",
+        "content": content,
+        "ts": ts,
+        **extra,
+    }
 
 
 def _bytes(data: object) -> bytes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
@@ -32,8 +32,14 @@ class MemoryBus:
         self.settings = settings
         self.broker = MemoryBroker(settings.partitions)
 
-    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
-             headers: list[tuple[str, bytes]] | None = None) -> tuple[int, int]:
+    def send(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+    ) -> tuple[int, int]:
         msg = self.broker.append(topic, key, value, partition, headers)
         return msg.partition(), msg.offset()
 
@@ -56,13 +62,25 @@ class KafkaBus:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._producer = make_producer(settings)
-        self._reader = Consumer({**settings.kafka_client_config(), "group.id": "audit-reader-bus",
-                                 "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+        self._reader = Consumer(
+            {
+                **settings.kafka_client_config(),
+                "group.id": "audit-reader-bus",
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+            }
+        )
         self._reader.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
         self._events: list[Any] = []
 
-    def send(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
-             headers: list[tuple[str, bytes]] | None = None) -> tuple[int, int]:
+    def send(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+    ) -> tuple[int, int]:
         placed: list[tuple[int, int]] = []
         errors: list[str] = []
 
@@ -99,8 +117,9 @@ class RunningWorker:
     """A worker on its own thread; `error` holds what it raised, if anything."""
 
     def __init__(self, bus: Any, runtime: Runtime, retry: RetryPolicy = FAST_RETRY) -> None:
-        self.worker = ConsolidationWorker(bus.settings, runtime, consumer=bus.consumer(), producer=bus.producer(),
-                                          retry=retry)
+        self.worker = ConsolidationWorker(
+            bus.settings, runtime, consumer=bus.consumer(), producer=bus.producer(), retry=retry
+        )
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="worker-under-test", daemon=True)
 
@@ -110,7 +129,7 @@ class RunningWorker:
         except BaseException as err:  # read by the test
             self.error = err
 
-    def __enter__(self) -> "RunningWorker":
+    def __enter__(self) -> RunningWorker:
         self._thread.start()
         return self
 
@@ -135,8 +154,14 @@ class Feeder:
         self.next_offset: dict[tuple[str, int], int] = {}
         self.jobs = 0
 
-    def raw(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
-            headers: list[tuple[str, bytes]] | None = None) -> None:
+    def raw(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+    ) -> None:
         p, offset = self.bus.send(topic, key, value, partition, headers)
         self.next_offset[(topic, p)] = max(self.next_offset.get((topic, p), 0), offset + 1)
 
@@ -146,21 +171,33 @@ class Feeder:
     def job(self, scope: str, job_id: str | None = None, trigger: str = "manual") -> DreamJob:
         self.jobs += 1
         partition = home_partition(scope.encode(), self.bus.settings.partitions)
-        marks = {t: self.next_offset[(t, partition)] for t in (self.topics.turns, self.topics.memory_adds)
-                 if (t, partition) in self.next_offset}
-        job = DreamJob(job_id=job_id or f"job-{self.jobs}", scope=scope, trigger=trigger,
-                       requested_at=datetime.now(timezone.utc), watermarks=marks)
+        marks = {
+            t: self.next_offset[(t, partition)]
+            for t in (self.topics.turns, self.topics.memory_adds)
+            if (t, partition) in self.next_offset
+        }
+        job = DreamJob(
+            job_id=job_id or f"job-{self.jobs}",
+            scope=scope,
+            trigger=trigger,
+            requested_at=datetime.now(UTC),
+            watermarks=marks,
+        )
         self.raw(self.topics.jobs, scope.encode(), job.model_dump_json().encode(), partition)
         return job
 
 
-def wait_for_jobs(bus: Any, job_ids: list[str], running: RunningWorker | None = None,
-                  timeout_s: float = 60.0) -> dict[str, JobLifecycleEvent]:
+def wait_for_jobs(
+    bus: Any, job_ids: list[str], running: RunningWorker | None = None, timeout_s: float = 60.0
+) -> dict[str, JobLifecycleEvent]:
     """Terminal lifecycle events of `job_ids` (the last one seen per job)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        done = {e.job_id: e for e in bus.audit()
-                if getattr(e, "type", "") == "job" and e.job_id in job_ids and e.status != "running"}
+        done = {
+            e.job_id: e
+            for e in bus.audit()
+            if getattr(e, "type", "") == "job" and e.job_id in job_ids and e.status != "running"
+        }
         if len(done) == len(set(job_ids)):
             return done
         if running is not None and running.error is not None:

@@ -14,6 +14,12 @@ from consumers.embedding.hashing import (
 from consumers.embedding.protocol import Embedder
 
 __all__ = [
-    "STOPWORDS", "Embedder", "HashingEmbedder", "LocalEmbedder", "canonical_terms", "canonical_tokens",
-    "make_embedder", "stem",
+    "STOPWORDS",
+    "Embedder",
+    "HashingEmbedder",
+    "LocalEmbedder",
+    "canonical_terms",
+    "canonical_tokens",
+    "make_embedder",
+    "stem",
 ]

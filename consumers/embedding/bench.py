@@ -19,11 +19,13 @@ from consumers.embedding.cache import VectorCache
 from consumers.embedding.hashing import HashingEmbedder
 from consumers.embedding.minilm import MiniLMEmbedder
 
-_WORDS = ("I we she he they went to the a market yesterday bought fresh bread with my sister and her kids "
-          "on Saturday painted sunrise lake last year because felt calm after work adopted puppy named "
-          "Biscuit finished marathon in under four hours started learning guitar since March moved "
-          "apartment closer office visited grandparents Ohio for two weeks is was really excited about "
-          "new job at hospital counselling course planned camping trip next month budget 550 dollars").split()
+_WORDS = (
+    "I we she he they went to the a market yesterday bought fresh bread with my sister and her kids "
+    "on Saturday painted sunrise lake last year because felt calm after work adopted puppy named "
+    "Biscuit finished marathon in under four hours started learning guitar since March moved "
+    "apartment closer office visited grandparents Ohio for two weeks is was really excited about "
+    "new job at hospital counselling course planned camping trip next month budget 550 dollars"
+).split()
 
 
 def sentences(count: int, seed: int = 7) -> list[str]:

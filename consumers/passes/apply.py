@@ -65,10 +65,15 @@ class Candidate:
     dropped_adds: set[str] = field(default_factory=set)
     """Pending memory-adds not written (instruction-like text); the pass clears them from the inbox."""
 
-    def carry(self, records: dict[str, MemoryRecord], changes: list[Change]) -> "Candidate":
+    def carry(self, records: dict[str, MemoryRecord], changes: list[Change]) -> Candidate:
         """A new candidate with these records and changes and this one's notes and violations."""
-        return Candidate(records=records, changes=changes, notes=list(self.notes), violations=list(self.violations),
-                         dropped_adds=set(self.dropped_adds))
+        return Candidate(
+            records=records,
+            changes=changes,
+            notes=list(self.notes),
+            violations=list(self.violations),
+            dropped_adds=set(self.dropped_adds),
+        )
 
     @property
     def active(self) -> list[MemoryRecord]:
@@ -94,8 +99,11 @@ class _Applier:
         self.phase = phase
         self.when = when
         self.known_messages = {t.message_id for t in snapshot.transcript}
-        self.candidate = (Candidate(records={m.memory_id: m for m in snapshot.memories}) if start is None
-                          else start.carry(dict(start.records), list(start.changes)))
+        self.candidate = (
+            Candidate(records={m.memory_id: m for m in snapshot.memories})
+            if start is None
+            else start.carry(dict(start.records), list(start.changes))
+        )
         self.refs: dict[str, str] = {}
         self.problems: list[str] = []
         """Problems of the action being applied; any problem leaves the whole action out."""
@@ -112,7 +120,8 @@ class _Applier:
             return None
         if record.protected:
             self.candidate.violations.append(
-                ("protected", f"{action}: memory {name!r} is protected (user-curated) and cannot be changed"))
+                ("protected", f"{action}: memory {name!r} is protected (user-curated) and cannot be changed")
+            )
             self.problems.append(f"{action}: memory {name!r} is protected")
             return None
         if not record.is_active:
@@ -126,7 +135,9 @@ class _Applier:
             self.problems.append(f"{action}: cites message ids not in the transcript: {unknown}")
         return ids
 
-    def put(self, kind: ChangeKind, before: MemoryRecord | None, after: MemoryRecord, reason: str, evidence: tuple[str, ...]) -> None:
+    def put(
+        self, kind: ChangeKind, before: MemoryRecord | None, after: MemoryRecord, reason: str, evidence: tuple[str, ...]
+    ) -> None:
         self.staged.append(Change(kind, after.memory_id, before, after, reason, evidence, self.kind, self.phase))
 
     # --- actions
@@ -144,8 +155,14 @@ class _Applier:
         if existing is not None:  # the same fact from the same evidence: nothing new
             return
         record = MemoryRecord(
-            scope=self.snapshot.scope, memory_id=memory_id, text=a.text, origin="transcript",
-            evidence_message_ids=evidence, confidence=a.confidence, created_at=self.when, updated_at=self.when,
+            scope=self.snapshot.scope,
+            memory_id=memory_id,
+            text=a.text,
+            origin="transcript",
+            evidence_message_ids=evidence,
+            confidence=a.confidence,
+            created_at=self.when,
+            updated_at=self.when,
         )
         self.put("created", None, record, a.rationale, evidence)
 
@@ -155,10 +172,13 @@ class _Applier:
         evidence = self.evidence(a.evidence_message_ids, label)
         if record is None or self.problems or a.text == record.text:
             return
-        after = record.model_copy(update={
-            "text": a.text, "updated_at": self.when,
-            "evidence_message_ids": _union(record.evidence_message_ids, evidence),
-        })
+        after = record.model_copy(
+            update={
+                "text": a.text,
+                "updated_at": self.when,
+                "evidence_message_ids": _union(record.evidence_message_ids, evidence),
+            }
+        )
         self.put("updated", record, after, a.rationale, evidence)
 
     def merge(self, a: MergeAction) -> None:
@@ -171,15 +191,24 @@ class _Applier:
             self.problems.append(f"{label}: a memory cannot be merged into itself")
             return
         evidence = _union(survivor.evidence_message_ids, *(d.evidence_message_ids for d in duplicates))
-        after = survivor.model_copy(update={
-            "text": a.text or survivor.text, "evidence_message_ids": evidence, "updated_at": self.when,
-            "merged_from": _union(survivor.merged_from, tuple(d.memory_id for d in duplicates)),
-            "confidence": max([survivor.confidence, *(d.confidence for d in duplicates)]),
-        })
+        after = survivor.model_copy(
+            update={
+                "text": a.text or survivor.text,
+                "evidence_message_ids": evidence,
+                "updated_at": self.when,
+                "merged_from": _union(survivor.merged_from, tuple(d.memory_id for d in duplicates)),
+                "confidence": max([survivor.confidence, *(d.confidence for d in duplicates)]),
+            }
+        )
         for dup in duplicates:
-            gone = dup.model_copy(update={
-                "status": "merged", "merged_into": survivor.memory_id, "status_reason": a.rationale, "updated_at": self.when,
-            })
+            gone = dup.model_copy(
+                update={
+                    "status": "merged",
+                    "merged_into": survivor.memory_id,
+                    "status_reason": a.rationale,
+                    "updated_at": self.when,
+                }
+            )
             self.put("merged", dup, gone, a.rationale, dup.evidence_message_ids)
         self.put("updated", survivor, after, f"absorbed duplicates: {a.rationale}", evidence)
 
@@ -193,10 +222,14 @@ class _Applier:
         if replacement.memory_id == record.memory_id:
             self.problems.append(f"{label}: a memory cannot supersede itself")
             return
-        after = record.model_copy(update={
-            "status": "superseded", "superseded_by": replacement.memory_id,
-            "status_reason": a.rationale, "updated_at": self.when,
-        })
+        after = record.model_copy(
+            update={
+                "status": "superseded",
+                "superseded_by": replacement.memory_id,
+                "status_reason": a.rationale,
+                "updated_at": self.when,
+            }
+        )
         self.put("superseded", record, after, a.rationale, evidence)
 
     def archive(self, a: ArchiveAction) -> None:
@@ -223,26 +256,41 @@ def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
             # Data, never a command: not written, and cleared from the inbox with this note.
             del applier.candidate.records[add_id]
             applier.candidate.dropped_adds.add(add_id)
-            applier.candidate.notes.append(f"memory-add {add_id} not written: its text reads like an instruction "
-                                           f"to the system ({_excerpt(record.text)!r})")
+            applier.candidate.notes.append(
+                f"memory-add {add_id} not written: its text reads like an instruction "
+                f"to the system ({_excerpt(record.text)!r})"
+            )
             continue
         applier.candidate.changes.append(
-            Change("created", add_id, None, record, "memory-add written by the live agent", record.evidence_message_ids,
-                   "memory_add")
+            Change(
+                "created",
+                add_id,
+                None,
+                record,
+                "memory-add written by the live agent",
+                record.evidence_message_ids,
+                "memory_add",
+            )
         )
     return _run(applier, plan.actions)
 
 
-def apply_actions(snapshot: Snapshot, candidate: Candidate, actions: tuple[MemoryAction, ...],
-                  phase: str = "plan") -> Candidate:
+def apply_actions(
+    snapshot: Snapshot, candidate: Candidate, actions: tuple[MemoryAction, ...], phase: str = "plan"
+) -> Candidate:
     """Apply more actions (from a later phase) on top of `candidate`, with the same checks; the
     result is a new candidate and `candidate` is left as it was."""
     return _run(_Applier(snapshot, snapshot.job.requested_at, start=candidate, phase=phase), actions)
 
 
 def _run(applier: _Applier, actions: tuple[MemoryAction, ...]) -> Candidate:
-    handlers = {"create": applier.create, "update": applier.update, "merge": applier.merge,
-                "supersede": applier.supersede, "archive": applier.archive}
+    handlers = {
+        "create": applier.create,
+        "update": applier.update,
+        "merge": applier.merge,
+        "supersede": applier.supersede,
+        "archive": applier.archive,
+    }
     for action in actions:
         applier.problems, applier.staged, applier.kind = [], [], action.kind
         refs = dict(applier.refs)

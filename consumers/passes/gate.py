@@ -88,16 +88,26 @@ class _Relatedness:
         return (overlap > 0 and overlap * 2 >= min(len(ta), len(tb))) or self.similarity(a, b) >= threshold
 
 
-def gate(snapshot: Snapshot, candidate: Candidate, *, memory_cap: int, max_text_chars: int,
-         privacy: PrivacyFilter, rules: GateRules | None = None, embed: Embed | None = None) -> GateResult:
+def gate(
+    snapshot: Snapshot,
+    candidate: Candidate,
+    *,
+    memory_cap: int,
+    max_text_chars: int,
+    privacy: PrivacyFilter,
+    rules: GateRules | None = None,
+    embed: Embed | None = None,
+) -> GateResult:
     rules = rules or GateRules()
     related = _Relatedness(snapshot, embed or LocalEmbedder().embed)
     reasons: list[str] = [f"[{rule}] {detail}" for rule, detail in candidate.violations]
     known_messages = {t.message_id for t in snapshot.transcript}
     injected = set(injection_message_ids(snapshot.transcript))
     fresh = set(snapshot.new_message_ids) | {
-        message for add_id in snapshot.pending_add_ids
-        for message in (snapshot.memory(add_id).evidence_message_ids if snapshot.memory(add_id) else ())}
+        message
+        for add_id in snapshot.pending_add_ids
+        for message in (snapshot.memory(add_id).evidence_message_ids if snapshot.memory(add_id) else ())
+    }
     existing = {m.memory_id for m in snapshot.memories if m.memory_id not in snapshot.pending_add_ids}
 
     for change in candidate.changes:
@@ -106,8 +116,10 @@ def gate(snapshot: Snapshot, candidate: Candidate, *, memory_cap: int, max_text_
             reasons.extend(_stored_text(change, after, known_messages, max_text_chars, privacy))
         if change.action == "create" and change.evidence_message_ids and set(change.evidence_message_ids) <= injected:
             # Invariant 6: a chat saying "delete every memory" is data. No memory may rest on it alone.
-            reasons.append(f"[evidence-injected] created memory {change.memory_id} rests only on instruction-like "
-                           f"messages {sorted(change.evidence_message_ids)}")
+            reasons.append(
+                f"[evidence-injected] created memory {change.memory_id} rests only on instruction-like "
+                f"messages {sorted(change.evidence_message_ids)}"
+            )
         if change.memory_id in existing and change.action in ("update", "supersede", "archive"):
             if not _condensed(change):
                 reason = _evidence(change, fresh, injected, snapshot, related, rules)
@@ -131,8 +143,9 @@ def gate(snapshot: Snapshot, candidate: Candidate, *, memory_cap: int, max_text_
     return GateResult(passed=not reasons, reasons=tuple(dict.fromkeys(reasons)))
 
 
-def _stored_text(change: Change, after: MemoryRecord, known_messages: set[str], max_text_chars: int,
-                 privacy: PrivacyFilter) -> list[str]:
+def _stored_text(
+    change: Change, after: MemoryRecord, known_messages: set[str], max_text_chars: int, privacy: PrivacyFilter
+) -> list[str]:
     reasons = []
     if after.origin != "memory_add":
         if not after.evidence_message_ids:
@@ -142,8 +155,10 @@ def _stored_text(change: Change, after: MemoryRecord, known_messages: set[str], 
     if "\x00" in after.text or not after.text.strip():
         reasons.append(f"[text] {change.kind} memory {after.memory_id} would store an empty text or a NUL character")
     if is_injection(after.text):
-        reasons.append(f"[injection-text] {change.kind} memory {after.memory_id} would store an instruction to the "
-                       f"system: {after.text[:80]!r}")
+        reasons.append(
+            f"[injection-text] {change.kind} memory {after.memory_id} would store an instruction to the "
+            f"system: {after.text[:80]!r}"
+        )
     if len(after.text) > max_text_chars:
         reasons.append(f"[size] memory {after.memory_id} is {len(after.text)} chars (cap {max_text_chars})")
     leaked = privacy.findings(after.text)
@@ -155,12 +170,18 @@ def _stored_text(change: Change, after: MemoryRecord, known_messages: set[str], 
 def _condensed(change: Change) -> bool:
     """The prune step's condensing: the new text is made only of words of the old one."""
     before, after = change.before, change.after
-    return (change.kind == "updated" and change.reason.startswith("prune:") and before is not None
-            and after is not None and canonical_tokens(after.text) <= canonical_tokens(before.text))
+    return (
+        change.kind == "updated"
+        and change.reason.startswith("prune:")
+        and before is not None
+        and after is not None
+        and canonical_tokens(after.text) <= canonical_tokens(before.text)
+    )
 
 
-def _evidence(change: Change, fresh: set[str], injected: set[str], snapshot: Snapshot, related: _Relatedness,
-              rules: GateRules) -> str | None:
+def _evidence(
+    change: Change, fresh: set[str], injected: set[str], snapshot: Snapshot, related: _Relatedness, rules: GateRules
+) -> str | None:
     """Why this change to an existing memory is not supported, or None when it is."""
     memory, cited = change.before, change.evidence_message_ids
     what = f"{change.kind} memory {change.memory_id}"
@@ -176,8 +197,10 @@ def _evidence(change: Change, fresh: set[str], injected: set[str], snapshot: Sna
         return f"[evidence-injected] {what} rests only on instruction-like messages {sorted(new)}"
     for message_id in clean:
         turn = snapshot.message(message_id)
-        if turn is not None and (related.shares_a_word(memory.text, turn.content)
-                                 or related.similarity(memory.text, turn.content) >= rules.min_relevance):
+        if turn is not None and (
+            related.shares_a_word(memory.text, turn.content)
+            or related.similarity(memory.text, turn.content) >= rules.min_relevance
+        ):
             return None
     return f"[evidence-relevant] {what}: none of {sorted(clean)} says anything about {memory.text[:80]!r}"
 
@@ -185,24 +208,34 @@ def _evidence(change: Change, fresh: set[str], injected: set[str], snapshot: Sna
 def _merge(change: Change, candidate: Candidate, related: _Relatedness, rules: GateRules) -> str | None:
     before, after = change.before, change.after
     if change.kind == "merged" and after is not None and after.merged_into:
-        survivor = next((c.before for c in candidate.changes
-                         if c.memory_id == after.merged_into and c.before is not None), None)
+        survivor = next(
+            (c.before for c in candidate.changes if c.memory_id == after.merged_into and c.before is not None), None
+        )
         if survivor is not None and not related.same_thing(before.text, survivor.text, rules.min_merge_similarity):
-            return (f"[merge-similar] merge of {before.memory_id} into {survivor.memory_id}: "
-                    f"{before.text[:60]!r} and {survivor.text[:60]!r} do not say the same thing")
+            return (
+                f"[merge-similar] merge of {before.memory_id} into {survivor.memory_id}: "
+                f"{before.text[:60]!r} and {survivor.text[:60]!r} do not say the same thing"
+            )
     if change.kind == "updated" and after is not None and after.text != before.text:
         if not related.same_thing(before.text, after.text, rules.min_merge_similarity):
-            return (f"[merge-similar] merge rewrites {before.memory_id} from {before.text[:60]!r} "
-                    f"to {after.text[:60]!r}, which says something else")
+            return (
+                f"[merge-similar] merge rewrites {before.memory_id} from {before.text[:60]!r} "
+                f"to {after.text[:60]!r}, which says something else"
+            )
     return None
 
 
 def _retire_share(snapshot: Snapshot, candidate: Candidate, existing: set[str], rules: GateRules) -> list[str]:
     active_before = [m for m in snapshot.memories if m.is_active and m.memory_id in existing]
-    retired = [m.memory_id for m in active_before
-               if (now := candidate.records.get(m.memory_id)) is None
-               or (not now.is_active and not now.status_reason.startswith(_CAP_PRUNE))]
+    retired = [
+        m.memory_id
+        for m in active_before
+        if (now := candidate.records.get(m.memory_id)) is None
+        or (not now.is_active and not now.status_reason.startswith(_CAP_PRUNE))
+    ]
     if len(retired) > rules.retire_allowance and len(retired) > rules.max_retire_share * len(active_before):
-        return [f"[retire-share] the plan retires {len(retired)} of {len(active_before)} memories "
-                f"(more than {rules.max_retire_share:.0%}): {sorted(retired)[:10]}"]
+        return [
+            f"[retire-share] the plan retires {len(retired)} of {len(active_before)} memories "
+            f"(more than {rules.max_retire_share:.0%}): {sorted(retired)[:10]}"
+        ]
     return []

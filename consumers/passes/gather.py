@@ -54,8 +54,14 @@ _STOPWORD_ALTERNATION = "|".join(sorted(STOPWORDS, key=len, reverse=True))
 _LEADING_STOPWORDS = rf"(?i)^(?:(?:{_STOPWORD_ALTERNATION})(?:\s+|$))+"
 _TRAILING_STOPWORDS = rf"(?i)(?:(?:^|\s+)(?:{_STOPWORD_ALTERNATION}))+$"
 _CLAUSE_COMMA = rf"(?i),\s+((?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)"
-_SCHEMA = {"message_id": pl.String, "session_id": pl.String, "role": pl.String,
-           "ts": pl.Datetime("us", "UTC"), "content": pl.String, "is_new": pl.Boolean}
+_SCHEMA = {
+    "message_id": pl.String,
+    "session_id": pl.String,
+    "role": pl.String,
+    "ts": pl.Datetime("us", "UTC"),
+    "content": pl.String,
+    "is_new": pl.Boolean,
+}
 
 
 def transcript_frame(snapshot: Snapshot) -> pl.DataFrame:
@@ -95,16 +101,20 @@ def gather(snapshot: Snapshot) -> Signals:
         messages=frame.height,
         new_messages=int(frame["is_new"].sum()),
     )
-    pending_evidence = tuple(dict.fromkeys(
-        i for add_id in pending if (m := snapshot.memory(add_id)) is not None for i in m.evidence_message_ids))
+    pending_evidence = tuple(
+        dict.fromkeys(
+            i for add_id in pending if (m := snapshot.memory(add_id)) is not None for i in m.evidence_message_ids
+        )
+    )
     return Signals(**{**signals.__dict__, "motives": build_motives(signals, pending_evidence)})
 
 
 def with_threads(frame: pl.DataFrame) -> pl.DataFrame:
     """Number the threads: a new one starts with a new session or after a long pause."""
     gap = pl.duration(minutes=patterns.THREAD_GAP_MINUTES)
-    starts = ((pl.col("session_id") != pl.col("session_id").shift(1))
-              | ((pl.col("ts") - pl.col("ts").shift(1)) > gap)).fill_null(True)
+    starts = (
+        (pl.col("session_id") != pl.col("session_id").shift(1)) | ((pl.col("ts") - pl.col("ts").shift(1)) > gap)
+    ).fill_null(True)
     return frame.with_columns(thread=starts.cast(pl.Int32).cum_sum() - 1)
 
 
@@ -118,35 +128,53 @@ def _any_of(column: pl.Expr, sources: tuple[str, ...]) -> pl.Expr:
 def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
     """One row per clause of every user message, with what the clause does (the kinds and their
     precedence are the offline engine's: `language.clauses.classify`)."""
-    text = (pl.col("content")
-            .str.replace_all(_CLAUSE_COMMA, "\n${1}")
-            .str.replace_all(r"([.!?])\s+", "${1}\n")
-            .str.replace_all(r"\s*;\s*", "\n"))
-    rows = (frame.filter(pl.col("role") == "user")
-            .select("message_id", "session_id", "thread", "is_new", clause=text.str.split("\n"))
-            .explode("clause")
-            .with_columns(pl.col("clause").str.strip_chars())
-            .filter(pl.col("clause").str.contains(r"[[:alnum:]]")))
+    text = (
+        pl.col("content")
+        .str.replace_all(_CLAUSE_COMMA, "\n${1}")
+        .str.replace_all(r"([.!?])\s+", "${1}\n")
+        .str.replace_all(r"\s*;\s*", "\n")
+    )
+    rows = (
+        frame.filter(pl.col("role") == "user")
+        .select("message_id", "session_id", "thread", "is_new", clause=text.str.split("\n"))
+        .explode("clause")
+        .with_columns(pl.col("clause").str.strip_chars())
+        .filter(pl.col("clause").str.contains(r"[[:alnum:]]"))
+    )
     rows = rows.with_columns(body=strip_lead_ins_column(rows["clause"]))
     b = pl.col("body")
     decision = b.str.contains(patterns.DECISION_MARKER)
     first_word = b.str.extract(patterns.FIRST_WORD, 1).str.to_lowercase()
     kind = (
-        pl.when(b.str.contains(INJECTION)).then(pl.lit("injection"))
-        .when((b == "") | b.str.contains(patterns.GREETING)).then(pl.lit("greeting"))
-        .when(b.str.contains(patterns.INTRODUCTION_CLAUSE)).then(pl.lit("introduction"))
+        pl.when(b.str.contains(INJECTION))
+        .then(pl.lit("injection"))
+        .when((b == "") | b.str.contains(patterns.GREETING))
+        .then(pl.lit("greeting"))
+        .when(b.str.contains(patterns.INTRODUCTION_CLAUSE))
+        .then(pl.lit("introduction"))
         .when(b.str.strip_chars_end().str.ends_with("?") | b.str.contains(patterns.QUESTION_START))
         .then(pl.lit("question"))
-        .when(~decision & (b.str.contains(patterns.REQUEST_START)
-                           | first_word.is_in(list(patterns.IMPERATIVE_VERBS)).fill_null(False)))
+        .when(
+            ~decision
+            & (
+                b.str.contains(patterns.REQUEST_START)
+                | first_word.is_in(list(patterns.IMPERATIVE_VERBS)).fill_null(False)
+            )
+        )
         .then(pl.lit("request"))
-        .when(decision).then(pl.lit("decision"))
+        .when(decision)
+        .then(pl.lit("decision"))
         .when(b.str.contains(patterns.CHANGE_CUE) | b.str.contains(patterns.CORRECTION_MARKER))
         .then(pl.lit("correction"))
-        .when(_any_of(b, patterns.DISSATISFACTION)).then(pl.lit("dissatisfaction"))
-        .when(b.str.contains(patterns.PREFERENCE_MARKER)).then(pl.lit("preference"))
-        .when((b.str.count_matches(patterns.WORD) >= patterns.MIN_STATEMENT_WORDS)
-              & ~b.str.contains(patterns.DEICTIC_START)).then(pl.lit("fact"))
+        .when(_any_of(b, patterns.DISSATISFACTION))
+        .then(pl.lit("dissatisfaction"))
+        .when(b.str.contains(patterns.PREFERENCE_MARKER))
+        .then(pl.lit("preference"))
+        .when(
+            (b.str.count_matches(patterns.WORD) >= patterns.MIN_STATEMENT_WORDS)
+            & ~b.str.contains(patterns.DEICTIC_START)
+        )
+        .then(pl.lit("fact"))
         .otherwise(pl.lit("other"))
     )
     return rows.with_columns(kind=kind)
@@ -187,23 +215,30 @@ def repeated_entities(user_turns: pl.DataFrame) -> tuple[tuple[str, tuple[str, .
         name = pl.col(column)
         if strip_prefix:
             name = name.str.replace(r"^[.!?\n]?\s*", "")
-        return (found.select("order", "message_id", column).explode(column)
-                .drop_nulls(column)
-                .select("order", "message_id", name=_clean_entity(name))
-                .filter(pl.col("name") != ""))
+        return (
+            found.select("order", "message_id", column)
+            .explode(column)
+            .drop_nulls(column)
+            .select("order", "message_id", name=_clean_entity(name))
+            .filter(pl.col("name") != "")
+        )
 
     every = mentions("every", strip_prefix=False)
     counts = every.group_by("message_id", "name").agg(pl.len().alias("n"), pl.col("order").first())
     initial = mentions("initial", strip_prefix=True).group_by("message_id", "name").agg(pl.len().alias("n_initial"))
     counts = counts.join(initial, on=["message_id", "name"], how="left").with_columns(pl.col("n_initial").fill_null(0))
     confirmed = counts.filter(pl.col("n") > pl.col("n_initial"))["name"].unique()
-    per_name = (counts.filter(pl.col("name").is_in(confirmed.implode()))
-                .sort("order")
-                .group_by("name", maintain_order=True)
-                .agg(pl.col("message_id"))
-                .filter(pl.col("message_id").list.len() >= MIN_REPETITIONS))
-    ranked = sorted(((row["name"], tuple(row["message_id"])) for row in per_name.iter_rows(named=True)),
-                    key=lambda item: (-len(item[1]), item[0]))
+    per_name = (
+        counts.filter(pl.col("name").is_in(confirmed.implode()))
+        .sort("order")
+        .group_by("name", maintain_order=True)
+        .agg(pl.col("message_id"))
+        .filter(pl.col("message_id").list.len() >= MIN_REPETITIONS)
+    )
+    ranked = sorted(
+        ((row["name"], tuple(row["message_id"])) for row in per_name.iter_rows(named=True)),
+        key=lambda item: (-len(item[1]), item[0]),
+    )
     return tuple(ranked)
 
 
@@ -217,34 +252,47 @@ def unresolved_threads(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> t
 
 def recurring_complaint(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> Complaint | None:
     """The most widespread theme shared by complaints in enough messages and threads."""
-    answered_before = (readable.with_columns(
-        answered=(pl.col("role") == "assistant").cast(pl.Int32).cum_sum().over("session_id") > 0)
-        .select("message_id", "answered"))
-    complaints = (fresh_clauses.filter(pl.col("kind") == "dissatisfaction")
-                  .join(answered_before, on="message_id", how="left", maintain_order="left")
-                  .filter(pl.col("answered"))
-                  .with_row_index("clause_order"))
+    answered_before = readable.with_columns(
+        answered=(pl.col("role") == "assistant").cast(pl.Int32).cum_sum().over("session_id") > 0
+    ).select("message_id", "answered")
+    complaints = (
+        fresh_clauses.filter(pl.col("kind") == "dissatisfaction")
+        .join(answered_before, on="message_id", how="left", maintain_order="left")
+        .filter(pl.col("answered"))
+        .with_row_index("clause_order")
+    )
     if complaints.is_empty():
         return None
-    normalised = (pl.col("body").str.to_lowercase().str.replace_all("\u2019", "'")
-                  .str.replace_all(r"n't\b", " not").str.replace_all(r"'(?:s|re|m|ll|ve|d)\b", ""))
-    words = (complaints.select("clause_order", "message_id", "thread", "body",
-                               surface=normalised.str.extract_all(r"[a-z0-9]+"))
-             .explode("surface").drop_nulls("surface")
-             .filter((pl.col("surface").str.len_chars() >= _MIN_THEME_CHARS)
-                     & ~pl.col("surface").is_in(list(STOPWORDS))))
+    normalised = (
+        pl.col("body")
+        .str.to_lowercase()
+        .str.replace_all("\u2019", "'")
+        .str.replace_all(r"n't\b", " not")
+        .str.replace_all(r"'(?:s|re|m|ll|ve|d)\b", "")
+    )
+    words = (
+        complaints.select(
+            "clause_order", "message_id", "thread", "body", surface=normalised.str.extract_all(r"[a-z0-9]+")
+        )
+        .explode("surface")
+        .drop_nulls("surface")
+        .filter((pl.col("surface").str.len_chars() >= _MIN_THEME_CHARS) & ~pl.col("surface").is_in(list(STOPWORDS)))
+    )
     if words.is_empty():
         return None
     distinct = words["surface"].unique().to_list()
     stems = {word: stem(word) for word in distinct}  # the one Python loop: distinct complaint words only
-    words = (words.with_columns(token=pl.col("surface").replace_strict(stems, return_dtype=pl.String))
-             .filter(~pl.col("token").is_in(list(COMPLAINT_VOCABULARY))))
+    words = words.with_columns(token=pl.col("surface").replace_strict(stems, return_dtype=pl.String)).filter(
+        ~pl.col("token").is_in(list(COMPLAINT_VOCABULARY))
+    )
     per_message = words.unique(["message_id", "token"], keep="first", maintain_order=True)
-    themes = (per_message.group_by("token", maintain_order=True)
-              .agg(messages=pl.col("message_id"), threads=pl.col("thread").n_unique())
-              .with_columns(n=pl.col("messages").list.len())
-              .filter((pl.col("n") >= MIN_COMPLAINTS) & (pl.col("threads") >= MIN_COMPLAINT_THREADS))
-              .sort(["n", "threads", "token"], descending=[True, True, False]))
+    themes = (
+        per_message.group_by("token", maintain_order=True)
+        .agg(messages=pl.col("message_id"), threads=pl.col("thread").n_unique())
+        .with_columns(n=pl.col("messages").list.len())
+        .filter((pl.col("n") >= MIN_COMPLAINTS) & (pl.col("threads") >= MIN_COMPLAINT_THREADS))
+        .sort(["n", "threads", "token"], descending=[True, True, False])
+    )
     if themes.is_empty():
         return None
     best = themes.row(0, named=True)
@@ -252,8 +300,12 @@ def recurring_complaint(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> 
     with_theme = per_message.filter(pl.col("token") == token)
     surfaces = words.filter(pl.col("token") == token).group_by("surface").len()
     theme = surfaces.sort(["len", "surface"], descending=[True, False])["surface"][0]
-    return Complaint(theme=theme, message_ids=tuple(best["messages"]), quotes=tuple(with_theme["body"].to_list()),
-                     thread_count=best["threads"])
+    return Complaint(
+        theme=theme,
+        message_ids=tuple(best["messages"]),
+        quotes=tuple(with_theme["body"].to_list()),
+        thread_count=best["threads"],
+    )
 
 
 def _listed(items: list[str]) -> str:
@@ -287,7 +339,9 @@ def build_motives(signals: Signals, pending_evidence: tuple[str, ...]) -> tuple[
         motives.append(_motive("unresolved", f"{len(ids)} thread(s) end on an unanswered question or request", ids))
     if (complaint := signals.complaint) is not None:
         quotes = " / ".join(f"\u201c{q}\u201d" for q in complaint.quotes)
-        summary = (f"repeated dissatisfaction across {complaint.thread_count} threads, all about "
-                   f"\u201c{complaint.theme}\u201d: {quotes}")
+        summary = (
+            f"repeated dissatisfaction across {complaint.thread_count} threads, all about "
+            f"\u201c{complaint.theme}\u201d: {quotes}"
+        )
         motives.append(_motive("dissatisfaction", summary, complaint.message_ids))
     return tuple(motives)

@@ -29,9 +29,11 @@ class Orientation:
         return self.active - self.pending_adds
 
     def describe(self) -> str:
-        return (f"orient: generation {self.generation} holds {self.stored_active} active memories and {self.inactive} "
-                f"in history ({self.retiring} due to leave it); {self.pending_adds} pending memory-adds; "
-                f"{self.protected} protected in all; {self.messages} messages in the window, {self.new_messages} new")
+        return (
+            f"orient: generation {self.generation} holds {self.stored_active} active memories and {self.inactive} "
+            f"in history ({self.retiring} due to leave it); {self.pending_adds} pending memory-adds; "
+            f"{self.protected} protected in all; {self.messages} messages in the window, {self.new_messages} new"
+        )
 
 
 def orient(snapshot: Snapshot) -> Orientation:

@@ -30,11 +30,11 @@ class PrivacyFilter:
     patterns: tuple[tuple[str, re.Pattern[str]], ...]
 
     @classmethod
-    def default(cls) -> "PrivacyFilter":
+    def default(cls) -> PrivacyFilter:
         return cls.with_extra({})
 
     @classmethod
-    def with_extra(cls, extra: Mapping[str, str]) -> "PrivacyFilter":
+    def with_extra(cls, extra: Mapping[str, str]) -> PrivacyFilter:
         """The default patterns plus `extra` (name -> regex), e.g. from the `privacy_patterns` setting."""
         named = list(DEFAULT_PATTERNS) + sorted(extra.items())
         return cls(tuple((name, re.compile(pattern)) for name, pattern in named))

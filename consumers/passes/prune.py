@@ -44,8 +44,10 @@ class PruneResult:
     notes: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        return (f"prune: {len(self.condensed)} condensed, {len(self.left_out)} retired records left out, "
-                f"{len(self.candidate.active) - len(self.archived)} core and {len(self.archived)} archive-tier memories")
+        return (
+            f"prune: {len(self.condensed)} condensed, {len(self.left_out)} retired records left out, "
+            f"{len(self.candidate.active) - len(self.archived)} core and {len(self.archived)} archive-tier memories"
+        )
 
 
 def prune_score(memory: MemoryRecord, oldest: float, newest: float) -> float:
@@ -75,7 +77,9 @@ def condensed_text(text: str, limit: int) -> str:
     return cut + _ELLIPSIS
 
 
-def condense_actions(snapshot: Snapshot, candidate: Candidate, limit: int) -> tuple[tuple[MemoryAction, ...], list[str]]:
+def condense_actions(
+    snapshot: Snapshot, candidate: Candidate, limit: int
+) -> tuple[tuple[MemoryAction, ...], list[str]]:
     known = {t.message_id for t in snapshot.transcript}
     actions: list[MemoryAction] = []
     notes: list[str] = []
@@ -84,13 +88,21 @@ def condense_actions(snapshot: Snapshot, candidate: Candidate, limit: int) -> tu
             continue
         evidence = tuple(i for i in memory.evidence_message_ids if i in known)
         if not evidence:
-            notes.append(f"prune: {memory.memory_id} is {len(memory.text)} chars but cites no message in the "
-                         "transcript window, so it cannot be rewritten with evidence; left as it is")
+            notes.append(
+                f"prune: {memory.memory_id} is {len(memory.text)} chars but cites no message in the "
+                "transcript window, so it cannot be rewritten with evidence; left as it is"
+            )
             continue
-        actions.append(UpdateAction(
-            target=memory.memory_id, text=condensed_text(memory.text, limit), evidence_message_ids=evidence,
-            rationale=f"prune: condensed from {len(memory.text)} to at most {limit} characters (first sentences kept)",
-        ))
+        actions.append(
+            UpdateAction(
+                target=memory.memory_id,
+                text=condensed_text(memory.text, limit),
+                evidence_message_ids=evidence,
+                rationale=(
+                    f"prune: condensed from {len(memory.text)} to at most {limit} characters (first sentences kept)"
+                ),
+            )
+        )
     return tuple(actions), notes
 
 
@@ -111,8 +123,17 @@ def assign_tiers(candidate: Candidate, cap: int, token_budget: int) -> tuple[str
         return ()
     stamps = [m.updated_at.timestamp() for m in active]
     oldest, newest = min(stamps), max(stamps)
-    ranked = sorted(active, key=lambda m: (not m.protected, -prune_score(m, oldest, newest),
-                                           -m.updated_at.timestamp(), len(m.text), m.created_at, m.memory_id))
+    ranked = sorted(
+        active,
+        key=lambda m: (
+            not m.protected,
+            -prune_score(m, oldest, newest),
+            -m.updated_at.timestamp(),
+            len(m.text),
+            m.created_at,
+            m.memory_id,
+        ),
+    )
     used, core = 0, 0
     archive: list[str] = []
     for memory in ranked:
@@ -128,8 +149,9 @@ def assign_tiers(candidate: Candidate, cap: int, token_budget: int) -> tuple[str
     return tuple(sorted(archive))
 
 
-def prune(snapshot: Snapshot, candidate: Candidate, *, cap: int, condense_chars: int,
-          core_token_budget: int = 2_000) -> PruneResult:
+def prune(
+    snapshot: Snapshot, candidate: Candidate, *, cap: int, condense_chars: int, core_token_budget: int = 2_000
+) -> PruneResult:
     """Condense, leave out long-retired records, rank core and archive; returns a new candidate."""
     actions, notes = condense_actions(snapshot, candidate, condense_chars)
     pruned = apply_actions(snapshot, candidate, actions)

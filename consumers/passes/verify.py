@@ -16,8 +16,9 @@ from consumers.snapshot import Snapshot
 from schemas import ConversationTurn
 
 
-def verify(snapshot: Snapshot, candidate: Curated, engine: Engine, search: Search, *, top_k: int,
-           max_claims: int) -> Verified:
+def verify(
+    snapshot: Snapshot, candidate: Curated, engine: Engine, search: Search, *, top_k: int, max_claims: int
+) -> Verified:
     """Judge the existing claims of `candidate` against the transcripts; returns the actions for
     the contradicted ones (to be applied like any plan) and a verdict per claim checked."""
     return engine.verify(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)

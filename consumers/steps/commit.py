@@ -46,15 +46,21 @@ class CommitStep:
             return True
         offsets = [TopicPartition(t, p, o) for (t, p), o in staged.items()]
         try:
-            self._retrier.call("commit offsets", lambda: self._consumer.commit(offsets=offsets, asynchronous=False),
-                               transient_kafka_call)
+            self._retrier.call(
+                "commit offsets",
+                lambda: self._consumer.commit(offsets=offsets, asynchronous=False),
+                transient_kafka_call,
+            )
         except KafkaException as err:
             error = kafka_error(err)
             if error is None or not is_partition_lost(error):
                 raise
             self.lost_commits += 1
-            log.warning("commit of %s refused (%s): the partitions moved to another member, which redelivers them",
-                        sorted(staged), error.name())
+            log.warning(
+                "commit of %s refused (%s): the partitions moved to another member, which redelivers them",
+                sorted(staged),
+                error.name(),
+            )
             return False
         return True
 

@@ -15,19 +15,22 @@ from typing import Any
 
 from prometheus_client import Counter
 
+from consumers.kafka_io import PRODUCER_HEADER
+from consumers.metrics import INDEXED
 from consumers.runtime import Runtime
 from consumers.steps.retry import Retrier
 from consumers.steps.transient import is_transient_store
 from consumers.store.client import point_id
-from consumers.kafka_io import PRODUCER_HEADER
-from consumers.metrics import INDEXED
 from schemas import ConversationTurn, MemoryAdd
 from schemas.settings import Settings
 from schemas.validation import Kind, Rejected, validate_record
 
 log = logging.getLogger(__name__)
-SKIPPED = Counter("dreamstream_index_skipped_total", "Input records the consolidation worker did not index, by reason",
-                  ["kind", "reason"])
+SKIPPED = Counter(
+    "dreamstream_index_skipped_total",
+    "Input records the consolidation worker did not index, by reason",
+    ["kind", "reason"],
+)
 
 
 def _producer(msg: Any) -> str | None:
@@ -61,15 +64,24 @@ class IndexStep:
         if isinstance(event, MemoryAdd) and event.protected and _producer(msg) not in self._settings.trusted_producers:
             # Only an operator (consumers/protect.py) or a trusted producer may protect a memory.
             SKIPPED.labels("memory-adds", "protected_ignored").inc()
-            log.warning("memory-add %s of %s asks for protected from producer %r, which trusted_producers does not "
-                        "name: indexed unprotected", event.memory_id, event.scope, _producer(msg))
+            log.warning(
+                "memory-add %s of %s asks for protected from producer %r, which trusted_producers does not "
+                "name: indexed unprotected",
+                event.memory_id,
+                event.scope,
+                _producer(msg),
+            )
             event = event.model_copy(update={"protected": False})
         if isinstance(event, ConversationTurn):
             key = (event.scope, event.message_id)
             first = self._turns.get(key)
             if first is not None and first[0].content != event.content:
-                self._skip("turns", "duplicate_message_id", f"{topic}[{partition}]@{offset}: message id "
-                           f"{event.message_id!r} of {event.scope} was already read with other content")
+                self._skip(
+                    "turns",
+                    "duplicate_message_id",
+                    f"{topic}[{partition}]@{offset}: message id "
+                    f"{event.message_id!r} of {event.scope} was already read with other content",
+                )
                 return
             self._turns.setdefault(key, (event, offset))
         else:
@@ -105,13 +117,19 @@ class IndexStep:
             return turns
         store = self._runtime.transcripts
         ids = [point_id("turn", t.scope, t.message_id) for t, _ in turns]
-        stored = {str(p.id): p.payload["turn"]["content"]
-                  for p in self._runtime.client.retrieve(store.transcripts, ids=ids, with_payload=True)}
+        stored = {
+            str(p.id): p.payload["turn"]["content"]
+            for p in self._runtime.client.retrieve(store.transcripts, ids=ids, with_payload=True)
+        }
         kept = []
         for (turn, offset), pid in zip(turns, ids):
             if pid in stored and stored[pid] != turn.content:
-                self._skip("turns", "duplicate_message_id", f"message id {turn.message_id!r} of {turn.scope} is "
-                           "already indexed with other content; the first version stays")
+                self._skip(
+                    "turns",
+                    "duplicate_message_id",
+                    f"message id {turn.message_id!r} of {turn.scope} is "
+                    "already indexed with other content; the first version stays",
+                )
                 continue
             kept.append((turn, offset))
         return kept

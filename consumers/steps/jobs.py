@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict, deque
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, TopicPartition
@@ -61,7 +61,8 @@ class Positions:
             committed = self._retrier.call(
                 "read committed offset",
                 lambda: self._consumer.committed([TopicPartition(topic, partition)], timeout=10)[0],
-                transient_kafka_call)
+                transient_kafka_call,
+            )
             self._known[key] = committed.offset if committed.offset != OFFSET_INVALID else 0
         return self._known[key]
 
@@ -70,8 +71,16 @@ class Positions:
 
 
 class JobStep:
-    def __init__(self, settings: Settings, runtime: Runtime, consumer: Any, positions: Positions,
-                 publish: PublishStep, commit: CommitStep, store_retrier: Retrier) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        runtime: Runtime,
+        consumer: Any,
+        positions: Positions,
+        publish: PublishStep,
+        commit: CommitStep,
+        store_retrier: Retrier,
+    ) -> None:
         self._settings = settings
         self._runtime = runtime
         self._consumer = consumer
@@ -136,8 +145,13 @@ class JobStep:
         try:
             return DreamJob.model_validate_json(msg.value() or b"")
         except ValidationError as err:
-            log.error("invalid job at %s[%d]@%d skipped: %s", msg.topic(), msg.partition(), msg.offset(),
-                      describe_validation_error(err))
+            log.error(
+                "invalid job at %s[%d]@%d skipped: %s",
+                msg.topic(),
+                msg.partition(),
+                msg.offset(),
+                describe_validation_error(err),
+            )
             return None
 
     def _caught_up(self, job: DreamJob, partition: int) -> bool:
@@ -175,11 +189,18 @@ class JobStep:
 
     def _forget(self, job: DreamJob, partition: int) -> None:
         runtime = self._runtime
-        deleted = self._locked(lambda: forget_scope(runtime.client, runtime.memories, runtime.transcripts,
-                                                    runtime.diary, job.scope), "forget")
-        tombstone = ScopeForgottenEvent(event_id=make_event_id(job.job_id, "forgotten"), scope=job.scope,
-                                        job_id=job.job_id, ts=datetime.now(timezone.utc),
-                                        request_ids=job.request_ids, deleted=deleted)
+        deleted = self._locked(
+            lambda: forget_scope(runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope),
+            "forget",
+        )
+        tombstone = ScopeForgottenEvent(
+            event_id=make_event_id(job.job_id, "forgotten"),
+            scope=job.scope,
+            job_id=job.job_id,
+            ts=datetime.now(UTC),
+            request_ids=job.request_ids,
+            deleted=deleted,
+        )
         done = JobLifecycleEvent.for_job(job, "completed", reason=f"scope forgotten: {deleted}")
         self._publish.submit([tombstone, done], job.scope, partition)
         self._publish.join()
@@ -189,4 +210,5 @@ class JobStep:
         def call() -> Any:
             with self._runtime.lock:
                 return fn()
+
         return self._store.call(operation, call, _store_down)

@@ -87,8 +87,14 @@ class MemoryBroker:
     def partition_for(self, key: bytes | None) -> int:
         return home_partition(key or b"", self.partitions)
 
-    def append(self, topic: str, key: bytes | None, value: bytes | None, partition: int | None = None,
-               headers: list[tuple[str, bytes]] | None = None) -> MemoryMessage:
+    def append(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+    ) -> MemoryMessage:
         with self.lock:
             parts = self.logs.setdefault(topic, [[] for _ in range(self.partitions)])
             p = self.partition_for(key) if partition is None or partition < 0 else partition
@@ -100,10 +106,10 @@ class MemoryBroker:
         with self.lock:
             return [m for part in self.logs.get(topic, []) for m in part]
 
-    def consumer(self, group: str) -> "MemoryConsumer":
+    def consumer(self, group: str) -> MemoryConsumer:
         return MemoryConsumer(self, group)
 
-    def producer(self) -> "MemoryProducer":
+    def producer(self) -> MemoryProducer:
         return MemoryProducer(self)
 
 
@@ -119,12 +125,18 @@ class MemoryConsumer:
         self._assigned = False
         self.closed = False
 
-    def subscribe(self, topics: list[str], on_assign: Callable | None = None, on_revoke: Callable | None = None) -> None:
+    def subscribe(
+        self, topics: list[str], on_assign: Callable | None = None, on_revoke: Callable | None = None
+    ) -> None:
         self._topics = list(topics)
         self._on_assign, self._on_revoke = on_assign, on_revoke
 
     def assignment(self) -> list[TopicPartition]:
-        return [TopicPartition(t, p) for t in self._topics for p in range(self._broker.partitions)] if self._assigned else []
+        return (
+            [TopicPartition(t, p) for t in self._topics for p in range(self._broker.partitions)]
+            if self._assigned
+            else []
+        )
 
     def _assign(self) -> None:
         self._assigned = True
@@ -156,7 +168,7 @@ class MemoryConsumer:
                 if (topic, partition) in self._paused:
                     continue
                 log = self._broker.logs.get(topic, [[] for _ in range(self._broker.partitions)])[partition]
-                batch = log[position:position + num_messages - len(out)]
+                batch = log[position : position + num_messages - len(out)]
                 out.extend(batch)
                 self._positions[(topic, partition)] = position + len(batch)
                 if len(out) >= num_messages:
@@ -173,8 +185,10 @@ class MemoryConsumer:
     def committed(self, partitions: list[TopicPartition], timeout: float = -1) -> list[TopicPartition]:
         self._broker.check("committed")
         stored = self._broker.commits[self._group]
-        return [TopicPartition(tp.topic, tp.partition, stored.get((tp.topic, tp.partition), OFFSET_INVALID))
-                for tp in partitions]
+        return [
+            TopicPartition(tp.topic, tp.partition, stored.get((tp.topic, tp.partition), OFFSET_INVALID))
+            for tp in partitions
+        ]
 
     def pause(self, partitions: list[TopicPartition]) -> None:
         self._paused.update((tp.topic, tp.partition) for tp in partitions)
@@ -182,7 +196,9 @@ class MemoryConsumer:
     def resume(self, partitions: list[TopicPartition]) -> None:
         self._paused.difference_update((tp.topic, tp.partition) for tp in partitions)
 
-    def get_watermark_offsets(self, tp: TopicPartition, timeout: float | None = None, cached: bool = False) -> tuple[int, int]:
+    def get_watermark_offsets(
+        self, tp: TopicPartition, timeout: float | None = None, cached: bool = False
+    ) -> tuple[int, int]:
         with self._broker.lock:
             parts = self._broker.logs.get(tp.topic)
             return 0, (len(parts[tp.partition]) if parts else 0)
@@ -199,8 +215,15 @@ class MemoryProducer:
         self._broker = broker
         self._pending: list[tuple[str, bytes | None, bytes | None, int | None, Callable | None, Any]] = []
 
-    def produce(self, topic: str, value: bytes | None = None, key: bytes | None = None, partition: int = -1,
-                on_delivery: Callable | None = None, headers: list[tuple[str, bytes]] | None = None) -> None:
+    def produce(
+        self,
+        topic: str,
+        value: bytes | None = None,
+        key: bytes | None = None,
+        partition: int = -1,
+        on_delivery: Callable | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+    ) -> None:
         self._pending.append((topic, key, value, partition, on_delivery, headers))
 
     def poll(self, timeout: float = 0) -> int:

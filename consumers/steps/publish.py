@@ -32,8 +32,14 @@ class Undelivered(RuntimeError):
 
 
 class PublishStep:
-    def __init__(self, producer: Any, topic: str, retrier: Retrier, flush_slice_s: float = 1.0,
-                 record: Callable[[Any], Record] | None = None) -> None:
+    def __init__(
+        self,
+        producer: Any,
+        topic: str,
+        retrier: Retrier,
+        flush_slice_s: float = 1.0,
+        record: Callable[[Any], Record] | None = None,
+    ) -> None:
         """`record` turns an event into its Kafka record (key, value, headers): the CloudEvents
         headers and optional Schema Registry framing of `schemas.cloudevents.audit_record`."""
         self._producer = producer
@@ -53,30 +59,33 @@ class PublishStep:
         self._producer.poll(0)
 
     def join(self) -> None:
-        self._retrier.call("deliver audit events", self._flush_once,
-                           lambda err: isinstance(err, Undelivered))
+        self._retrier.call("deliver audit events", self._flush_once, lambda err: isinstance(err, Undelivered))
 
     def close(self, timeout_s: float = 10.0) -> None:
         remaining = self._producer.flush(timeout_s)
         if remaining:
             log.warning("%d audit events undelivered at close: their jobs were not committed and rerun", remaining)
 
-    def _produce(self, key: bytes | None, value: bytes | None, partition: int,
-                 headers: list[tuple[str, bytes]] | None = None) -> None:
+    def _produce(
+        self, key: bytes | None, value: bytes | None, partition: int, headers: list[tuple[str, bytes]] | None = None
+    ) -> None:
         def on_delivery(err: KafkaError | None, msg: Any) -> None:
             if err is not None:
                 self._failed.append((err, key, value, partition, headers or []))
 
-        self._producer.produce(self._topic, key=key, value=value, partition=partition, headers=headers or None,
-                               on_delivery=on_delivery)
+        self._producer.produce(
+            self._topic, key=key, value=value, partition=partition, headers=headers or None, on_delivery=on_delivery
+        )
 
     def _flush_once(self) -> None:
         remaining = self._producer.flush(self._flush_slice_s)
         failed, self._failed = self._failed, []
         for err, key, value, partition, headers in failed:
             if not is_transient_kafka(err):
-                raise DeliveryFailed(f"audit event to {self._topic}[{partition}] cannot be delivered: {err.str()} "
-                                     f"({err.name()}); retrying will not help")
+                raise DeliveryFailed(
+                    f"audit event to {self._topic}[{partition}] cannot be delivered: {err.str()} "
+                    f"({err.name()}); retrying will not help"
+                )
             self._produce(key, value, partition, headers)  # same bytes, same event id: readers dedupe on it
         if remaining or failed:
             raise Undelivered(f"{remaining + len(failed)} audit events not yet delivered to {self._topic}")

@@ -21,8 +21,11 @@ from prometheus_client import Counter
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-TRANSIENT_ERRORS = Counter("dreamstream_transient_errors_total",
-                           "Transient Kafka/Qdrant errors retried by the consolidation worker", ["resource", "operation"])
+TRANSIENT_ERRORS = Counter(
+    "dreamstream_transient_errors_total",
+    "Transient Kafka/Qdrant errors retried by the consolidation worker",
+    ["resource", "operation"],
+)
 
 
 class GaveUp(RuntimeError):
@@ -46,8 +49,7 @@ class RetryPolicy:
 
 
 class Retrier:
-    def __init__(self, resource: str, policy: RetryPolicy = RetryPolicy(),
-                 stop: threading.Event | None = None) -> None:
+    def __init__(self, resource: str, policy: RetryPolicy = RetryPolicy(), stop: threading.Event | None = None) -> None:
         self.resource = resource
         self.policy = policy
         self._stop = stop or threading.Event()
@@ -67,17 +69,30 @@ class Retrier:
                 first_failure = now if first_failure is None else first_failure
                 away = now - first_failure
                 if self.policy.give_up_after_s is not None and away >= self.policy.give_up_after_s:
-                    raise GaveUp(f"{self.resource} {operation}: still failing after {away:.0f}s and {attempt + 1} "
-                                 f"attempts: {err}") from err
+                    raise GaveUp(
+                        f"{self.resource} {operation}: still failing after {away:.0f}s and {attempt + 1} "
+                        f"attempts: {err}"
+                    ) from err
                 if now - logged_at >= self.policy.log_every_s:
-                    log.warning("%s %s: transient error, retrying (failing for %.0fs, %d attempts): %s",
-                                self.resource, operation, away, attempt + 1, err)
+                    log.warning(
+                        "%s %s: transient error, retrying (failing for %.0fs, %d attempts): %s",
+                        self.resource,
+                        operation,
+                        away,
+                        attempt + 1,
+                        err,
+                    )
                     logged_at = now
                 if self._stop.wait(self.policy.delay(attempt)):
                     raise Stopping(f"{self.resource} {operation}: stopped while retrying: {err}") from err
                 attempt += 1
                 continue
             if first_failure is not None:
-                log.info("%s %s: recovered after %.1fs and %d retries", self.resource, operation,
-                         time.monotonic() - first_failure, attempt)
+                log.info(
+                    "%s %s: recovered after %.1fs and %d retries",
+                    self.resource,
+                    operation,
+                    time.monotonic() - first_failure,
+                    attempt,
+                )
             return result

@@ -9,21 +9,41 @@ from __future__ import annotations
 
 from confluent_kafka import KafkaError, KafkaException
 
-_KAFKA_TRANSIENT_CODES = frozenset({
-    KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT, KafkaError._MSG_TIMED_OUT,
-    KafkaError._WAIT_COORD, KafkaError._RESOLVE, KafkaError.NOT_COORDINATOR,
-    KafkaError.COORDINATOR_NOT_AVAILABLE, KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.REQUEST_TIMED_OUT,
-    KafkaError.NETWORK_EXCEPTION, KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE,
-    KafkaError.NOT_ENOUGH_REPLICAS, KafkaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND, KafkaError.REBALANCE_IN_PROGRESS,
-    KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION, KafkaError._NO_OFFSET,
-})
+_KAFKA_TRANSIENT_CODES = frozenset(
+    {
+        KafkaError._TRANSPORT,
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError._TIMED_OUT,
+        KafkaError._MSG_TIMED_OUT,
+        KafkaError._WAIT_COORD,
+        KafkaError._RESOLVE,
+        KafkaError.NOT_COORDINATOR,
+        KafkaError.COORDINATOR_NOT_AVAILABLE,
+        KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+        KafkaError.REQUEST_TIMED_OUT,
+        KafkaError.NETWORK_EXCEPTION,
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.NOT_ENOUGH_REPLICAS,
+        KafkaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+        KafkaError.REBALANCE_IN_PROGRESS,
+        KafkaError.UNKNOWN_TOPIC_OR_PART,
+        KafkaError._UNKNOWN_PARTITION,
+        KafkaError._NO_OFFSET,
+    }
+)
 """Codes a restart or a leader election clears. UNKNOWN_TOPIC_OR_PART is here because a broker
 that has just restarted answers it until its metadata is loaded."""
 
-_KAFKA_PARTITION_LOST_CODES = frozenset({
-    KafkaError.ILLEGAL_GENERATION, KafkaError.UNKNOWN_MEMBER_ID, KafkaError._ASSIGNMENT_LOST,
-    KafkaError.FENCED_INSTANCE_ID, KafkaError._STATE,
-})
+_KAFKA_PARTITION_LOST_CODES = frozenset(
+    {
+        KafkaError.ILLEGAL_GENERATION,
+        KafkaError.UNKNOWN_MEMBER_ID,
+        KafkaError._ASSIGNMENT_LOST,
+        KafkaError.FENCED_INSTANCE_ID,
+        KafkaError._STATE,
+    }
+)
 """A commit refused because the group moved on: the partition is someone else's now, and its
 uncommitted work is redelivered to them. Not a reason to exit, nor to retry."""
 
@@ -65,8 +85,11 @@ def is_transient_store(err: BaseException) -> bool:
         return False
     if isinstance(err, grpc.RpcError):
         code = err.code() if callable(getattr(err, "code", None)) else None
-        return code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                        grpc.StatusCode.RESOURCE_EXHAUSTED)
+        return code in (
+            grpc.StatusCode.UNAVAILABLE,
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        )
     return False
 
 

@@ -6,4 +6,13 @@ from consumers.store.diary import Diary, DiaryEntry
 from consumers.store.memories import AppliedJob, GenerationInfo, MemoryStore, ScopeState
 from consumers.store.transcripts import TranscriptStore
 
-__all__ = ["AppliedJob", "Diary", "DiaryEntry", "GenerationInfo", "MemoryStore", "ScopeState", "TranscriptStore", "open_qdrant"]
+__all__ = [
+    "AppliedJob",
+    "Diary",
+    "DiaryEntry",
+    "GenerationInfo",
+    "MemoryStore",
+    "ScopeState",
+    "TranscriptStore",
+    "open_qdrant",
+]

@@ -53,5 +53,8 @@ class Diary:
         return DiaryEntry.model_validate(found[0].payload["entry"]) if found else None
 
     def entries(self, scope: str) -> list[DiaryEntry]:
-        entries = [DiaryEntry.model_validate(r.payload["entry"]) for r in scroll_all(self._client, self.collection, scope_filter(scope))]
+        entries = [
+            DiaryEntry.model_validate(r.payload["entry"])
+            for r in scroll_all(self._client, self.collection, scope_filter(scope))
+        ]
         return sorted(entries, key=lambda e: e.written_at)

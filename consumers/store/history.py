@@ -108,15 +108,21 @@ def readable_generations(state: ScopeState) -> list[GenerationInfo]:
 
 def generations_json(state: ScopeState) -> dict:
     """The pointer as readers see it (without its internal record of applied jobs)."""
-    return {"scope": state.scope, "active_generation": state.active_generation,
-            "next_generation": state.next_generation,
-            "generations": [g.model_dump(mode="json") for g in state.generations]}
+    return {
+        "scope": state.scope,
+        "active_generation": state.active_generation,
+        "next_generation": state.next_generation,
+        "generations": [g.model_dump(mode="json") for g in state.generations],
+    }
 
 
 def previous_generation(state: ScopeState) -> int:
     """The promoted generation before the active one (0, the empty one, when there is none)."""
-    earlier = [g.generation for g in state.generations
-               if g.status in ("active", "retired") and g.generation < state.active_generation]
+    earlier = [
+        g.generation
+        for g in state.generations
+        if g.status in ("active", "retired") and g.generation < state.active_generation
+    ]
     return max(earlier, default=0)
 
 
@@ -128,8 +134,11 @@ class RecordVersion:
     """None: the memory is not in that generation."""
 
     def to_json(self) -> dict:
-        return {"generation": self.generation.generation, "generation_status": self.generation.status,
-                "record": self.record.model_dump(mode="json") if self.record else None}
+        return {
+            "generation": self.generation.generation,
+            "generation_status": self.generation.status,
+            "record": self.record.model_dump(mode="json") if self.record else None,
+        }
 
 
 def record_history(reader: ScopeReader, scope: str, memory_id: str) -> list[RecordVersion]:
@@ -153,8 +162,12 @@ class RecordChange:
     fields: tuple[str, ...]
 
     def to_json(self) -> dict:
-        return {"memory_id": self.memory_id, "fields": list(self.fields),
-                "before": self.before.model_dump(mode="json"), "after": self.after.model_dump(mode="json")}
+        return {
+            "memory_id": self.memory_id,
+            "fields": list(self.fields),
+            "before": self.before.model_dump(mode="json"),
+            "after": self.after.model_dump(mode="json"),
+        }
 
 
 @dataclass(frozen=True)
@@ -172,15 +185,18 @@ class GenerationDiff:
 
     def to_json(self) -> dict:
         return {
-            "scope": self.scope, "from": self.from_generation, "to": self.to_generation,
+            "scope": self.scope,
+            "from": self.from_generation,
+            "to": self.to_generation,
             "added": [m.model_dump(mode="json") for m in self.added],
             "removed": [m.model_dump(mode="json") for m in self.removed],
             "changed": [c.to_json() for c in self.changed],
         }
 
 
-def diff_records(scope: str, from_generation: int, to_generation: int,
-                 before: Sequence[MemoryRecord], after: Sequence[MemoryRecord]) -> GenerationDiff:
+def diff_records(
+    scope: str, from_generation: int, to_generation: int, before: Sequence[MemoryRecord], after: Sequence[MemoryRecord]
+) -> GenerationDiff:
     """Records (of every status) matched by memory id: only in `after` is added, only in `before`
     removed, in both with a different field (other than updated_at) changed."""
     old = {m.memory_id: m for m in before}
@@ -192,15 +208,18 @@ def diff_records(scope: str, from_generation: int, to_generation: int,
         if fields:
             changed.append(RecordChange(memory_id, old[memory_id], new[memory_id], fields))
     return GenerationDiff(
-        scope, from_generation, to_generation,
+        scope,
+        from_generation,
+        to_generation,
         added=tuple(new[i] for i in sorted(new.keys() - old.keys())),
         removed=tuple(old[i] for i in sorted(old.keys() - new.keys())),
         changed=tuple(changed),
     )
 
 
-def diff_generations(reader: ScopeReader, scope: str, from_generation: int | None = None,
-                     to_generation: int | None = None) -> GenerationDiff:
+def diff_generations(
+    reader: ScopeReader, scope: str, from_generation: int | None = None, to_generation: int | None = None
+) -> GenerationDiff:
     """Default: the previous promoted generation against the active one."""
     state = reader.state(scope)
     to_number = state.active_generation if to_generation is None else to_generation
@@ -220,9 +239,15 @@ class TrailEntry:
 
     def to_json(self) -> dict:
         e = self.entry
-        return {"job_id": e.job_id, "trigger": e.trigger, "status": e.status, "written_at": e.written_at.isoformat(),
-                "generation": e.generation, "reason": e.reason,
-                "changes": [c.model_dump(mode="json") for c in self.changes]}
+        return {
+            "job_id": e.job_id,
+            "trigger": e.trigger,
+            "status": e.status,
+            "written_at": e.written_at.isoformat(),
+            "generation": e.generation,
+            "reason": e.reason,
+            "changes": [c.model_dump(mode="json") for c in self.changes],
+        }
 
 
 def change_trail(entries: Sequence[DiaryEntry]) -> list[TrailEntry]:

@@ -12,10 +12,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 from qdrant_client import QdrantClient, models
-
-import numpy as np
 
 from consumers.embedding.protocol import Embedder
 from consumers.store.client import ensure_collection, point_id, scope_filter, scroll_all
@@ -105,8 +104,17 @@ class _EmbedFunction:
 
 
 class MemoryStore:
-    def __init__(self, client: QdrantClient, prefix: str, dims: int, embed: Embed, generations_kept: int, *,
-                 embedder: Embedder | None = None, pending: Callable[[str], list[MemoryAdd]] | None = None) -> None:
+    def __init__(
+        self,
+        client: QdrantClient,
+        prefix: str,
+        dims: int,
+        embed: Embed,
+        generations_kept: int,
+        *,
+        embedder: Embedder | None = None,
+        pending: Callable[[str], list[MemoryAdd]] | None = None,
+    ) -> None:
         """`pending` reads a scope's not-yet-consolidated memory-adds (the transcript store's inbox),
         so search returns them at once."""
         self._client = client
@@ -150,7 +158,9 @@ class MemoryStore:
         if generation <= 0:
             return []
         flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
-        records = [MemoryRecord.model_validate(r.payload["record"]) for r in scroll_all(self._client, self.memories, flt)]
+        records = [
+            MemoryRecord.model_validate(r.payload["record"]) for r in scroll_all(self._client, self.memories, flt)
+        ]
         return sorted(records, key=lambda m: (m.created_at, m.memory_id))
 
     def active_records(self, scope: str, include_inactive: bool = False) -> list[MemoryRecord]:
@@ -185,8 +195,9 @@ class MemoryStore:
         rows: list[models.Record] = []
         offset = None
         while True:
-            batch, offset = self._client.scroll(self.memories, scroll_filter=flt, limit=1_000, offset=offset,
-                                                with_payload=True, with_vectors=True)
+            batch, offset = self._client.scroll(
+                self.memories, scroll_filter=flt, limit=1_000, offset=offset, with_payload=True, with_vectors=True
+            )
             rows.extend(batch)
             if offset is None:
                 return sorted(rows, key=lambda r: (r.payload["record"]["created_at"], r.payload["memory_id"]))
@@ -205,8 +216,13 @@ class MemoryStore:
                 id=point_id(scope, generation, m.memory_id),
                 vector=vector,
                 payload={
-                    "tenant": tenant, "agent": agent, "subject": subject, "scope": scope,
-                    "generation": generation, "memory_id": m.memory_id, "status": m.status,
+                    "tenant": tenant,
+                    "agent": agent,
+                    "subject": subject,
+                    "scope": scope,
+                    "generation": generation,
+                    "memory_id": m.memory_id,
+                    "status": m.status,
                     "record": m.model_dump(mode="json"),
                 },
             )
@@ -232,11 +248,13 @@ class MemoryStore:
         return self._drop_old_generations(new_state)
 
     def record_quarantine(self, state: ScopeState, info: GenerationInfo, applied: AppliedJob) -> ScopeState:
-        new_state = state.model_copy(update={
-            "next_generation": info.generation + 1,
-            "generations": state.generations + (info,),
-            "applied_jobs": _with_job(state, applied),
-        })
+        new_state = state.model_copy(
+            update={
+                "next_generation": info.generation + 1,
+                "generations": state.generations + (info,),
+                "applied_jobs": _with_job(state, applied),
+            }
+        )
         self._save_state(new_state)
         return new_state
 
@@ -260,7 +278,8 @@ class MemoryStore:
                 raise LookupError(f"scope {scope!r} keeps no promotable generation {to_generation}")
         generations = tuple(
             g.model_copy(update={"status": "active" if g.generation == target.generation else "retired"})
-            if g.status in ("active", "retired") else g
+            if g.status in ("active", "retired")
+            else g
             for g in state.generations
         )
         new_state = state.model_copy(update={"active_generation": target.generation, "generations": generations})
@@ -268,14 +287,16 @@ class MemoryStore:
         return new_state
 
     def _drop_old_generations(self, state: ScopeState) -> ScopeState:
-        kept_numbers = set(sorted(g.generation for g in state.generations)[-self._kept:])
+        kept_numbers = set(sorted(g.generation for g in state.generations)[-self._kept :])
         kept_numbers.add(state.active_generation)  # never drop what readers see
         dropped = [g for g in state.generations if g.generation not in kept_numbers]
         if not dropped:
             return state
         for g in dropped:
             self._delete_generation(state.scope, g.generation)
-        new_state = state.model_copy(update={"generations": tuple(g for g in state.generations if g.generation in kept_numbers)})
+        new_state = state.model_copy(
+            update={"generations": tuple(g for g in state.generations if g.generation in kept_numbers)}
+        )
         self._save_state(new_state)
         return new_state
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from consumers.metrics import QUARANTINE_DECISIONS, ROLLBACKS
 from consumers.store.diary import Diary, DiaryEntry
@@ -36,8 +36,18 @@ def quarantined(state: ScopeState) -> list[GenerationInfo]:
     return sorted((g for g in state.generations if g.status == "quarantined"), key=lambda g: g.generation)
 
 
-def approve(memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, scope: str, generation: int,
-            by: str, reason: str, *, force: bool = False, publish: Publish | None = None) -> ScopeState:
+def approve(
+    memories: MemoryStore,
+    transcripts: TranscriptStore,
+    diary: Diary,
+    scope: str,
+    generation: int,
+    by: str,
+    reason: str,
+    *,
+    force: bool = False,
+    publish: Publish | None = None,
+) -> ScopeState:
     """Promote a quarantined generation: readers see it from the pointer write on.
 
     A candidate is built on the generation that was active when its pass ran; if a later
@@ -49,10 +59,14 @@ def approve(memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, s
     if state.active_generation > generation and not force:
         raise DecisionRefused(
             f"generation {generation} of {scope!r} predates the active generation {state.active_generation}: "
-            f"approving it would undo the changes made since (force it to approve anyway)")
+            f"approving it would undo the changes made since (force it to approve anyway)"
+        )
     generations = tuple(
-        g.model_copy(update={"status": "active", "decisions": g.decisions + (decision,)}) if g.generation == generation
-        else g.model_copy(update={"status": "retired"}) if g.status == "active" else g
+        g.model_copy(update={"status": "active", "decisions": g.decisions + (decision,)})
+        if g.generation == generation
+        else g.model_copy(update={"status": "retired"})
+        if g.status == "active"
+        else g
         for g in state.generations
     )
     # The job's messages are in the active generation now: the next pass must not read them as new.
@@ -60,8 +74,9 @@ def approve(memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, s
         j.model_copy(update={"outcome": "completed"}) if j.job_id == info.job_id and j.outcome == "quarantined" else j
         for j in state.applied_jobs
     )
-    new_state = state.model_copy(update={"active_generation": generation, "generations": generations,
-                                         "applied_jobs": applied})
+    new_state = state.model_copy(
+        update={"active_generation": generation, "generations": generations, "applied_jobs": applied}
+    )
     before = memories.generation_records(scope, state.active_generation)
     memories.save_state(new_state)
     after = memories.generation_records(scope, generation)
@@ -73,8 +88,16 @@ def approve(memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, s
     return new_state
 
 
-def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by: str, reason: str, *,
-           publish: Publish | None = None) -> ScopeState:
+def reject(
+    memories: MemoryStore,
+    diary: Diary,
+    scope: str,
+    generation: int,
+    by: str,
+    reason: str,
+    *,
+    publish: Publish | None = None,
+) -> ScopeState:
     """Mark a quarantined generation rejected and delete its records. The pointer goes first: a
     crash before the delete leaves orphan points no reader can reach (dropped with old generations),
     never a quarantined entry whose records are gone."""
@@ -82,7 +105,9 @@ def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by:
     state = _known_state(memories, scope)
     info = _quarantined(state, generation)
     generations = tuple(
-        g.model_copy(update={"status": "rejected", "decisions": g.decisions + (decision,)}) if g.generation == generation else g
+        g.model_copy(update={"status": "rejected", "decisions": g.decisions + (decision,)})
+        if g.generation == generation
+        else g
         for g in state.generations
     )
     new_state = state.model_copy(update={"generations": generations})
@@ -94,8 +119,16 @@ def reject(memories: MemoryStore, diary: Diary, scope: str, generation: int, by:
     return new_state
 
 
-def rollback(memories: MemoryStore, diary: Diary, scope: str, generation: int | None, by: str, reason: str, *,
-             publish: Publish | None = None) -> ScopeState:
+def rollback(
+    memories: MemoryStore,
+    diary: Diary,
+    scope: str,
+    generation: int | None,
+    by: str,
+    reason: str,
+    *,
+    publish: Publish | None = None,
+) -> ScopeState:
     """Make an earlier kept generation active again (default: the one before the active one)."""
     decision = _decision("rolled-back", by, reason)
     previous = _known_state(memories, scope).active_generation
@@ -103,14 +136,27 @@ def rollback(memories: MemoryStore, diary: Diary, scope: str, generation: int | 
     state = memories.rollback(scope, generation)
     ROLLBACKS.inc()
     target = state.generation(state.active_generation)
-    state = state.model_copy(update={"generations": tuple(
-        g.model_copy(update={"decisions": g.decisions + (decision,)}) if g.generation == target.generation else g
-        for g in state.generations
-    )})
+    state = state.model_copy(
+        update={
+            "generations": tuple(
+                g.model_copy(update={"decisions": g.decisions + (decision,)})
+                if g.generation == target.generation
+                else g
+                for g in state.generations
+            )
+        }
+    )
     memories.save_state(state)
     entry = _write_entry(diary, scope, target, decision)
-    _announce(publish, entry, decision, previous, state.active_generation, before,
-              memories.generation_records(scope, state.active_generation))
+    _announce(
+        publish,
+        entry,
+        decision,
+        previous,
+        state.active_generation,
+        before,
+        memories.generation_records(scope, state.active_generation),
+    )
     return state
 
 
@@ -132,13 +178,17 @@ def _quarantined(state: ScopeState, generation: int) -> GenerationInfo:
 def _decision(action: str, by: str, reason: str) -> OperatorDecision:
     if not by.strip():
         raise DecisionRefused("an operator decision needs who made it")
-    return OperatorDecision(action=action, by=by, reason=reason, at=datetime.now(timezone.utc))
+    return OperatorDecision(action=action, by=by, reason=reason, at=datetime.now(UTC))
 
 
 def _write_entry(diary: Diary, scope: str, info: GenerationInfo, decision: OperatorDecision) -> DiaryEntry:
     entry = DiaryEntry(
-        scope=scope, job_id=f"operator-{decision.action}-{info.generation}-{uuid.uuid4().hex[:8]}",
-        trigger=OPERATOR_TRIGGER, status=decision.action, written_at=decision.at, generation=info.generation,
+        scope=scope,
+        job_id=f"operator-{decision.action}-{info.generation}-{uuid.uuid4().hex[:8]}",
+        trigger=OPERATOR_TRIGGER,
+        status=decision.action,
+        written_at=decision.at,
+        generation=info.generation,
         reason=f"{decision.action} by {decision.by}" + (f": {decision.reason}" if decision.reason else ""),
         notes=(f"generation {info.generation} came from job {info.job_id}: {info.reason or '-'}",),
     )
@@ -146,16 +196,30 @@ def _write_entry(diary: Diary, scope: str, info: GenerationInfo, decision: Opera
     return entry
 
 
-def _announce(publish: Publish | None, entry: DiaryEntry, decision: OperatorDecision, previous: int, active: int,
-              before: list[MemoryRecord], after: list[MemoryRecord]) -> OperatorDecisionEvent:
+def _announce(
+    publish: Publish | None,
+    entry: DiaryEntry,
+    decision: OperatorDecision,
+    previous: int,
+    active: int,
+    before: list[MemoryRecord],
+    after: list[MemoryRecord],
+) -> OperatorDecisionEvent:
     """The decision's audit event, handed to `publish` (if any): what readers see differently now."""
     seen = {m.memory_id: m for m in before if m.is_active}
     now = {m.memory_id: m for m in after if m.is_active}
     event = OperatorDecisionEvent(
-        event_id=make_event_id(entry.job_id, "operator"), scope=entry.scope, action=decision.action, by=decision.by,
-        reason=decision.reason, generation=entry.generation, previous_generation=previous, active_generation=active,
+        event_id=make_event_id(entry.job_id, "operator"),
+        scope=entry.scope,
+        action=decision.action,
+        by=decision.by,
+        reason=decision.reason,
+        generation=entry.generation,
+        previous_generation=previous,
+        active_generation=active,
         activated=tuple(m for i, m in sorted(now.items()) if seen.get(i) != m),
-        deactivated=tuple(sorted(seen.keys() - now.keys())), ts=decision.at,
+        deactivated=tuple(sorted(seen.keys() - now.keys())),
+        ts=decision.at,
     )
     if publish is not None:
         publish(event)

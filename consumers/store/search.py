@@ -11,8 +11,7 @@ Python, point by point) off the hot path and gives a Qdrant server and local mod
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from typing import Hashable
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -27,9 +26,16 @@ MAX_CACHED_SCOPES = 256
 def pending_record(add: MemoryAdd) -> MemoryRecord:
     """A memory-add as readers see it before a pass: searchable at once, flagged unconsolidated."""
     return MemoryRecord(
-        scope=add.scope, memory_id=add.memory_id, text=add.text, origin="memory_add",
-        evidence_message_ids=add.source_message_ids, protected=False, created_at=add.ts, updated_at=add.ts,
-        tier="archive", consolidated=False,
+        scope=add.scope,
+        memory_id=add.memory_id,
+        text=add.text,
+        origin="memory_add",
+        evidence_message_ids=add.source_message_ids,
+        protected=False,
+        created_at=add.ts,
+        updated_at=add.ts,
+        tier="archive",
+        consolidated=False,
     )
 
 
@@ -44,8 +50,14 @@ class ScopeSearch:
         self._lock = threading.Lock()
         self._indexes: dict[str, tuple[Hashable, HybridIndex, list[MemoryRecord]]] = {}
 
-    def search(self, scope: str, key: Hashable, load: Callable[[], tuple[list[MemoryRecord], np.ndarray | None]],
-               query: str, k: int) -> list[tuple[MemoryRecord, float]]:
+    def search(
+        self,
+        scope: str,
+        key: Hashable,
+        load: Callable[[], tuple[list[MemoryRecord], np.ndarray | None]],
+        query: str,
+        k: int,
+    ) -> list[tuple[MemoryRecord, float]]:
         """`key` changes whenever what `load` returns would (generation, pending adds)."""
         with self._lock:
             cached = self._indexes.get(scope)

@@ -53,9 +53,16 @@ class TranscriptStore:
         points = []
         for (turn, offset), vector in zip(turns, vectors):
             tenant = parse_scope(turn.scope)[0]
-            payload = {"tenant": tenant, "scope": turn.scope, "ts_epoch": turn.ts.timestamp(), "offset": offset,
-                       "turn": turn.model_dump(mode="json")}
-            points.append(models.PointStruct(id=point_id("turn", turn.scope, turn.message_id), vector=vector, payload=payload))
+            payload = {
+                "tenant": tenant,
+                "scope": turn.scope,
+                "ts_epoch": turn.ts.timestamp(),
+                "offset": offset,
+                "turn": turn.model_dump(mode="json"),
+            }
+            points.append(
+                models.PointStruct(id=point_id("turn", turn.scope, turn.message_id), vector=vector, payload=payload)
+            )
         self._client.upsert(self.transcripts, points, wait=True)
         for scope in {t.scope for t, _ in turns}:
             self._vectors.pop(scope, None)
@@ -85,16 +92,26 @@ class TranscriptStore:
             return cached
         rows, offset = [], None
         while True:
-            batch, offset = self._client.scroll(self.transcripts, scroll_filter=scope_filter(scope), limit=1_000,
-                                                offset=offset, with_payload=True, with_vectors=True)
+            batch, offset = self._client.scroll(
+                self.transcripts,
+                scroll_filter=scope_filter(scope),
+                limit=1_000,
+                offset=offset,
+                with_payload=True,
+                with_vectors=True,
+            )
             rows.extend(batch)
             if offset is None:
                 break
         rows.sort(key=lambda r: (r.payload["ts_epoch"], r.payload.get("offset", -1), r.payload["turn"]["message_id"]))
-        indexed = _Indexed(time.monotonic(), [ConversationTurn.model_validate(r.payload["turn"]) for r in rows],
-                           [int(r.payload.get("offset", -1)) for r in rows],
-                           np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
-                           if rows else np.zeros((0, 0), dtype=np.float32))
+        indexed = _Indexed(
+            time.monotonic(),
+            [ConversationTurn.model_validate(r.payload["turn"]) for r in rows],
+            [int(r.payload.get("offset", -1)) for r in rows],
+            np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
+            if rows
+            else np.zeros((0, 0), dtype=np.float32),
+        )
         self._vectors[scope] = indexed
         return indexed
 

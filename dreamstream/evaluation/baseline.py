@@ -56,8 +56,9 @@ class BaselineSearch:
         start = 0
         for scope in scopes:
             items = self.items[scope]
-            self._indexes[scope] = HybridIndex(self._embedder, [i.text for i in items],
-                                               vectors=vectors[start:start + len(items)])
+            self._indexes[scope] = HybridIndex(
+                self._embedder, [i.text for i in items], vectors=vectors[start : start + len(items)]
+            )
             start += len(items)
 
     def search(self, scope: str, query: str, k: int, query_vector: np.ndarray | None = None) -> list[Item]:

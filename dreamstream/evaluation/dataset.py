@@ -20,8 +20,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas import ConversationTurn, MemoryAdd
-from schemas.scope import ScopeStr
 from schemas.errors import describe_validation_error
+from schemas.scope import ScopeStr
 
 KNOWN_CATEGORIES = ("knowledge_update", "temporal", "dedup", "retention", "isolation", "motive")
 

@@ -110,7 +110,9 @@ def score(question: Question, top_k: list[Item], everything: Haystack, items: li
         answer_containment(question.answer, top_k),
         knowledge_update(question.answer, question.stale_message_ids, top_k),
         coverage(question.answer, everything),
-        date_resolved(question.answer, question.evidence_message_ids, items) if question.category == "temporal" else None,
+        date_resolved(question.answer, question.evidence_message_ids, items)
+        if question.category == "temporal"
+        else None,
         sum(len(words(item.text)) for item in top_k),
     )
 
@@ -142,8 +144,10 @@ def evaluate(runtime: Runtime, dataset: Dataset, k: int, say: Callable[[str], No
     embedder = runtime_embedder(runtime)
     records, visible, pending = _read_memories(runtime, dataset)
     clock("read_store_s")
-    say(f"asking {len(dataset.questions)} questions of {sum(len(v) for v in visible.values())} memories "
-        f"and of the baseline…")
+    say(
+        f"asking {len(dataset.questions)} questions of {sum(len(v) for v in visible.values())} memories "
+        f"and of the baseline…"
+    )
 
     baseline = BaselineSearch(dataset, embedder)
     baseline.build()
@@ -197,8 +201,11 @@ def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_
     for question in dataset.questions:
         stale[question.scope].update(question.stale_message_ids)
     kept = retention(
-        [(a.scope, a.memory_id, tuple(a.source_message_ids)) for a in dataset.adds], stale, records,
-        [(q.scope, q.question, q.answer) for q in dataset.questions if q.category == "retention"], pending,
+        [(a.scope, a.memory_id, tuple(a.source_message_ids)) for a in dataset.adds],
+        stale,
+        records,
+        [(q.scope, q.question, q.answer) for q in dataset.questions if q.category == "retention"],
+        pending,
     )
     tiers: dict[str, int] = defaultdict(int)
     for scope_records in records.values():
@@ -208,10 +215,15 @@ def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_
     memories = {scope: [i for i in items if i.key not in pending[scope]] for scope, items in visible.items()}
     active_count = sum(len(items) for items in memories.values())
     return StoreFigures(
-        input_messages=len(dataset.turns), memory_adds=len(dataset.adds), active_memories=active_count,
+        input_messages=len(dataset.turns),
+        memory_adds=len(dataset.adds),
+        active_memories=active_count,
         compression=compression(active_count, len(dataset.turns) + len(dataset.adds)),
         near_duplicates=near_duplicates(memories, embedder.embed_array, statement=embedding_text),
         undated=tuple(undated_relative_times(item.text for items in memories.values() for item in items)),
-        retention=kept, isolation_leaks=tuple(sorted(leaks)), baseline_isolation_leaks=tuple(sorted(baseline_leaks)),
-        tiers=dict(tiers), pending_adds=sum(len(p) for p in pending.values()),
+        retention=kept,
+        isolation_leaks=tuple(sorted(leaks)),
+        baseline_isolation_leaks=tuple(sorted(baseline_leaks)),
+        tiers=dict(tiers),
+        pending_adds=sum(len(p) for p in pending.values()),
     )

@@ -32,9 +32,10 @@ from __future__ import annotations
 import calendar
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from language.dates import has_relative_time
 
@@ -52,8 +53,11 @@ _DAY_PATTERNS = (
     re.compile(r"(?<![\d/])(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"),
     re.compile(rf"\b{_WEEKDAY}{_MONTH.format('mn')}\s+(?P<d>\d{{1,2}}){_ORD},?\s*(?P<y>\d{{4}})\b", re.IGNORECASE),
     # "10 March 2026", "10th of March, 2026", and the run-together "24June, 2022" of hand-typed answers
-    re.compile(rf"(?<![\w.]){_WEEKDAY}(?:the\s+)?(?P<d>\d{{1,2}}){_ORD}\s*(?:of\s+)?{_MONTH.format('mn')},?\s*"
-               rf"(?P<y>\d{{4}})\b", re.IGNORECASE),
+    re.compile(
+        rf"(?<![\w.]){_WEEKDAY}(?:the\s+)?(?P<d>\d{{1,2}}){_ORD}\s*(?:of\s+)?{_MONTH.format('mn')},?\s*"
+        rf"(?P<y>\d{{4}})\b",
+        re.IGNORECASE,
+    ),
     # "14.01.2024": day first (dots are never year-first or month-first in common use)
     re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?![\d]|\.\d)"),
 )
@@ -152,7 +156,7 @@ def answer_date(answer: str) -> DateMention | None:
 
 
 def normalised_date(answer: str) -> str | None:
-    """"2026-03-10" for any spelling of that day, "2026-03" for a month, None when not a date."""
+    """ "2026-03-10" for any spelling of that day, "2026-03" for a month, None when not a date."""
     found = answer_date(answer)
     if found is None:
         return None
@@ -203,10 +207,12 @@ def has_undated_relative_time(text: str) -> bool:
 def with_iso_dates(text: str) -> str:
     """The text with every day-precision date spelled as YYYY-MM-DD, so spellings compare equal."""
     for pattern in _DAY_PATTERNS:
+
         def iso(match: re.Match[str]) -> str:
             try:
                 return date(int(match.group("y")), _month_number(match), int(match.group("d"))).isoformat()
             except ValueError:
                 return match.group(0)
+
         text = pattern.sub(iso, text)
     return text

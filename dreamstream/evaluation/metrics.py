@@ -23,8 +23,9 @@ Answer and date matching rules are in `matching.py`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -170,9 +171,13 @@ def memory_add_retained(memory_id: str, records: Mapping[str, MemoryRecord]) -> 
     return False
 
 
-def retention(adds: Sequence[tuple[str, str, tuple[str, ...]]], stale_by_scope: Mapping[str, set[str]],
-              records_by_scope: Mapping[str, Mapping[str, MemoryRecord]],
-              facts: Sequence[tuple[str, str, str]], pending_by_scope: Mapping[str, set[str]] | None = None) -> Retention:
+def retention(
+    adds: Sequence[tuple[str, str, tuple[str, ...]]],
+    stale_by_scope: Mapping[str, set[str]],
+    records_by_scope: Mapping[str, Mapping[str, MemoryRecord]],
+    facts: Sequence[tuple[str, str, str]],
+    pending_by_scope: Mapping[str, set[str]] | None = None,
+) -> Retention:
     """Retention: of the memory-adds and facts no transcript contradicts, the share readers still see.
 
     - `adds`: (scope, memory_id, source_message_ids). A memory-add is *contradicted* when it cites a
@@ -190,7 +195,9 @@ def retention(adds: Sequence[tuple[str, str, tuple[str, ...]]], stale_by_scope: 
         if set(sources) & stale_by_scope.get(scope, set()):
             continue
         adds_total += 1
-        if memory_id in pending_by_scope.get(scope, set()) or memory_add_retained(memory_id, records_by_scope.get(scope, {})):
+        if memory_id in pending_by_scope.get(scope, set()) or memory_add_retained(
+            memory_id, records_by_scope.get(scope, {})
+        ):
             adds_kept += 1
         else:
             lost_adds.append(f"{scope}:{memory_id}")
@@ -238,8 +245,9 @@ class NearDuplicates:
         return self.memories / self.total if self.total else None
 
 
-def near_duplicate_pairs(texts: Sequence[str], vectors: np.ndarray,
-                         threshold: float = NEAR_DUPLICATE_COSINE) -> list[tuple[int, int]]:
+def near_duplicate_pairs(
+    texts: Sequence[str], vectors: np.ndarray, threshold: float = NEAR_DUPLICATE_COSINE
+) -> list[tuple[int, int]]:
     """Index pairs (i < j) of one scope's memories whose embeddings (rows L2-normalised) have cosine
     >= threshold and whose numbers and dates do not conflict (`values_conflict`)."""
     if len(texts) < 2:
@@ -253,9 +261,12 @@ def near_duplicate_pairs(texts: Sequence[str], vectors: np.ndarray,
     return pairs
 
 
-def near_duplicates(items_by_scope: Mapping[str, Sequence[Item]], embed_array,
-                    threshold: float = NEAR_DUPLICATE_COSINE,
-                    statement: Callable[[str], str] = lambda text: text) -> NearDuplicates:
+def near_duplicates(
+    items_by_scope: Mapping[str, Sequence[Item]],
+    embed_array,
+    threshold: float = NEAR_DUPLICATE_COSINE,
+    statement: Callable[[str], str] = lambda text: text,
+) -> NearDuplicates:
     """Near-duplicate rate: the share of visible memories that have a near-duplicate
     (`near_duplicate_pairs`) among the other visible memories of the same scope (never across
     scopes). `embed_array(texts) -> (n, dims)` L2-normalised rows: the runtime's embedder.
@@ -290,8 +301,10 @@ def isolation_leaks(read_scope: str, items: Iterable[Item], message_scopes: Mapp
     for item in items:
         foreign = [i for i in item.provenance if i in message_scopes and read_scope not in message_scopes[i]]
         if item.scope != read_scope or foreign:
-            leaks.append(f"{read_scope} read {item.key or item.text[:40]!r} of {item.scope}"
-                         + (f" citing {foreign}" if foreign else ""))
+            leaks.append(
+                f"{read_scope} read {item.key or item.text[:40]!r} of {item.scope}"
+                + (f" citing {foreign}" if foreign else "")
+            )
     return leaks
 
 
@@ -302,8 +315,26 @@ def mean(scores: Iterable[float | bool | None]) -> float | None:
 
 
 __all__ = [
-    "Item", "NEAR_DUPLICATE_COSINE", "NearDuplicates", "Retention", "answer_containment", "compression", "coverage",
-    "date_resolved", "evidence_recall", "exact_day", "is_visible", "isolation_leaks", "knowledge_update", "mean",
-    "memory_add_retained", "near_duplicate_pairs", "near_duplicates", "rests_only_on", "retention",
-    "undated_relative_times", "values", "values_conflict",
+    "Item",
+    "NEAR_DUPLICATE_COSINE",
+    "NearDuplicates",
+    "Retention",
+    "answer_containment",
+    "compression",
+    "coverage",
+    "date_resolved",
+    "evidence_recall",
+    "exact_day",
+    "is_visible",
+    "isolation_leaks",
+    "knowledge_update",
+    "mean",
+    "memory_add_retained",
+    "near_duplicate_pairs",
+    "near_duplicates",
+    "rests_only_on",
+    "retention",
+    "undated_relative_times",
+    "values",
+    "values_conflict",
 ]

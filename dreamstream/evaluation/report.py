@@ -32,7 +32,8 @@ def _group(results: list[QuestionResult]) -> dict[str, Any]:
         "with_evidence": sum(1 for r in results if r.question.evidence_message_ids),
         "with_stale": sum(1 for r in results if r.question.stale_message_ids),
         "exact_dates": sum(1 for r in results if r.memory.date_resolved is not None),
-        # exact-day answers split by what it takes: the evidence's own date (a "said on" stamp) or a resolved relative time
+        # exact-day answers split by what it takes: the evidence's own date (a "said on" stamp) or a
+        # resolved relative time
         "dates_said": _date_split(results, True),
         "dates_resolved_from_relative": _date_split(results, False),
         "memory": _figures(results, "memory"),
@@ -43,8 +44,11 @@ def _group(results: list[QuestionResult]) -> dict[str, Any]:
 
 def _date_split(results: list[QuestionResult], said: bool) -> dict[str, Any]:
     chosen = [r for r in results if r.day_said is said and r.memory.date_resolved is not None]
-    return {"questions": len(chosen), "memory": _round(mean(r.memory.date_resolved for r in chosen)),
-            "baseline": _round(mean(r.baseline.date_resolved for r in chosen))}
+    return {
+        "questions": len(chosen),
+        "memory": _round(mean(r.memory.date_resolved for r in chosen)),
+        "baseline": _round(mean(r.baseline.date_resolved for r in chosen)),
+    }
 
 
 def _category_order(name: str) -> tuple[int, str]:
@@ -52,8 +56,14 @@ def _category_order(name: str) -> tuple[int, str]:
 
 
 def _example(r: QuestionResult) -> dict[str, Any]:
-    return {"scope": r.question.scope, "category": r.question.category, "question": r.question.question,
-            "answer": r.question.answer, "top_memories": list(r.top_memories), "top_baseline": list(r.top_baseline)}
+    return {
+        "scope": r.question.scope,
+        "category": r.question.category,
+        "question": r.question.question,
+        "answer": r.question.answer,
+        "top_memories": list(r.top_memories),
+        "top_baseline": list(r.top_baseline),
+    }
 
 
 def _failures(results: list[QuestionResult]) -> dict[str, list[dict[str, Any]]]:
@@ -71,8 +81,15 @@ def _failures(results: list[QuestionResult]) -> dict[str, list[dict[str, Any]]]:
     return {kind: [_example(r) for r in found[:MAX_LISTED]] for kind, found in kinds.items()}
 
 
-def build_report(evaluation: Evaluation, *, mode: str, engine: str, inputs: dict[str, Any],
-                 passes: dict[str, int], timings: dict[str, float]) -> dict[str, Any]:
+def build_report(
+    evaluation: Evaluation,
+    *,
+    mode: str,
+    engine: str,
+    inputs: dict[str, Any],
+    passes: dict[str, int],
+    timings: dict[str, float],
+) -> dict[str, Any]:
     results = list(evaluation.questions)
     by_category: dict[str, list[QuestionResult]] = defaultdict(list)
     for result in results:
@@ -103,8 +120,10 @@ def build_report(evaluation: Evaluation, *, mode: str, engine: str, inputs: dict
             "retention": {
                 "share": _round(kept.share),
                 "memory_adds_share": _round(kept.adds_share),
-                "memory_adds_retained": kept.adds_retained, "memory_adds_total": kept.adds_total,
-                "facts_retained": kept.facts_retained, "facts_total": kept.facts_total,
+                "memory_adds_retained": kept.adds_retained,
+                "memory_adds_total": kept.adds_total,
+                "facts_retained": kept.facts_retained,
+                "facts_total": kept.facts_total,
             },
             "isolation_leaks": len(store.isolation_leaks),
             "baseline_isolation_leaks": len(store.baseline_isolation_leaks),
@@ -138,13 +157,16 @@ def _pair(group: dict[str, Any], name: str) -> str:
 
 
 def _timings(timings: dict[str, float]) -> str:
-    """"dream 17.6 s, evaluate 40.2 s (memory search 20.1, baseline search 0.4, …), total 60.0 s"."""
+    """ "dream 17.6 s, evaluate 40.2 s (memory search 20.1, baseline search 0.4, …), total 60.0 s"."""
     steps = {name: value for name, value in timings.items() if "." not in name}
     parts = []
     for name, value in steps.items():
         step = name.removesuffix("_s")
-        inner = [f"{sub.split('.', 1)[1].removesuffix('_s').replace('_', ' ')} {v:.1f}"
-                 for sub, v in timings.items() if sub.startswith(step + ".")]
+        inner = [
+            f"{sub.split('.', 1)[1].removesuffix('_s').replace('_', ' ')} {v:.1f}"
+            for sub, v in timings.items()
+            if sub.startswith(step + ".")
+        ]
         parts.append(f"{step} {value:.1f} s" + (f" ({', '.join(inner)})" if inner else ""))
     return ", ".join(parts)
 
@@ -152,8 +174,14 @@ def _timings(timings: dict[str, float]) -> str:
 def render_table(report: dict[str, Any]) -> str:
     k = report["k"]
     inputs = report["inputs"]
-    heads = (f"evidence recall@{k}", f"containment@{k}", "knowledge update", "coverage", "date resolved",
-             f"words in top {k}")
+    heads = (
+        f"evidence recall@{k}",
+        f"containment@{k}",
+        "knowledge update",
+        "coverage",
+        "date resolved",
+        f"words in top {k}",
+    )
     lines = [
         f"dreamstream eval: {report['mode']} run, {report['engine']} engine, k={k}; "
         f"{inputs['questions']} questions over {inputs['scopes']} scopes "
@@ -168,10 +196,15 @@ def render_table(report: dict[str, Any]) -> str:
     for name, group in rows:
         if name == "overall":
             lines.append("-" * (22 + 17 * len(heads) + 11))
-        lines.append(f"{name:<18}{group['questions']:>4}" + "".join(_pair(group, f) for f in (
-            "evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved"))
+        lines.append(
+            f"{name:<18}{group['questions']:>4}"
+            + "".join(
+                _pair(group, f)
+                for f in ("evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved")
+            )
             + f"{_words(group['memory']['top_k_words']):>8}{_words(group['baseline']['top_k_words']):>9}"
-            + f"{_num(group['transcript_coverage']):>11}")
+            + f"{_num(group['transcript_coverage']):>11}"
+        )
     store = report["store"]
     kept = store["retention"]
     tiers = ", ".join(f"{name} {n}" for name, n in store["tiers"].items())
@@ -186,7 +219,8 @@ def render_table(report: dict[str, Any]) -> str:
         f"(baseline {_num(rel['baseline'])})",
         "",
         "store after the passes",
-        f"  active memories         {store['active_memories']}" + (f" ({tiers})" if tiers else "")
+        f"  active memories         {store['active_memories']}"
+        + (f" ({tiers})" if tiers else "")
         + f"; {_num(store['memories_per_message'])} per message ({store['input_messages']} messages); "
         f"compression {_num(store['compression'])} per input (+ {store['memory_adds']} memory-adds)"
         + (f"; {store['pending_memory_adds']} memory-adds still pending" if store["pending_memory_adds"] else ""),
@@ -202,8 +236,11 @@ def render_table(report: dict[str, Any]) -> str:
     ]
     unfinished = {s: n for s, n in report["passes"].items() if s in ("failed", "quarantined")}
     if unfinished:
-        lines.append("warning: " + ", ".join(f"{n} {s}" for s, n in unfinished.items())
-                     + " pass(es) left memory as it was: the figures measure the store without them")
+        lines.append(
+            "warning: "
+            + ", ".join(f"{n} {s}" for s, n in unfinished.items())
+            + " pass(es) left memory as it was: the figures measure the store without them"
+        )
     details = report["details"]
     titles = {
         "baseline_only": "the baseline answers, the memory does not",
@@ -222,11 +259,15 @@ def render_table(report: dict[str, Any]) -> str:
                 lines.append(f"      memory:   {_clip(text)!r}")
             if ex["top_baseline"]:
                 lines.append(f"      baseline: {_clip(ex['top_baseline'][0])!r}")
-    for title, key in (("lost (retention)", "lost"), ("undated relative times", "undated"),
-                       ("isolation leaks", "isolation_leaks")):
+    for title, key in (
+        ("lost (retention)", "lost"),
+        ("undated relative times", "undated"),
+        ("isolation leaks", "isolation_leaks"),
+    ):
         if details[key]:
             lines += ["", f"{title}:"] + [f"  {entry}" for entry in details[key][:10]]
     if details["near_duplicate_pairs"]:
-        lines += ["", "near-duplicate pairs:"] + [f"  {_clip(a, 60)!r} ≈ {_clip(b, 60)!r}"
-                                                  for a, b in details["near_duplicate_pairs"][:10]]
+        lines += ["", "near-duplicate pairs:"] + [
+            f"  {_clip(a, 60)!r} ≈ {_clip(b, 60)!r}" for a, b in details["near_duplicate_pairs"][:10]
+        ]
     return "\n".join(line.rstrip() for line in lines)

@@ -9,9 +9,10 @@ Qdrant server):
   the stream worker has read every event each scope gets a manual trigger. Automatic triggers
   (threshold, pressure) may fire during the replay too: that is the pipeline being measured.
 - `direct_run`: no Kafka. Per scope, its turns (in the producer's order: timestamp, then file
-  order) are indexed and its memory-adds put in the inbox of a private in-memory store, then `DreamPass.run` runs on a job built here — one pass over everything, or
-  one pass per `pass_every` events to imitate incremental passes. Same pass, same engine, same
-  stores: only the transport and the trigger policy are left out.
+  order) are indexed and its memory-adds put in the inbox of a private in-memory store, then
+  `DreamPass.run` runs on a job built here — one pass over everything, or one pass per
+  `pass_every` events to imitate incremental passes. Same pass, same engine, same stores:
+  only the transport and the trigger policy are left out.
 
 Both are context managers that clean up what they created (topics, the private store, a broker
 they started).
@@ -26,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from qdrant_client import QdrantClient
 
@@ -37,7 +38,7 @@ from dreamstream.demo import broker_configured, demo_settings
 from dreamstream.evaluation.dataset import Dataset
 from dreamstream.pipeline import LocalPipeline, PipelineError
 from dreamstream.topic_admin import delete_topics, ensure_topics
-from schemas import ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, TERMINAL_JOB_STATUSES, make_job_id
+from schemas import TERMINAL_JOB_STATUSES, ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, make_job_id
 from schemas.settings import Settings
 
 Say = Callable[[str], None]
@@ -59,7 +60,9 @@ class Run:
 
 def eval_settings(base: Settings, engine: str, run_id: str) -> Settings:
     """The demo's private per-run settings (own topics, group ids), with an embedded store of its own."""
-    return demo_settings(base, run_id, label="eval").model_copy(update={"home": base.home / "eval" / run_id, "engine": engine})
+    return demo_settings(base, run_id, label="eval").model_copy(
+        update={"home": base.home / "eval" / run_id, "engine": engine}
+    )
 
 
 def _fresh_home(settings: Settings) -> None:
@@ -71,8 +74,13 @@ def _fresh_home(settings: Settings) -> None:
 def _job(scope: str, settings: Settings, turns_seen: int, adds_seen: int, trigger: str) -> DreamJob:
     topics = settings.topics
     marks = {topics.turns: turns_seen, topics.memory_adds: adds_seen}
-    return DreamJob(job_id=make_job_id(scope, trigger, marks), scope=scope, trigger=trigger,
-                    requested_at=datetime.now(timezone.utc), watermarks=marks)
+    return DreamJob(
+        job_id=make_job_id(scope, trigger, marks),
+        scope=scope,
+        trigger=trigger,
+        requested_at=datetime.now(UTC),
+        watermarks=marks,
+    )
 
 
 def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say: Say = lambda _: None) -> Counter:
@@ -85,7 +93,7 @@ def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say:
         size = pass_every if pass_every > 0 else max(len(events), 1)
         turns_seen = adds_seen = 0
         for start in range(0, len(events), size):
-            chunk = [e for _, _, e in events[start:start + size]]
+            chunk = [e for _, _, e in events[start : start + size]]
             turns = [e for e in chunk if isinstance(e, ConversationTurn)]
             adds = [e for e in chunk if isinstance(e, MemoryAdd)]
             runtime.transcripts.index_turns([(t, turns_seen + i) for i, t in enumerate(turns)])
@@ -96,14 +104,17 @@ def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say:
             job = _job(scope, settings, turns_seen, adds_seen, "manual" if last else "threshold")
             result = runtime.dream_pass.run(job)
             statuses[result.status] += 1
-        say(f"[{number}/{len(dataset.scopes)}] {scope}: {len(events)} events, "
-            f"{(len(events) + size - 1) // size} pass(es)")
+        say(
+            f"[{number}/{len(dataset.scopes)}] {scope}: {len(events)} events, "
+            f"{(len(events) + size - 1) // size} pass(es)"
+        )
     return statuses
 
 
 @contextmanager
-def direct_run(dataset: Dataset, base: Settings, engine: str = "offline", pass_every: int = 0,
-               say: Say = lambda _: None) -> Iterator[Run]:
+def direct_run(
+    dataset: Dataset, base: Settings, engine: str = "offline", pass_every: int = 0, say: Say = lambda _: None
+) -> Iterator[Run]:
     settings = eval_settings(base, engine, uuid.uuid4().hex[:8])
     _fresh_home(settings)
     # Nothing of a direct run outlives it: an in-memory Qdrant skips embedded Qdrant's per-point
@@ -129,8 +140,9 @@ def _terminal_statuses(events: list) -> Counter:
 
 
 @contextmanager
-def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", timeout_s: float = 600.0,
-                 say: Say = lambda _: None) -> Iterator[Run]:
+def pipeline_run(
+    dataset: Dataset, base: Settings, engine: str = "offline", timeout_s: float = 600.0, say: Say = lambda _: None
+) -> Iterator[Run]:
     started_broker = False
     if not broker_configured():
         running = local_kafka.status(base.home, LOCAL_BROKER_PORT)["running"]
@@ -176,8 +188,16 @@ def pipeline_run(dataset: Dataset, base: Settings, engine: str = "offline", time
             local_kafka.stop(base.home, port=LOCAL_BROKER_PORT)
 
 
-def run_passes(dataset: Dataset, base: Settings, *, direct: bool, engine: str = "offline", pass_every: int = 0,
-               timeout_s: float = 600.0, say: Say = lambda _: None):
+def run_passes(
+    dataset: Dataset,
+    base: Settings,
+    *,
+    direct: bool,
+    engine: str = "offline",
+    pass_every: int = 0,
+    timeout_s: float = 600.0,
+    say: Say = lambda _: None,
+):
     if direct:
         return direct_run(dataset, base, engine, pass_every, say)
     return pipeline_run(dataset, base, engine, timeout_s, say)

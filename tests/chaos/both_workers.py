@@ -28,8 +28,9 @@ from tests.chaos.harness import RUN_TIMEOUT_S, Outcome, Run, _rows, read_outcome
 from tests.integration.kafka_env import unique_settings
 from tests.poison import poison_records
 
-MANUAL_ONLY = TriggerPolicy(threshold_messages=1_000_000, threshold_signals=1_000_000,
-                            threshold_tokens=1_000_000_000, idle_s=1e9, schedule_s=0)
+MANUAL_ONLY = TriggerPolicy(
+    threshold_messages=1_000_000, threshold_signals=1_000_000, threshold_tokens=1_000_000_000, idle_s=1e9, schedule_s=0
+)
 """Only the test's triggers make jobs: automatic ones depend on wall-clock time (cooldown, idle),
 so a trial slowed down by an outage would dream at other points than its reference."""
 
@@ -86,8 +87,12 @@ def replay(settings: Settings, lines: list[bytes]) -> None:
     produce(settings, sorted((route(line, settings.topics) for line in lines), key=lambda e: e.ts))
     producer, errors = make_producer(settings), []
     for _name, kind, key, value in poison_records(settings.max_event_bytes):
-        producer.produce(settings.topics.turns if kind == "turns" else settings.topics.memory_adds, key=key,
-                         value=value, on_delivery=lambda err, _msg: err and errors.append(str(err)))
+        producer.produce(
+            settings.topics.turns if kind == "turns" else settings.topics.memory_adds,
+            key=key,
+            value=value,
+            on_delivery=lambda err, _msg: err and errors.append(str(err)),
+        )
     flush_or_raise(producer, errors)
 
 
@@ -96,15 +101,23 @@ def trigger(settings: Settings, scopes: list[str]) -> dict[str, str]:
     producer, errors, requests = make_producer(settings), [], {}
     for number, scope in enumerate(scopes):
         event = ControlEvent(scope=scope, action="trigger", request_id=f"chaos-trigger-{number}", reason="chaos")
-        producer.produce(settings.topics.control, key=scope.encode(), value=event.model_dump_json().encode(),
-                         on_delivery=lambda err, _msg: err and errors.append(str(err)))
+        producer.produce(
+            settings.topics.control,
+            key=scope.encode(),
+            value=event.model_dump_json().encode(),
+            on_delivery=lambda err, _msg: err and errors.append(str(err)),
+        )
         requests[event.request_id] = scope
     flush_or_raise(producer, errors)
     return requests
 
 
-def read_job_events(reader: AuditReader, until: Callable[[dict[str, list[JobLifecycleEvent]]], bool],
-                    timeout_s: float, check: Callable[[], None]) -> dict[str, list[JobLifecycleEvent]]:
+def read_job_events(
+    reader: AuditReader,
+    until: Callable[[dict[str, list[JobLifecycleEvent]]], bool],
+    timeout_s: float,
+    check: Callable[[], None],
+) -> dict[str, list[JobLifecycleEvent]]:
     """Lifecycle events by request id, read by `reader` (from the start of the audit topic) until
     `until` holds; short reads, so a fault can follow the first running pass closely."""
     by_request: dict[str, list[JobLifecycleEvent]] = {}
@@ -129,15 +142,17 @@ def _terminal(events: list[JobLifecycleEvent]) -> JobLifecycleEvent | None:
     return next((e for e in events if e.status in TERMINAL_JOB_STATUSES), None)
 
 
-def run_pipeline(bootstrap: str, home: Path, lines: list[bytes],
-                 during_passes: Callable[[PipelineRun], None] | None = None) -> tuple[Outcome, PipelineRun]:
+def run_pipeline(
+    bootstrap: str, home: Path, lines: list[bytes], during_passes: Callable[[PipelineRun], None] | None = None
+) -> tuple[Outcome, PipelineRun]:
     """One run of both workers; `during_passes(run)` is called once the first pass is running,
     and must leave the broker reachable when it returns. Outcomes are keyed by request id."""
     settings = pipeline_settings(bootstrap, home)
     replay(settings, lines)
     scopes = sorted({json.loads(line)["scope"] for line in lines})
-    run = PipelineRun(settings, Run(settings, home / "streams.log", role="streams"),
-                      Run(settings, home / "consumers.log"), scopes)
+    run = PipelineRun(
+        settings, Run(settings, home / "streams.log", role="streams"), Run(settings, home / "consumers.log"), scopes
+    )
     for worker in run.workers:
         worker.start()
     try:
@@ -146,8 +161,12 @@ def run_pipeline(bootstrap: str, home: Path, lines: list[bytes],
         try:
             run.request_ids = trigger(settings, scopes)
             if during_passes is not None:
-                seen = read_job_events(reader, lambda jobs: any(e.status == "running" for events in jobs.values()
-                                                                for e in events), RUN_TIMEOUT_S, run.check_alive)
+                seen = read_job_events(
+                    reader,
+                    lambda jobs: any(e.status == "running" for events in jobs.values() for e in events),
+                    RUN_TIMEOUT_S,
+                    run.check_alive,
+                )
                 run.finished_before_fault = sum(1 for events in seen.values() if _terminal(events) is not None)
                 run.fault_at = time.time()
         finally:
@@ -157,8 +176,9 @@ def run_pipeline(bootstrap: str, home: Path, lines: list[bytes],
         wanted = set(run.request_ids)
         reader = AuditReader(settings)
         try:
-            jobs = read_job_events(reader, lambda jobs: all(_terminal(jobs.get(r, [])) for r in wanted),
-                                   RUN_TIMEOUT_S, run.check_alive)
+            jobs = read_job_events(
+                reader, lambda jobs: all(_terminal(jobs.get(r, [])) for r in wanted), RUN_TIMEOUT_S, run.check_alive
+            )
         finally:
             reader.close()
         run.terminal = {r: _terminal(jobs[r]) for r in wanted}
@@ -167,6 +187,8 @@ def run_pipeline(bootstrap: str, home: Path, lines: list[bytes],
         for worker in run.workers:
             worker.stop()
     outcome = read_outcome(settings, scopes)
-    by_request = {r: outcome.statuses.get(event.job_id, f"not in the pointer (audit: {event.status})")
-                  for r, event in run.terminal.items()}
+    by_request = {
+        r: outcome.statuses.get(event.job_id, f"not in the pointer (audit: {event.status})")
+        for r, event in run.terminal.items()
+    }
     return replace(outcome, statuses=by_request), run

@@ -24,13 +24,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     terminalreporter.section("chaos trials")
     totals: dict[str, list[int]] = {}
     for kind, trial, faults, result in RESULTS:
-        terminalreporter.write_line(f"{kind:<14} trial {trial:>3}: {faults} faults injected mid-run, lost {result.lost}, "
-                                    f"duplicated {result.duplicated}, partially promoted {result.partial}")
+        terminalreporter.write_line(
+            f"{kind:<14} trial {trial:>3}: {faults} faults injected mid-run, lost {result.lost}, "
+            f"duplicated {result.duplicated}, partially promoted {result.partial}"
+        )
         total = totals.setdefault(kind, [0, 0, 0, 0, 0])
         for i, value in enumerate((1, faults, result.lost, result.duplicated, result.partial)):
             total[i] += value
     for kind, (trials, faults, lost, dup, partial) in totals.items():
-        terminalreporter.write_line(f"{kind}: {trials} trials, {faults} faults: lost {lost}, duplicated {dup}, "
-                                    f"partially promoted {partial}")
+        terminalreporter.write_line(
+            f"{kind}: {trials} trials, {faults} faults: lost {lost}, duplicated {dup}, partially promoted {partial}"
+        )
     for note in NOTES:
         terminalreporter.write_line(note)

@@ -35,6 +35,7 @@ class FaultyModel(ScriptedLlmServer):
             self._seen.add(key)
             if first and self._rng.random() < self._rate:
                 self.faults += 1
-                return self._rng.choice([HttpError(500, "chaos: upstream exploded"), Garbage(),
-                                         Stall(self._stall_s, Reply(EMPTY_PLAN))])
+                return self._rng.choice(
+                    [HttpError(500, "chaos: upstream exploded"), Garbage(), Stall(self._stall_s, Reply(EMPTY_PLAN))]
+                )
         return Reply(EMPTY_PLAN)

@@ -20,7 +20,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +28,8 @@ from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from consumers.kafka_io import flush_or_raise, make_producer
 from consumers.runtime import open_runtime
-from dreamstream.pipeline import settings_env
 from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
+from dreamstream.pipeline import settings_env
 from schemas import DreamJob
 from schemas.settings import Settings
 from schemas.validation import home_partition
@@ -37,7 +37,7 @@ from tests.poison import poison_records
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_S = float(os.environ.get("CHAOS_RUN_TIMEOUT_S", "240"))
-RESULTS: list[tuple[str, int, int, "Comparison"]] = []
+RESULTS: list[tuple[str, int, int, Comparison]] = []
 """(kind, trial, faults injected, comparison) of every trial this session, for the summary."""
 NOTES: list[str] = []
 """Further figures of this session's trials, printed after the summary."""
@@ -47,6 +47,7 @@ KAFKA_PORT = int(os.environ.get("CHAOS_KAFKA_PORT", "29517"))
 
 
 # --- the scenario -----------------------------------------------------------------------------
+
 
 @dataclass
 class Scenario:
@@ -77,6 +78,7 @@ def build_scenario(settings: Settings, copies: int = 3, batches: int = 2) -> Sce
             else:
                 spot = (msg.topic(), msg.partition())
                 next_offset[spot] = max(next_offset.get(spot, 0), msg.offset() + 1)
+
         producer.produce(topic, key=key, value=value, on_delivery=delivered)
 
     def renamed(row: dict, copy: int) -> dict:
@@ -85,7 +87,7 @@ def build_scenario(settings: Settings, copies: int = 3, batches: int = 2) -> Sce
 
     scopes: list[str] = []
     jobs: list[DreamJob] = []
-    started = datetime(2026, 3, 10, tzinfo=timezone.utc)
+    started = datetime(2026, 3, 10, tzinfo=UTC)
     for copy in range(copies):
         by_scope: dict[str, list[dict]] = {}
         for row in events:
@@ -97,13 +99,18 @@ def build_scenario(settings: Settings, copies: int = 3, batches: int = 2) -> Sce
             scopes.append(scope)
             size = max(1, -(-len(rows) // batches))
             for b in range(0, len(rows), size):
-                for row in rows[b:b + size]:
+                for row in rows[b : b + size]:
                     send(topics.turns, scope.encode(), json.dumps(row).encode())
                 flush_or_raise(producer, errors)
                 partition = home_partition(scope.encode(), settings.partitions)
                 marks = {t: next_offset.get((t, partition), 0) for t in (topics.turns, topics.memory_adds)}
-                job = DreamJob(job_id=f"chaos-{scope}-{b}", scope=scope, trigger="manual",
-                               requested_at=started + timedelta(minutes=len(jobs)), watermarks=marks)
+                job = DreamJob(
+                    job_id=f"chaos-{scope}-{b}",
+                    scope=scope,
+                    trigger="manual",
+                    requested_at=started + timedelta(minutes=len(jobs)),
+                    watermarks=marks,
+                )
                 jobs.append(job)
                 send(topics.jobs, scope.encode(), job.model_dump_json().encode())
     poison = poison_records(settings.max_event_bytes)
@@ -114,6 +121,7 @@ def build_scenario(settings: Settings, copies: int = 3, batches: int = 2) -> Sce
 
 
 # --- one run of the worker process --------------------------------------------------------------
+
 
 @dataclass
 class Run:
@@ -131,8 +139,13 @@ class Run:
         env = {**os.environ, **settings_env(self.settings), "PYTHONPATH": str(REPO)}
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "dreamstream.cli", "worker", self.role], env=env,
-                                         stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "dreamstream.cli", "worker", self.role],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         self.starts += 1
 
     def kill9(self) -> None:
@@ -161,19 +174,30 @@ class Run:
 
 def run_settings(base: Settings, home: Path, **extra: Any) -> Settings:
     """The scenario's topics, a consumer group and a Qdrant home of the run's own."""
-    return base.model_copy(update={"home": home, "consumer_group": f"chaos-{uuid.uuid4().hex[:10]}",
-                                   "metrics_port": 0, "api_port": 0, **extra})
+    return base.model_copy(
+        update={
+            "home": home,
+            "consumer_group": f"chaos-{uuid.uuid4().hex[:10]}",
+            "metrics_port": 0,
+            "api_port": 0,
+            **extra,
+        }
+    )
 
 
 def remaining(settings: Settings) -> int:
     """Input and job records the run's group has not committed yet (-1 while the broker is away)."""
     topics = settings.topics
-    consumer = Consumer({**settings.kafka_client_config(), "group.id": settings.consumer_group,
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {**settings.kafka_client_config(), "group.id": settings.consumer_group, "enable.auto.commit": False}
+    )
     try:
         left = 0
-        parts = [TopicPartition(t, p) for t in (topics.turns, topics.memory_adds, topics.jobs)
-                 for p in range(settings.partitions)]
+        parts = [
+            TopicPartition(t, p)
+            for t in (topics.turns, topics.memory_adds, topics.jobs)
+            for p in range(settings.partitions)
+        ]
         committed = consumer.committed(parts, timeout=5)
         for tp in committed:
             high = consumer.get_watermark_offsets(TopicPartition(tp.topic, tp.partition), timeout=5)[1]
@@ -193,12 +217,14 @@ def wait_done(run: Run, timeout_s: float = RUN_TIMEOUT_S) -> None:
         if remaining(run.settings) == 0:
             return
         if time.monotonic() > deadline:
-            raise AssertionError(f"run not done after {timeout_s}s ({remaining(run.settings)} records left):\n"
-                                 f"{run.tail()}")
+            raise AssertionError(
+                f"run not done after {timeout_s}s ({remaining(run.settings)} records left):\n{run.tail()}"
+            )
         time.sleep(0.5)
 
 
 # --- what a run left behind -----------------------------------------------------------------------
+
 
 @dataclass
 class Outcome:
@@ -225,8 +251,10 @@ def read_outcome(settings: Settings, scopes: list[str]) -> Outcome:
                 statuses[job.job_id] = job.outcome
             info = state.generation(state.active_generation)
             if info is not None and info.memories_active != sum(1 for m in held if m.is_active):
-                broken.append(f"{scope} generation {info.generation}: {info.memories_active} recorded, "
-                              f"{sum(1 for m in held if m.is_active)} stored")
+                broken.append(
+                    f"{scope} generation {info.generation}: {info.memories_active} recorded, "
+                    f"{sum(1 for m in held if m.is_active)} stored"
+                )
         return Outcome(records, promotions, statuses, broken)
     finally:
         rt.close()
@@ -268,7 +296,9 @@ def compare(reference: Outcome, trial: Outcome) -> Comparison:
                 out.details.append(f"duplicated text in {scope}: {text!r} x{n}")
         if trial.promotions.get(scope, 0) > reference.promotions.get(scope, 0):
             out.duplicated += 1
-            out.details.append(f"{scope}: {trial.promotions[scope]} promotions, reference {reference.promotions[scope]}")
+            out.details.append(
+                f"{scope}: {trial.promotions[scope]} promotions, reference {reference.promotions[scope]}"
+            )
     for job_id, status in reference.statuses.items():
         if trial.statuses.get(job_id) != status:
             out.lost += 1

@@ -24,7 +24,16 @@ from pydantic import SecretStr
 from dreamstream import local_kafka
 from tests.chaos.faulty_model import FaultyModel
 from tests.chaos.harness import (
-    KAFKA_HOME, KAFKA_PORT, RESULTS, Run, build_scenario, compare, read_outcome, run_settings, uninterrupted, wait_done,
+    KAFKA_HOME,
+    KAFKA_PORT,
+    RESULTS,
+    Run,
+    build_scenario,
+    compare,
+    read_outcome,
+    run_settings,
+    uninterrupted,
+    wait_done,
     with_kills,
 )
 from tests.integration.kafka_env import unique_settings
@@ -46,6 +55,7 @@ def describe(comparison) -> str:
 
 # --- kill -9 ---------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def killed(kafka_bootstrap, tmp_path_factory):
     home = tmp_path_factory.mktemp("chaos-kill")
@@ -66,6 +76,7 @@ def test_kill_9_loses_duplicates_and_half_promotes_nothing(killed, trial, tmp_pa
 
 
 # --- broker stopped and restarted -----------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def private_broker(chaos_broker, tmp_path_factory):
@@ -98,6 +109,7 @@ def test_a_broker_outage_is_waited_out_and_every_job_finishes(private_broker, tr
 
 # --- model timeouts, 500s and garbage --------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def model_scenario(kafka_bootstrap, tmp_path_factory):
     home = tmp_path_factory.mktemp("chaos-model")
@@ -108,8 +120,14 @@ def model_scenario(kafka_bootstrap, tmp_path_factory):
 
 
 def llm_settings(url: str) -> dict:
-    return {"engine": "llm", "llm_model": "openai/test-model", "llm_api_base": url, "llm_api_key": SecretStr("chaos"),
-            "llm_timeout_s": 2.0, "llm_retries": 1}
+    return {
+        "engine": "llm",
+        "llm_model": "openai/test-model",
+        "llm_api_base": url,
+        "llm_api_key": SecretStr("chaos"),
+        "llm_timeout_s": 2.0,
+        "llm_retries": 1,
+    }
 
 
 @pytest.mark.parametrize("trial", range(MODEL_TRIALS))

@@ -75,9 +75,11 @@ def test_both_workers_wait_out_a_broker_outage_during_passes(both_reference, tri
     finished_in_s = time.monotonic() - outage.restarted_at  # includes stopping both workers
     result = compare(reference, outcome)
     RESULTS.append((f"both workers, broker {OUTAGE_S:g}s", trial, 1, result))
-    NOTES.append(f"both workers, broker {OUTAGE_S:g}s, trial {trial}: broker down {outage.stopped_for:.0f}s; "
-                 f"{len(run.request_ids)} jobs triggered, {run.finished_before_fault} finished before the stop, "
-                 f"{run.finished_after_fault()} after it; all terminal and both workers stopped "
-                 f"{finished_in_s:.0f}s after the restart")
+    NOTES.append(
+        f"both workers, broker {OUTAGE_S:g}s, trial {trial}: broker down {outage.stopped_for:.0f}s; "
+        f"{len(run.request_ids)} jobs triggered, {run.finished_before_fault} finished before the stop, "
+        f"{run.finished_after_fault()} after it; all terminal and both workers stopped "
+        f"{finished_in_s:.0f}s after the restart"
+    )
     assert run.finished_after_fault() > 0, "every pass was over before the broker stopped: the trial proved nothing"
     assert result.clean, "; ".join(result.details[:15])

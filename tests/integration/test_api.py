@@ -8,7 +8,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -21,13 +21,21 @@ from schemas import ControlEvent, MemoryRecord
 pytestmark = pytest.mark.integration
 SCOPE = "acme/support-bot/u1"
 OTHER = "globex/support-bot/u1"
-T0 = datetime(2026, 3, 5, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 5, tzinfo=UTC)
 TOKEN = "s3cret-token-0123456789"
 
 
 def record(scope: str, memory_id: str, text: str, status: str = "active") -> MemoryRecord:
-    return MemoryRecord(scope=scope, memory_id=memory_id, text=text, origin="transcript", status=status,
-                        evidence_message_ids=("m1",), created_at=T0, updated_at=T0)
+    return MemoryRecord(
+        scope=scope,
+        memory_id=memory_id,
+        text=text,
+        origin="transcript",
+        status=status,
+        evidence_message_ids=("m1",),
+        created_at=T0,
+        updated_at=T0,
+    )
 
 
 def seed(runtime) -> None:
@@ -40,16 +48,28 @@ def seed(runtime) -> None:
         store.write_candidate(SCOPE, number, records)
         info = GenerationInfo(generation=number, job_id=job, status="active", created_at=T0, memories_active=1)
         store.promote(state, info, AppliedJob(job_id=job, outcome="completed", generation=number))
-        runtime.diary.write(DiaryEntry(scope=SCOPE, job_id=job, trigger="manual", status="completed",
-                                       written_at=T0.replace(day=number), generation=number, reason="1 change"))
+        runtime.diary.write(
+            DiaryEntry(
+                scope=SCOPE,
+                job_id=job,
+                trigger="manual",
+                status="completed",
+                written_at=T0.replace(day=number),
+                generation=number,
+                reason="1 change",
+            )
+        )
     state = store.state(SCOPE)
     store.write_candidate(SCOPE, 3, [record(SCOPE, "c", "mail me at x@example.com")])
     info = GenerationInfo(generation=3, job_id="job-3", status="quarantined", created_at=T0, reason="contains email")
     store.record_quarantine(state, info, AppliedJob(job_id="job-3", outcome="quarantined", generation=3))
     other = store.state(OTHER)
     store.write_candidate(OTHER, 1, [record(OTHER, "a", "likes red")])
-    store.promote(other, GenerationInfo(generation=1, job_id="job-x", status="active", created_at=T0),
-                  AppliedJob(job_id="job-x", outcome="completed", generation=1))
+    store.promote(
+        other,
+        GenerationInfo(generation=1, job_id="job-x", status="active", created_at=T0),
+        AppliedJob(job_id="job-x", outcome="completed", generation=1),
+    )
 
 
 @pytest.fixture
@@ -106,7 +126,10 @@ def test_memories_of_the_active_and_of_a_kept_generation(served):
     assert status == 200 and body["generation"] == 2
     assert [(m["memory_id"], m["text"]) for m in body["memories"]] == [("b", "likes blue")]
     status, body = call(f"{server.url}/scopes/{SCOPE}/memories?generation=2&include_inactive=true")
-    assert status == 200 and {m["memory_id"]: m["status"] for m in body["memories"]} == {"a": "superseded", "b": "active"}
+    assert status == 200 and {m["memory_id"]: m["status"] for m in body["memories"]} == {
+        "a": "superseded",
+        "b": "active",
+    }
     status, body = call(f"{server.url}/scopes/{SCOPE}/memories?generation=1")
     assert status == 200 and [m["text"] for m in body["memories"]] == ["likes green"]
     status, body = call(f"{server.url}/scopes/{OTHER}/memories")
@@ -119,7 +142,11 @@ def test_diary_and_generations(served):
     assert status == 200 and [e["job_id"] for e in body["entries"]] == ["job-1", "job-2"]
     status, body = call(f"{server.url}/scopes/{SCOPE}/generations")
     assert status == 200 and body["active_generation"] == 2
-    assert [(g["generation"], g["status"]) for g in body["generations"]] == [(1, "retired"), (2, "active"), (3, "quarantined")]
+    assert [(g["generation"], g["status"]) for g in body["generations"]] == [
+        (1, "retired"),
+        (2, "active"),
+        (3, "quarantined"),
+    ]
     assert "applied_jobs" not in body
     status, body = call(f"{server.url}/scopes")
     assert status == 200 and body["scopes"] == sorted([SCOPE, OTHER])
@@ -197,13 +224,21 @@ def test_the_api_binds_loopback_by_default(served):
 
 
 def read_control(settings, expect: int, timeout_s: float = 20.0) -> list[ControlEvent]:
-    consumer = Consumer({**settings.kafka_client_config(), "group.id": f"reader-{time.time_ns()}",
-                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    consumer = Consumer(
+        {
+            **settings.kafka_client_config(),
+            "group.id": f"reader-{time.time_ns()}",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
     consumer.assign([TopicPartition(settings.topics.control, p, 0) for p in range(settings.partitions)])
     found: list[ControlEvent] = []
     deadline = time.monotonic() + timeout_s
     while len(found) < expect and time.monotonic() < deadline:
-        found += [ControlEvent.model_validate_json(m.value()) for m in consumer.consume(100, timeout=0.5) if not m.error()]
+        found += [
+            ControlEvent.model_validate_json(m.value()) for m in consumer.consume(100, timeout=0.5) if not m.error()
+        ]
     consumer.close()
     return found
 
@@ -232,8 +267,12 @@ def test_search_is_scoped_and_validated(served):
     assert {r["memory"]["scope"] for r in body["results"]} == {SCOPE}
     status, body = call(f"{server.url}/scopes/{OTHER}/memories/search?q=blue")
     assert status == 200 and {r["memory"]["text"] for r in body["results"]} <= {"likes red"}
-    for query, message in (("", "q (the search text) is required"), ("q=blue&k=0", "k must be between 1 and 100"),
-                           ("q=blue&k=abc", "k must be an integer"), (f"q={'x' * 1001}", "at most 1000")):
+    for query, message in (
+        ("", "q (the search text) is required"),
+        ("q=blue&k=0", "k must be between 1 and 100"),
+        ("q=blue&k=abc", "k must be an integer"),
+        (f"q={'x' * 1001}", "at most 1000"),
+    ):
         status, body = call(f"{server.url}/scopes/{SCOPE}/memories/search?{query}")
         assert status == 400 and message in body["error"], (query, body)
 
@@ -243,7 +282,10 @@ def test_one_memory_with_its_history(served):
     status, body = call(f"{server.url}/scopes/{SCOPE}/memories/a")
     assert status == 200 and body["memory"]["status"] == "superseded" and body["active_generation"] == 2
     assert [(v["generation"], v["record"]["status"] if v["record"] else None) for v in body["history"]] == [
-        (1, "active"), (2, "superseded"), (3, None)]
+        (1, "active"),
+        (2, "superseded"),
+        (3, None),
+    ]
     status, body = call(f"{server.url}/scopes/{SCOPE}/memories/nope")
     assert status == 404 and "no kept generation" in body["error"]
     assert call(f"{server.url}/scopes/{OTHER}/memories/b")[0] == 404, "a memory id of another scope is not found"
@@ -272,8 +314,10 @@ def test_operator_decisions_happen_in_the_worker_are_counted_and_published(serve
     from schemas.cloudevents import header_map, unframe
 
     server, settings, *_ = served(token=TOKEN)
-    rollbacks, approvals = _metric("dreamstream_rollbacks_total"), _metric(
-        "dreamstream_quarantine_decisions_total", decision="approved")
+    rollbacks, approvals = (
+        _metric("dreamstream_rollbacks_total"),
+        _metric("dreamstream_quarantine_decisions_total", decision="approved"),
+    )
     decide = json.dumps({"by": "oncall", "reason": "test"}).encode()
     status, body = call(f"{server.url}/scopes/{SCOPE}/rollback", "POST", decide, token=TOKEN)
     assert status == 200 and body["active_generation"] == 1
@@ -288,7 +332,9 @@ def test_operator_decisions_happen_in_the_worker_are_counted_and_published(serve
     assert status == 400 and "by is required" in body["error"]
     assert call(f"{server.url}/scopes/{SCOPE}/rollback", "POST", decide)[0] == 401
 
-    consumer = Consumer({**settings.kafka_client_config(), "group.id": f"audit-{time.time_ns()}", "enable.auto.commit": False})
+    consumer = Consumer(
+        {**settings.kafka_client_config(), "group.id": f"audit-{time.time_ns()}", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
     records, deadline = [], time.monotonic() + 20
     while len(records) < 2 and time.monotonic() < deadline:

@@ -37,11 +37,15 @@ for command in (cli_read.memories, cli_read.generations, cli_read.jobs, cli_read
     main.commands.setdefault(command.name, command)
 main(prog_name="dreamstream")
 """
-STAMPS = {"scope": AVA, "memory_id": "ava-m9", "text": "Ava collects vintage stamps",
-          "ts": "2026-03-20T10:00:00+00:00"}
+STAMPS = {"scope": AVA, "memory_id": "ava-m9", "text": "Ava collects vintage stamps", "ts": "2026-03-20T10:00:00+00:00"}
 EMAILS = [
     {"scope": AVA, "memory_id": "ava-m10", "text": "Ava's email is ava@example.com", "ts": "2026-03-21T10:00:00+00:00"},
-    {"scope": ACME, "memory_id": "acme-m9", "text": "Reach u1 at u1@acme.example.com", "ts": "2026-03-21T10:00:00+00:00"},
+    {
+        "scope": ACME,
+        "memory_id": "acme-m9",
+        "text": "Reach u1 at u1@acme.example.com",
+        "ts": "2026-03-21T10:00:00+00:00",
+    },
 ]
 
 
@@ -55,8 +59,15 @@ def environment(settings, extra: dict[str, str] | None = None) -> dict[str, str]
 
 
 def cli(settings, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(command(*args), env=environment(settings, env), cwd=REPO, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        command(*args),
+        env=environment(settings, env),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def ok(run: subprocess.CompletedProcess) -> str:
@@ -86,9 +97,15 @@ class Follower:
     """`audit tail --follow --json` in the background, its output lines in queues."""
 
     def __init__(self, settings) -> None:
-        self.proc = subprocess.Popen(command("audit", "tail", "--follow", "--json", "--limit", "0"),
-                                     env=environment(settings), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            command("audit", "tail", "--follow", "--json", "--limit", "0"),
+            env=environment(settings),
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
         self.out: queue.Queue[str] = queue.Queue()
         self.err: queue.Queue[str] = queue.Queue()
         self.stderr: list[str] = []
@@ -142,7 +159,9 @@ def dreamed(kafka_bootstrap, tmp_path_factory, fixtures_dir):
     runs: dict[str, subprocess.CompletedProcess] = {}
     pipeline = LocalPipeline(settings).start()
     try:
-        runs["replay"] = cli(settings, "replay", str(fixtures_dir / "events.jsonl"), str(fixtures_dir / "memory_adds.jsonl"), "--json")
+        runs["replay"] = cli(
+            settings, "replay", str(fixtures_dir / "events.jsonl"), str(fixtures_dir / "memory_adds.jsonl"), "--json"
+        )
         ok(runs["replay"])
         runs["trigger"] = cli(settings, "trigger", *scopes, "--wait", "--json", "--timeout", "240", timeout=300)
         ok(runs["trigger"])
@@ -154,9 +173,12 @@ def dreamed(kafka_bootstrap, tmp_path_factory, fixtures_dir):
         follower.wait_for_stderr("following")
         ok(cli(settings, "replay", str(write_jsonl(home / "emails.jsonl", EMAILS))))
         runs["trigger_quarantine"] = cli(settings, "trigger", AVA, ACME, "--wait", "--json", timeout=300)
-        followed = follower.events_until(lambda events: (
-            {e["scope"] for e in events if e["type"] == "job" and e["status"] == "quarantined"} >= {AVA, ACME}
-            and any(e["type"] == "memory" and e["memory_id"] == "ava-m10" for e in events)))
+        followed = follower.events_until(
+            lambda events: (
+                {e["scope"] for e in events if e["type"] == "job" and e["status"] == "quarantined"} >= {AVA, ACME}
+                and any(e["type"] == "memory" and e["memory_id"] == "ava-m10" for e in events)
+            )
+        )
         runs["follow"] = follower.interrupt()
         runs["trigger_no_wait"] = cli(settings, "trigger", "demo/strategy-assistant/lead", "--json")
 
@@ -197,7 +219,9 @@ def test_trigger_waits_for_every_pass(dreamed):
     assert all(r["request_id"].startswith("req-") for r in requests)
     assert all(r["status"] in ("completed", "no-op") for r in requests), requests
     assert {(r["scope"], r["status"], r["generation"]) for r in requests if r["scope"] in (AVA, ACME)} == {
-        (AVA, "completed", 1), (ACME, "completed", 1)}
+        (AVA, "completed", 1),
+        (ACME, "completed", 1),
+    }
     text = ok(dreamed.runs["trigger_text"])
     assert AVA in text and "completed" in text
     quarantined = json.loads(ok(dreamed.runs["trigger_quarantine"]))["requests"]
@@ -219,7 +243,9 @@ def test_reads_go_through_the_api_when_the_worker_holds_the_store(dreamed):
     one_line_error(dreamed.runs["locked"], "in use by another process", "--api", "DREAMSTREAM_API_URL")
     body = ok_json(dreamed.runs["via_api"])
     assert body["scope"] == AVA and body["generation"] == 2
-    assert any("aisle" in m["text"] for m in body["memories"]) and all(m["status"] == "active" for m in body["memories"])
+    assert any("aisle" in m["text"] for m in body["memories"]) and all(
+        m["status"] == "active" for m in body["memories"]
+    )
     held = ok_json(dreamed.runs["via_api_env"])["quarantined"]
     assert {(q["scope"], q["generation"]) for q in held} == {(AVA, 3), (ACME, 2)}
     show = ok_json(dreamed.runs["via_api_show"])
@@ -245,10 +271,15 @@ def test_memories_show_follows_one_memory(dreamed):
     body = ok_json(cli(dreamed.settings, "memories", "show", AVA, "ava-m9", "--json"))
     assert body["current"]["text"] == "Ava collects vintage stamps" and body["active_generation"] == 2
     assert [(h["generation"], h["generation_status"], h["record"] is not None) for h in body["history"]] == [
-        (1, "retired", False), (2, "active", True), (3, "quarantined", True)]
+        (1, "retired", False),
+        (2, "active", True),
+        (3, "quarantined", True),
+    ]
     text = ok(cli(dreamed.settings, "memories", "show", AVA, "ava-m1"))
     assert "superseded by" in text and "(absent)" not in text
-    one_line_error(cli(dreamed.settings, "memories", "show", AVA, "no-such-memory"), "no-such-memory", "no kept generation")
+    one_line_error(
+        cli(dreamed.settings, "memories", "show", AVA, "no-such-memory"), "no-such-memory", "no kept generation"
+    )
 
 
 def test_memories_history_is_the_change_trail(dreamed):
@@ -277,7 +308,11 @@ def test_memories_diff(dreamed):
 def test_generations(dreamed):
     body = ok_json(cli(dreamed.settings, "generations", AVA, "--json"))
     assert body["active_generation"] == 2
-    assert [(g["generation"], g["status"]) for g in body["generations"]] == [(1, "retired"), (2, "active"), (3, "quarantined")]
+    assert [(g["generation"], g["status"]) for g in body["generations"]] == [
+        (1, "retired"),
+        (2, "active"),
+        (3, "quarantined"),
+    ]
     assert all(g["job_id"].startswith("job-") for g in body["generations"])
     text = ok(cli(dreamed.settings, "generations", AVA))
     assert "generation 2 is active" in text and "quarantined" in text
@@ -286,7 +321,11 @@ def test_generations(dreamed):
 def test_jobs_lists_the_diary(dreamed):
     body = ok_json(cli(dreamed.settings, "jobs", AVA, "--json"))
     jobs = body["jobs"]
-    assert [(j["trigger"], j["status"]) for j in jobs] == [("manual", "completed"), ("manual", "completed"), ("manual", "quarantined")]
+    assert [(j["trigger"], j["status"]) for j in jobs] == [
+        ("manual", "completed"),
+        ("manual", "completed"),
+        ("manual", "quarantined"),
+    ]
     assert jobs[0]["motives"] and jobs[0]["memory_changes"] > 0 and "events" not in jobs[0]
     assert "email" in jobs[2]["reason"]
     text = ok(cli(dreamed.settings, "jobs", AVA, "--limit", "1"))
@@ -328,17 +367,24 @@ def test_errors_are_one_line_and_a_non_zero_exit(dreamed, tmp_path):
     unreachable = {"DREAMSTREAM_KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:9"}
     one_line_error(cli(s, "trigger", AVA, env=unreachable), "cannot reach Kafka at 127.0.0.1:9")
     one_line_error(cli(s, "audit", "tail", env=unreachable), "cannot reach Kafka at 127.0.0.1:9")
-    one_line_error(cli(s, "trigger", AVA, env={"DREAMSTREAM_TOPIC_PREFIX": "no-such-prefix"}), "missing", "dreamstream kafka topics")
+    one_line_error(
+        cli(s, "trigger", AVA, env={"DREAMSTREAM_TOPIC_PREFIX": "no-such-prefix"}),
+        "missing",
+        "dreamstream kafka topics",
+    )
     one_line_error(cli(s, "trigger", "not/a/scope/at/all"), "three parts")
 
 
 # --- operator decisions (they change the store: last)
 def test_reject_approve_and_rollback(dreamed):
     s = dreamed.settings
-    rejected = ok_json(cli(s, "quarantine", "reject", ACME, "2", "--reason", "personal data", "--by", "carol", "--json"))
+    rejected = ok_json(
+        cli(s, "quarantine", "reject", ACME, "2", "--reason", "personal data", "--by", "carol", "--json")
+    )
     info = {g["generation"]: g for g in rejected["generations"]}[2]
     assert info["status"] == "rejected" and [(d["action"], d["by"], d["reason"]) for d in info["decisions"]] == [
-        ("rejected", "carol", "personal data")]
+        ("rejected", "carol", "personal data")
+    ]
     one_line_error(cli(s, "memories", "list", ACME, "--generation", "2"), "rejected")
 
     text = ok(cli(s, "quarantine", "approve", AVA, "3", "--reason", "a work address", "--by", "alice"))
@@ -347,17 +393,23 @@ def test_reject_approve_and_rollback(dreamed):
     assert state["active_generation"] == 3
     approved = {g["generation"]: g for g in state["generations"]}[3]
     assert approved["status"] == "active" and [d["action"] for d in approved["decisions"]] == ["approved"]
-    assert "Ava's email is ava@example.com" in [m["text"] for m in ok_json(cli(s, "memories", "list", AVA, "--json"))["memories"]]
+    assert "Ava's email is ava@example.com" in [
+        m["text"] for m in ok_json(cli(s, "memories", "list", AVA, "--json"))["memories"]
+    ]
     assert ok_json(cli(s, "quarantine", "list", "--json"))["quarantined"] == []
     last = ok_json(cli(s, "jobs", AVA, "--json"))["jobs"][-1]
-    assert (last["trigger"], last["status"], last["generation"]) == ("operator", "approved", 3) and "alice" in last["reason"]
+    assert (last["trigger"], last["status"], last["generation"]) == ("operator", "approved", 3) and "alice" in last[
+        "reason"
+    ]
     assert ok_json(cli(s, "memories", "history", AVA, "--json"))["entries"][-1]["status"] == "approved"
 
     back = ok_json(cli(s, "rollback", AVA, "--reason", "undo", "--by", "dave", "--json"))
     assert back["active_generation"] == 2
     assert ok(cli(s, "rollback", AVA, "3")).strip() == f"{AVA}: generation 3 is active again (was 2)"
     decided = {g["generation"]: g for g in ok_json(cli(s, "generations", AVA, "--json"))["generations"]}[3]["decisions"]
-    assert [(d["action"], d["by"]) for d in decided][0] == ("approved", "alice") and decided[-1]["action"] == "rolled-back"
+    assert [(d["action"], d["by"]) for d in decided][0] == ("approved", "alice") and decided[-1][
+        "action"
+    ] == "rolled-back"
     assert ok_json(cli(s, "memories", "diff", AVA, "--json"))["from"] == 2
     assert [j["status"] for j in ok_json(cli(s, "jobs", AVA, "--json"))["jobs"]][-2:] == ["rolled-back", "rolled-back"]
 
@@ -371,14 +423,22 @@ def test_cli_decisions_publish_operator_events(dreamed):
     reader = AuditReader(dreamed.settings)
     try:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len([e for e in reader.events if isinstance(e, OperatorDecisionEvent)]) < 4:
+        while (
+            time.monotonic() < deadline and len([e for e in reader.events if isinstance(e, OperatorDecisionEvent)]) < 4
+        ):
             reader.read(1.0)
     finally:
         reader.close()
     decisions = [(e.scope, e.action, e.by, e.generation) for e in reader.events if isinstance(e, OperatorDecisionEvent)]
     # Two scopes, so two partitions: the order across them is not defined.
-    assert sorted(decisions) == sorted([(ACME, "rejected", "carol", 2), (AVA, "approved", "alice", 3),
-                                        (AVA, "rolled-back", "dave", 2), (AVA, "rolled-back", operator_name(), 3)])
+    assert sorted(decisions) == sorted(
+        [
+            (ACME, "rejected", "carol", 2),
+            (AVA, "approved", "alice", 3),
+            (AVA, "rolled-back", "dave", 2),
+            (AVA, "rolled-back", operator_name(), 3),
+        ]
+    )
     approved = next(e for e in reader.events if isinstance(e, OperatorDecisionEvent) and e.action == "approved")
     assert "ava-m10" in {m.memory_id for m in approved.activated}
 
@@ -390,12 +450,19 @@ def operator_name() -> str:
 
 
 def test_replay_checks_every_line_first(dreamed, tmp_path):
-    good = {"scope": AVA, "session_id": "s", "message_id": "chk#1", "role": "user", "content": "hello",
-            "ts": "2026-04-01T10:00:00+00:00"}
+    good = {
+        "scope": AVA,
+        "session_id": "s",
+        "message_id": "chk#1",
+        "role": "user",
+        "content": "hello",
+        "ts": "2026-04-01T10:00:00+00:00",
+    }
     path = tmp_path / "mixed.jsonl"
     path.write_text(json.dumps(good) + "\n{broken\n" + json.dumps({**good, "role": "robot"}) + "\n")
-    line = one_line_error(cli(dreamed.settings, "replay", str(path)), "2 invalid line(s), nothing sent",
-                          f"{path}:2", f"{path}:3", "role")
+    line = one_line_error(
+        cli(dreamed.settings, "replay", str(path)), "2 invalid line(s), nothing sent", f"{path}:2", f"{path}:3", "role"
+    )
     assert "--skip-invalid" in line
     run = cli(dreamed.settings, "replay", str(path), "--skip-invalid", "--json")
     body = ok_json(run)
@@ -411,21 +478,35 @@ def test_version_and_settings_show_with_secrets_masked(dreamed):
     assert f"topic_prefix = {dreamed.settings.topic_prefix}" in shown
     as_json = ok_json(cli(dreamed.settings, "settings", "show", "--json", env={"DREAMSTREAM_LLM_API_KEY": secret}))
     assert as_json["llm_api_key"] == "**********"
-    one_line_error(cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_API_TOKEN": ""}),
-                   "DREAMSTREAM_API_TOKEN is set but empty")
+    one_line_error(
+        cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_API_TOKEN": ""}),
+        "DREAMSTREAM_API_TOKEN is set but empty",
+    )
     one_line_error(cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_API_TOKEN": "short"}), "too short")
 
 
 def test_workers_create_their_home_and_check_the_engine_before_starting(dreamed, tmp_path):
     home = tmp_path / "not" / "yet" / "there"
-    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "worker", "consumers"],
-                         env=environment(dreamed.settings, {"DREAMSTREAM_HOME": str(home), "DREAMSTREAM_ENGINE": "llm"}),
-                         cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "dreamstream.cli", "worker", "consumers"],
+        env=environment(dreamed.settings, {"DREAMSTREAM_HOME": str(home), "DREAMSTREAM_ENGINE": "llm"}),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 1 and "neither DREAMSTREAM_LLM_API_KEY nor DREAMSTREAM_LLM_API_BASE" in run.stderr
     assert home.is_dir(), "the home is created before anything else"
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "worker", "streams"],
-                         env=environment(dreamed.settings, {"DREAMSTREAM_HOME": str(blocked / "home")}),
-                         cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "dreamstream.cli", "worker", "streams"],
+        env=environment(dreamed.settings, {"DREAMSTREAM_HOME": str(blocked / "home")}),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 1 and "cannot create DREAMSTREAM_HOME" in run.stderr, run.stderr[-2000:]

@@ -13,10 +13,20 @@ pytestmark = pytest.mark.integration
 
 
 def test_demo_json_prints_scopes_and_audit(kafka_bootstrap, tmp_path):
-    env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap, "DREAMSTREAM_HOME": str(tmp_path),
-           "DREAMSTREAM_PARTITIONS": "2"}
-    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "demo", "--json"], env=env,
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        "DREAMSTREAM_HOME": str(tmp_path),
+        "DREAMSTREAM_PARTITIONS": "2",
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "dreamstream.cli", "demo", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout)
     assert set(result) == {"scopes", "audit"}
@@ -28,6 +38,11 @@ def test_demo_json_prints_scopes_and_audit(kafka_bootstrap, tmp_path):
 
 
 def test_demo_fails_with_one_clear_line_on_a_missing_file(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "demo", str(tmp_path / "nope.jsonl")],
-                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "dreamstream.cli", "demo", str(tmp_path / "nope.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode != 0 and "nope.jsonl" in run.stderr and "Traceback" not in run.stderr

@@ -46,32 +46,65 @@ def deployment(kafka_bootstrap, tmp_path_factory, fixtures_dir):
 
     home = tmp_path_factory.mktemp("deployed")
     consolidation_port, stream_port = free_port(), free_port()
-    settings = unique_settings(kafka_bootstrap, home, metrics_port=consolidation_port, api_port=free_port(),
-                               api_token=TOKEN, privacy_mode="block")
+    settings = unique_settings(
+        kafka_bootstrap,
+        home,
+        metrics_port=consolidation_port,
+        api_port=free_port(),
+        api_token=TOKEN,
+        privacy_mode="block",
+    )
     extra = home / "private.jsonl"
-    extra.write_text(json.dumps({"scope": PRIVATE, "session_id": "s", "message_id": "u9#0", "role": "user",
-                                 "content": "My email is jo.private@example.com, please remember I prefer morning calls.",
-                                 "ts": "2026-03-06T10:00:00+00:00"}) + "\n")
+    extra.write_text(
+        json.dumps(
+            {
+                "scope": PRIVATE,
+                "session_id": "s",
+                "message_id": "u9#0",
+                "role": "user",
+                "content": "My email is jo.private@example.com, please remember I prefer morning calls.",
+                "ts": "2026-03-06T10:00:00+00:00",
+            }
+        )
+        + "\n"
+    )
     pipeline = LocalPipeline(settings, stream_metrics_port=stream_port).start()
     api = None
     try:
         pipeline.produce_raw(settings.topics.turns, AVA.encode(), b"not json at all")  # one dead letter
         pipeline.replay([fixtures_dir / "events.jsonl", fixtures_dir / "memory_adds.jsonl", extra])
         pipeline.wait_until_read()
-        scopes = sorted({json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()})
+        scopes = sorted(
+            {json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()}
+        )
         finished = pipeline.wait_for(pipeline.trigger([*scopes, PRIVATE]), timeout_s=240)
         # A second pass on Ava's scope, so there is a generation to roll back to.
         later = home / "later.jsonl"
-        later.write_text(json.dumps({"scope": AVA, "session_id": "ava-s9", "message_id": "ava-s9#0", "role": "user",
-                                     "content": "Please remember that I am vegetarian and want a vegetarian meal on every flight.",
-                                     "ts": "2026-03-20T08:00:00+00:00"}) + "\n")
+        later.write_text(
+            json.dumps(
+                {
+                    "scope": AVA,
+                    "session_id": "ava-s9",
+                    "message_id": "ava-s9#0",
+                    "role": "user",
+                    "content": "Please remember that I am vegetarian and want a vegetarian meal on every flight.",
+                    "ts": "2026-03-20T08:00:00+00:00",
+                }
+            )
+            + "\n"
+        )
         pipeline.replay([later])
         pipeline.wait_until_read()
         second = pipeline.wait_for(pipeline.trigger([AVA]), timeout_s=120)
         assert [e.status for e in second] == ["completed"], second
         api = start_api(settings, pipeline.runtime, lambda: pipeline._worker.assigned)
-        yield {"pipeline": pipeline, "settings": settings, "api": api.url, "finished": finished,
-               "ports": (consolidation_port, stream_port)}
+        yield {
+            "pipeline": pipeline,
+            "settings": settings,
+            "api": api.url,
+            "finished": finished,
+            "ports": (consolidation_port, stream_port),
+        }
     finally:
         if api is not None:
             api.stop()
@@ -85,8 +118,9 @@ def test_the_python_client_finds_the_aisle_memory_and_nothing_of_it_for_another_
         hits = memory.search(AVA, QUESTION, k=3)
         assert hits and "aisle" in hits[0].memory.text.lower(), [h.memory.text for h in hits]
         assert all(h.memory.scope == AVA for h in hits)
-        assert not any("window" in h.memory.text.lower() and "aisle" not in h.memory.text.lower() for h in hits), \
+        assert not any("window" in h.memory.text.lower() and "aisle" not in h.memory.text.lower() for h in hits), (
             "the superseded window preference is not served"
+        )
         other = memory.search(GLOBEX, QUESTION, k=10)
         assert all(h.memory.scope == GLOBEX for h in other)
         assert not [h for h in other if "aisle" in h.memory.text.lower() or "ava" in h.memory.text.lower()]
@@ -154,15 +188,20 @@ def test_the_mcp_server_over_stdio_serves_only_its_scopes(deployment):
 
 # --- operators and subscribers
 def _post(url: str, body: dict) -> dict:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read())
 
 
 def _audit_records(settings, timeout_s: float = 20.0, until=lambda records: False) -> list:
-    consumer = Consumer({**settings.kafka_client_config(), "group.id": f"audit-check-{time.time_ns()}",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {**settings.kafka_client_config(), "group.id": f"audit-check-{time.time_ns()}", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
     records, deadline = [], time.monotonic() + timeout_s
     try:
@@ -185,8 +224,10 @@ def decided(deployment):
     with Client(api, token=TOKEN) as memory:
         before = {m.memory_id: m for m in memory.all_memories(AVA)}
     rolled = _post(f"{api}/scopes/{AVA}/rollback", {"by": "oncall", "reason": "bad pass in test"})
-    approved = _post(f"{api}/scopes/{PRIVATE}/generations/{generation}/approve",
-                     {"by": "privacy-team", "reason": "the address is the user's own, kept on request"})
+    approved = _post(
+        f"{api}/scopes/{PRIVATE}/generations/{generation}/approve",
+        {"by": "privacy-team", "reason": "the address is the user's own, kept on request"},
+    )
     assert approved["active_generation"] == generation
     return before, rolled, generation
 
@@ -256,8 +297,14 @@ def test_every_metric_of_the_dashboard_and_the_alerts_is_exported_by_a_running_w
     assert used and not missing, f"used by the dashboard or alerts but exported by no worker: {sorted(missing)}"
     assert {topics.turns, topics.memory_adds, topics.jobs} <= lag_topics
     assert sum(v for (n, _), v in samples.items() if n == "dreamstream_rollbacks_total") >= 1
-    assert sum(v for (n, ls), v in samples.items()
-               if n == "dreamstream_quarantine_decisions_total" and ("decision", "approved") in ls) >= 1
+    assert (
+        sum(
+            v
+            for (n, ls), v in samples.items()
+            if n == "dreamstream_quarantine_decisions_total" and ("decision", "approved") in ls
+        )
+        >= 1
+    )
     for port in (consolidation_port, stream_port):
         for probe in ("healthz", "readyz"):
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/{probe}", timeout=5) as response:

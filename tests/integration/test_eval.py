@@ -27,8 +27,14 @@ def eval_command() -> list[str]:
 
 
 def run_eval(args: list[str], env: dict[str, str], timeout: float = 600) -> dict:
-    run = subprocess.run([*eval_command(), *args, "--json"], env=env, capture_output=True, text=True,
-                         timeout=timeout, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [*eval_command(), *args, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout)  # exactly one JSON object on stdout, progress on stderr
     assert isinstance(report, dict)
@@ -49,10 +55,23 @@ def check_shape(report: dict) -> None:
 
 
 def test_eval_on_the_fixtures_through_the_pipeline(kafka_bootstrap, tmp_path, fixtures_dir):
-    env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap, "DREAMSTREAM_HOME": str(tmp_path),
-           "DREAMSTREAM_PARTITIONS": "2"}
-    report = run_eval(["--events", str(fixtures_dir / "events.jsonl"), "--memory-adds",
-                       str(fixtures_dir / "memory_adds.jsonl"), "--questions", str(fixtures_dir / "questions.jsonl")], env)
+    env = {
+        **os.environ,
+        "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        "DREAMSTREAM_HOME": str(tmp_path),
+        "DREAMSTREAM_PARTITIONS": "2",
+    }
+    report = run_eval(
+        [
+            "--events",
+            str(fixtures_dir / "events.jsonl"),
+            "--memory-adds",
+            str(fixtures_dir / "memory_adds.jsonl"),
+            "--questions",
+            str(fixtures_dir / "questions.jsonl"),
+        ],
+        env,
+    )
     check_shape(report)
     assert report["mode"] == "pipeline" and report["engine"] == "offline" and report["k"] == 10
     assert set(report["categories"]) == CATEGORIES and report["overall"]["questions"] == 12
@@ -60,7 +79,10 @@ def test_eval_on_the_fixtures_through_the_pipeline(kafka_bootstrap, tmp_path, fi
     # What the fixtures are built to show: curated memory answers with absolute dates and the
     # corrected value, where the raw transcript cannot.
     assert cats["temporal"]["memory"]["answer_containment"] > cats["temporal"]["baseline"]["answer_containment"]
-    assert cats["knowledge_update"]["memory"]["knowledge_update"] > cats["knowledge_update"]["baseline"]["knowledge_update"]
+    assert (
+        cats["knowledge_update"]["memory"]["knowledge_update"]
+        > cats["knowledge_update"]["baseline"]["knowledge_update"]
+    )
     assert report["store"]["retention"]["share"] == 1.0  # silence is not evidence: nothing un-contradicted is lost
     assert report["store"]["undated_relative_times"] == 0
     assert report["store"]["active_memories"] < report["inputs"]["turns"]
@@ -69,11 +91,40 @@ def test_eval_on_the_fixtures_through_the_pipeline(kafka_bootstrap, tmp_path, fi
 
 def test_eval_direct_on_a_generated_set(tmp_path):
     env = {**os.environ, "DREAMSTREAM_HOME": str(tmp_path / "home")}
-    subprocess.run([sys.executable, "-m", "dreamstream.cli_eval", "eval-data", str(tmp_path / "set"), "--seed", "11",
-                    "--scopes", "4", "--messages", "600"], env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dreamstream.cli_eval",
+            "eval-data",
+            str(tmp_path / "set"),
+            "--seed",
+            "11",
+            "--scopes",
+            "4",
+            "--messages",
+            "600",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     data = tmp_path / "set"
-    report = run_eval(["--events", str(data / "events.jsonl"), "--memory-adds", str(data / "memory_adds.jsonl"),
-                       "--questions", str(data / "questions.jsonl"), "--direct", "--k", "5"], env)
+    report = run_eval(
+        [
+            "--events",
+            str(data / "events.jsonl"),
+            "--memory-adds",
+            str(data / "memory_adds.jsonl"),
+            "--questions",
+            str(data / "questions.jsonl"),
+            "--direct",
+            "--k",
+            "5",
+        ],
+        env,
+    )
     check_shape(report)
     assert report["mode"] == "direct" and report["k"] == 5 and report["inputs"]["scopes"] == 4
     assert set(report["categories"]) == CATEGORIES

@@ -36,8 +36,11 @@ def scrape(port: int) -> dict[tuple[str, tuple], float]:
             time.sleep(0.5)
     else:
         raise AssertionError(f"no metrics endpoint on port {port}")
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
 
 
 def total(samples, name: str, **labels) -> float:
@@ -55,7 +58,9 @@ def running(kafka_bootstrap, tmp_path_factory, fixtures_dir):
         pipeline.produce_raw(settings.topics.turns, AVA.encode(), b"not json at all")
         pipeline.replay([fixtures_dir / "events.jsonl", fixtures_dir / "memory_adds.jsonl"])
         pipeline.wait_until_read()
-        scopes = sorted({json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()})
+        scopes = sorted(
+            {json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()}
+        )
         pipeline.wait_for(pipeline.trigger(scopes), timeout_s=180)
         yield pipeline, consolidation_port, stream_port
     finally:
@@ -83,16 +88,31 @@ def test_forget_leaves_no_trace_in_qdrant_or_the_signal_table(running, tmp_path)
     settings = pipeline.settings
     assert pipeline.runtime.memories.active_records(AVA)
     env = {**os.environ, **settings_env(settings)}
-    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "forget", AVA, "--json"], env=env,
-                         capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "dreamstream.cli", "forget", AVA, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     tombstone = json.loads(run.stdout)
-    assert tombstone["type"] == "forgotten" and tombstone["deleted"]["memories"] > 0 and tombstone["deleted"]["transcripts"] == 10
+    assert (
+        tombstone["type"] == "forgotten"
+        and tombstone["deleted"]["memories"] > 0
+        and tombstone["deleted"]["transcripts"] == 10
+    )
 
     client = pipeline.runtime.client
     runtime = pipeline.runtime
-    for collection in (runtime.memories.memories, runtime.memories.scopes, runtime.transcripts.transcripts,
-                       runtime.transcripts.inbox, runtime.diary.collection):
+    for collection in (
+        runtime.memories.memories,
+        runtime.memories.scopes,
+        runtime.transcripts.transcripts,
+        runtime.transcripts.inbox,
+        runtime.diary.collection,
+    ):
         points, _ = client.scroll(collection, limit=10_000, with_payload=True)
         assert not [p for p in points if p.payload.get("scope") == AVA], collection
     assert pipeline.runtime.memories.active_records("acme/support-bot/u1"), "other scopes are untouched"
@@ -100,8 +120,9 @@ def test_forget_leaves_no_trace_in_qdrant_or_the_signal_table(running, tmp_path)
 
 
 def latest_changelog_value(settings, scope: str):
-    consumer = Consumer({**settings.kafka_client_config(), "group.id": f"changelog-{time.time_ns()}",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {**settings.kafka_client_config(), "group.id": f"changelog-{time.time_ns()}", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(settings.topics.signals_changelog, p, 0) for p in range(settings.partitions)])
     latest, seen, deadline = "missing", False, time.monotonic() + 15
     while time.monotonic() < deadline:

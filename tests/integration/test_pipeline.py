@@ -16,10 +16,19 @@ pytestmark = pytest.mark.integration
 AVA = "demo/travel-assistant/ava"
 BAD_EVENTS = {
     "not json": b"{this is not json",
-    "missing scope": json.dumps({"session_id": "s", "message_id": "x#1", "role": "user", "content": "hi",
-                                 "ts": "2026-04-12T11:00:00+00:00"}).encode(),
-    "wrong type": json.dumps({"scope": AVA, "session_id": "s", "message_id": "x#2", "role": "user",
-                              "content": 42, "ts": "2026-04-12T11:00:00+00:00"}).encode(),
+    "missing scope": json.dumps(
+        {"session_id": "s", "message_id": "x#1", "role": "user", "content": "hi", "ts": "2026-04-12T11:00:00+00:00"}
+    ).encode(),
+    "wrong type": json.dumps(
+        {
+            "scope": AVA,
+            "session_id": "s",
+            "message_id": "x#2",
+            "role": "user",
+            "content": 42,
+            "ts": "2026-04-12T11:00:00+00:00",
+        }
+    ).encode(),
 }
 
 
@@ -34,7 +43,9 @@ def dreamed(kafka_bootstrap, tmp_path_factory, fixtures_dir):
             pipeline.produce_raw(settings.topics.turns, AVA.encode(), value)
         pipeline.replay([fixtures_dir / "events.jsonl", fixtures_dir / "memory_adds.jsonl"])
         pipeline.wait_until_read()
-        scopes = sorted({json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()})
+        scopes = sorted(
+            {json.loads(line)["scope"] for line in (fixtures_dir / "events.jsonl").read_text().splitlines()}
+        )
         pipeline.wait_for(pipeline.trigger(scopes), timeout_s=180)
         pipeline.read_audit(0.5)
         yield pipeline
@@ -54,12 +65,18 @@ def test_ava_correction_supersedes_window_with_aisle(dreamed):
     assert len(aisle) == 1, [m.text for m in memories]
     assert "ava-s2#2" in aisle[0].evidence_message_ids
     assert not [m for m in memories if "window" in m.text.lower()]
-    superseded = [m for m in dreamed.runtime.memories.active_records(AVA, include_inactive=True) if m.memory_id == "ava-m1"]
+    superseded = [
+        m for m in dreamed.runtime.memories.active_records(AVA, include_inactive=True) if m.memory_id == "ava-m1"
+    ]
     assert superseded and superseded[0].status == "superseded" and superseded[0].superseded_by == aisle[0].memory_id
 
 
 def test_ava_paraphrases_merged_with_both_sources(dreamed):
-    diet = [m for m in dreamed.runtime.memories.active_records(AVA) if "vegetarian" in m.text.lower() or "meat" in m.text.lower()]
+    diet = [
+        m
+        for m in dreamed.runtime.memories.active_records(AVA)
+        if "vegetarian" in m.text.lower() or "meat" in m.text.lower()
+    ]
     assert len(diet) == 1, [m.text for m in diet]
     assert {"ava-s1#2", "ava-s2#4"} <= set(diet[0].evidence_message_ids)
 
@@ -106,13 +123,22 @@ def test_replaying_a_job_changes_nothing(dreamed):
 
 
 def outcome_count(pipeline, job_id: str) -> int:
-    return sum(1 for e in pipeline.audit_events
-               if isinstance(e, JobLifecycleEvent) and e.job_id == job_id and e.status in ("completed", "no-op"))
+    return sum(
+        1
+        for e in pipeline.audit_events
+        if isinstance(e, JobLifecycleEvent) and e.job_id == job_id and e.status in ("completed", "no-op")
+    )
 
 
 def read_topic(pipeline, topic, model, expect: int, timeout_s: float = 20.0):
-    consumer = Consumer({**pipeline.settings.kafka_client_config(), "group.id": f"reader-{time.time_ns()}",
-                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    consumer = Consumer(
+        {
+            **pipeline.settings.kafka_client_config(),
+            "group.id": f"reader-{time.time_ns()}",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
     consumer.assign([TopicPartition(topic, p, 0) for p in range(pipeline.settings.partitions)])
     found, deadline = [], time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -121,7 +147,9 @@ def read_topic(pipeline, topic, model, expect: int, timeout_s: float = 20.0):
                 found.append(model.model_validate_json(msg.value()))
         if len(found) >= expect:
             time.sleep(0.5)
-            found.extend(model.model_validate_json(m.value()) for m in consumer.consume(100, timeout=0.5) if not m.error())
+            found.extend(
+                model.model_validate_json(m.value()) for m in consumer.consume(100, timeout=0.5) if not m.error()
+            )
             break
     consumer.close()
     return found

@@ -25,22 +25,35 @@ POLICY = TriggerPolicy(threshold_messages=10, threshold_signals=1_000, idle_s=3_
 
 
 def turn_value(scope: str, i: int) -> bytes:
-    return json.dumps({"scope": scope, "session_id": "s1", "message_id": f"{scope}#{i}", "role": "user",
-                       "content": f"plain message {i}", "ts": "2026-04-12T11:00:00+00:00"}).encode()
+    return json.dumps(
+        {
+            "scope": scope,
+            "session_id": "s1",
+            "message_id": f"{scope}#{i}",
+            "role": "user",
+            "content": f"plain message {i}",
+            "ts": "2026-04-12T11:00:00+00:00",
+        }
+    ).encode()
 
 
 def produce_turns(settings, scope: str, start: int, count: int) -> None:
     producer, errors = make_producer(settings), []
     for i in range(start, start + count):
-        producer.produce(settings.topics.turns, key=scope.encode(), value=turn_value(scope, i),
-                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+        producer.produce(
+            settings.topics.turns,
+            key=scope.encode(),
+            value=turn_value(scope, i),
+            on_delivery=lambda err, msg: err and errors.append(str(err)),
+        )
     flush_or_raise(producer, errors)
 
 
 class TopicReader:
     def __init__(self, settings, topic: str) -> None:
-        self.consumer = Consumer({**settings.kafka_client_config(), "group.id": f"reader-{time.time_ns()}",
-                                  "enable.auto.commit": False})
+        self.consumer = Consumer(
+            {**settings.kafka_client_config(), "group.id": f"reader-{time.time_ns()}", "enable.auto.commit": False}
+        )
         self.consumer.assign([TopicPartition(topic, p, 0) for p in range(settings.partitions)])
         self.values: list[bytes] = []
         self.records: list[tuple[bytes | None, bytes | None]] = []
@@ -194,8 +207,12 @@ def test_a_storm_publishes_and_commits_nothing_and_a_restart_stops_again(make_se
 
     producer, errors = make_producer(settings), []
     for _ in range(40):
-        producer.produce(settings.topics.turns, key=scope.encode(), value=b"garbage",
-                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+        producer.produce(
+            settings.topics.turns,
+            key=scope.encode(),
+            value=b"garbage",
+            on_delivery=lambda err, msg: err and errors.append(str(err)),
+        )
     flush_or_raise(producer, errors)
     produce_turns(settings, scope, 10, 5)  # good events behind the storm
     worker.wait(timeout=90)
@@ -221,8 +238,9 @@ def _closed_port() -> int:
 
 
 def test_an_unreachable_broker_is_logged_once_per_interval_with_the_attempts(make_settings, workers, tmp_path):
-    settings = make_settings().model_copy(update={"kafka_bootstrap_servers": f"127.0.0.1:{_closed_port()}",
-                                                  "broker_retry_log_s": 3.0})
+    settings = make_settings().model_copy(
+        update={"kafka_bootstrap_servers": f"127.0.0.1:{_closed_port()}", "broker_retry_log_s": 3.0}
+    )
     worker = workers(settings, "down")
     time.sleep(10)
     assert worker.poll() is None, "the worker keeps retrying"
@@ -253,8 +271,14 @@ def test_kill_9_at_random_points_while_producing_folds_every_event_exactly_once(
 
     kills = int(os.environ.get("DREAMSTREAM_CHAOS_KILLS", "10"))
     rng = random.Random(int(os.environ.get("DREAMSTREAM_CHAOS_SEED", str(time.time_ns()))))
-    policy = TriggerPolicy(threshold_messages=CHAOS_T, threshold_signals=1_000_000, threshold_tokens=10_000_000,
-                           idle_s=86_400, schedule_s=0, cooldown_s=0)
+    policy = TriggerPolicy(
+        threshold_messages=CHAOS_T,
+        threshold_signals=1_000_000,
+        threshold_tokens=10_000_000,
+        idle_s=86_400,
+        schedule_s=0,
+        cooldown_s=0,
+    )
     settings = make_settings(trigger=policy, partitions=4)
     scopes = [f"chaos/bot/user-{n}" for n in range(30)]
     produced: Counter = Counter()
@@ -276,7 +300,9 @@ def test_kill_9_at_random_points_while_producing_folds_every_event_exactly_once(
 
         while not stop.is_set():
             scope = scopes[n % len(scopes)] if n % 7 else rng.choice(scopes)
-            producer.produce(settings.topics.turns, key=scope.encode(), value=turn_value(scope, n), on_delivery=delivered)
+            producer.produce(
+                settings.topics.turns, key=scope.encode(), value=turn_value(scope, n), on_delivery=delivered
+            )
             n += 1
             if n % 20 == 0:
                 producer.poll(0)
@@ -329,7 +355,7 @@ def test_kill_9_at_random_points_while_producing_folds_every_event_exactly_once(
         if total >= CHAOS_T:
             expected_mark = {settings.topics.turns: sorted(offsets[scope])[CHAOS_T - 1] + 1}
             assert len(by_scope[scope]) == 1, (scope, by_scope[scope])
-            (_, messages, marks), = by_scope[scope]
+            ((_, messages, marks),) = by_scope[scope]
             assert messages == CHAOS_T and json.loads(marks) == expected_mark, (scope, messages, marks)
             assert row.get("messages", 0) == total - CHAOS_T, (scope, row, total)
         else:
@@ -339,5 +365,6 @@ def test_kill_9_at_random_points_while_producing_folds_every_event_exactly_once(
     worked = [r for r in range(kills) if "assigned partitions" in (tmp_path / f"chaos-{r}.log").read_text()]
     Path(tmp_path / "chaos-summary.txt").write_text(
         f"{sum(produced.values())} events, {len(jobs.values)} job records, {kills} kills, "
-        f"{len(worked)} of them after the worker held partitions: {worked}\n")
+        f"{len(worked)} of them after the worker held partitions: {worked}\n"
+    )
     assert len(worked) >= kills // 2, f"too few kills hit a working worker: {worked}"

@@ -27,7 +27,9 @@ def request(url: str, method: str = "POST", token: str | None = None, attempts: 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     for _ in range(attempts):
         try:
-            with urllib.request.urlopen(urllib.request.Request(url, method=method, headers=headers), timeout=10) as response:
+            with urllib.request.urlopen(
+                urllib.request.Request(url, method=method, headers=headers), timeout=10
+            ) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as err:
             return err.code, err.read()
@@ -92,8 +94,10 @@ def test_consumer_lag_is_exported_for_every_input_topic(make_settings, workers):
 
 
 def test_idle_scope_dreams_without_a_new_event(make_settings, workers):
-    settings = make_settings(trigger=TriggerPolicy(idle_s=2, cooldown_s=0, threshold_messages=1_000, threshold_signals=1_000),
-                             timer_interval_s=1)
+    settings = make_settings(
+        trigger=TriggerPolicy(idle_s=2, cooldown_s=0, threshold_messages=1_000, threshold_signals=1_000),
+        timer_interval_s=1,
+    )
     worker = workers(settings, "idle")
     produce_turns(settings, "acme/support-bot/quiet", 0, 2)
     jobs = TopicReader(settings, settings.topics.jobs)
@@ -114,8 +118,12 @@ def test_a_storm_of_bad_input_stops_the_worker_loudly(make_settings, workers, tm
 
     producer, errors = make_producer(settings), []
     for _ in range(40):
-        producer.produce(settings.topics.turns, key=b"acme/bot/u1", value=b"garbage",
-                         on_delivery=lambda err, msg: err and errors.append(str(err)))
+        producer.produce(
+            settings.topics.turns,
+            key=b"acme/bot/u1",
+            value=b"garbage",
+            on_delivery=lambda err, msg: err and errors.append(str(err)),
+        )
     flush_or_raise(producer, errors)
     worker.wait(timeout=90)
     assert worker.returncode != 0

@@ -28,8 +28,14 @@ def free_port() -> int:
 
 def cli(settings, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
     env = {**os.environ, **settings_env(settings)}
-    return subprocess.run([sys.executable, "-m", "dreamstream.cli", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "dreamstream.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def get_json(url: str, token: str, attempts: int = 60) -> dict:
@@ -49,12 +55,19 @@ def test_two_worker_processes_dream_the_fixtures(make_settings, workers, tmp_pat
     workers(settings.model_copy(update={"metrics_port": 0, "api_port": 0}), "streams")
     env = {**os.environ, **settings_env(settings)}
     with open(tmp_path / "consumers.log", "wb") as log:
-        consumers = subprocess.Popen([sys.executable, "-m", "dreamstream.cli", "worker", "consumers"], env=env,
-                                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        consumers = subprocess.Popen(
+            [sys.executable, "-m", "dreamstream.cli", "worker", "consumers"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     try:
         ready = get_json(f"http://127.0.0.1:{api_port}/readyz", "test-token-0123456789")
         assert ready["store_reachable"]
-        replay = cli(settings, "replay", str(fixtures_dir / "events.jsonl"), str(fixtures_dir / "memory_adds.jsonl"), "--json")
+        replay = cli(
+            settings, "replay", str(fixtures_dir / "events.jsonl"), str(fixtures_dir / "memory_adds.jsonl"), "--json"
+        )
         assert replay.returncode == 0, replay.stderr[-2000:]
         wait_until_read(settings, timeout_s=120)  # the trigger must not overtake the replay
         triggered = cli(settings, "trigger", AVA, "--wait", "--json")
@@ -71,9 +84,14 @@ def test_two_worker_processes_dream_the_fixtures(make_settings, workers, tmp_pat
 
 
 def test_kafka_status_json_names_the_local_broker(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "dreamstream.cli", "kafka", "status", "--json", "--port", "19999"],
-                         env={**os.environ, "DREAMSTREAM_HOME": str(tmp_path)}, capture_output=True, text=True,
-                         timeout=60, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "dreamstream.cli", "kafka", "status", "--json", "--port", "19999"],
+        env={**os.environ, "DREAMSTREAM_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr
     status = json.loads(run.stdout)
     assert status["running"] is False and status["bootstrap"] == "127.0.0.1:19999"

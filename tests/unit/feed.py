@@ -3,12 +3,12 @@ memory-adds), and build jobs that cover everything fed so far."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from consumers.runtime import Runtime
 from schemas import ConversationTurn, DreamJob, MemoryAdd
 
-START = datetime(2026, 6, 1, tzinfo=timezone.utc)
+START = datetime(2026, 6, 1, tzinfo=UTC)
 
 
 class Feed:
@@ -29,9 +29,13 @@ class Feed:
     def job(self, scope: str | None = None, at: datetime | None = None) -> DreamJob:
         """A manual job covering everything indexed so far."""
         self.jobs += 1
-        return DreamJob(job_id=f"job-{self.jobs}", scope=scope or self.scope, trigger="manual",
-                        requested_at=at or self.start + timedelta(minutes=self.jobs),
-                        watermarks={self.rt.settings.topics.turns: self.offset})
+        return DreamJob(
+            job_id=f"job-{self.jobs}",
+            scope=scope or self.scope,
+            trigger="manual",
+            requested_at=at or self.start + timedelta(minutes=self.jobs),
+            watermarks={self.rt.settings.topics.turns: self.offset},
+        )
 
     def run(self, scope: str | None = None):
         return self.rt.dream_pass.run(self.job(scope))

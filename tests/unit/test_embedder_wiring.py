@@ -36,10 +36,25 @@ def test_runtime_and_cli_stores_are_as_wide_as_the_embedder(tmp_path: Path, embe
 def test_transcript_search_finds_a_paraphrase_through_minilm(tmp_path: Path) -> None:
     runtime = open_runtime(Settings(home=tmp_path))  # the default embedder
     scope = "acme/helper/u7"
-    said = ["I never eat meat, not even fish.", "The printer on floor two jams every morning.",
-            "My daughter starts school in September."]
-    turns = [(ConversationTurn(scope=scope, session_id="s1", message_id=f"m{i}", role="user", content=text,
-                               ts=datetime(2026, 4, 1, 9, i, tzinfo=UTC)), i) for i, text in enumerate(said)]
+    said = [
+        "I never eat meat, not even fish.",
+        "The printer on floor two jams every morning.",
+        "My daughter starts school in September.",
+    ]
+    turns = [
+        (
+            ConversationTurn(
+                scope=scope,
+                session_id="s1",
+                message_id=f"m{i}",
+                role="user",
+                content=text,
+                ts=datetime(2026, 4, 1, 9, i, tzinfo=UTC),
+            ),
+            i,
+        )
+        for i, text in enumerate(said)
+    ]
     try:
         runtime.transcripts.index_turns(turns)
         hits = runtime.transcripts.search(scope, "Is the user vegetarian?", k=3)

@@ -48,13 +48,16 @@ def test_same_text_same_vector_within_a_process() -> None:
 
 
 def test_same_vector_across_processes_with_different_hash_seeds() -> None:
-    script = ("import json; from consumers.embedding import LocalEmbedder; "
-              "print(json.dumps(LocalEmbedder(64).embed(['Ava is vegetarian', 'AX3000 router'])))")
+    script = (
+        "import json; from consumers.embedding import LocalEmbedder; "
+        "print(json.dumps(LocalEmbedder(64).embed(['Ava is vegetarian', 'AX3000 router'])))"
+    )
     outputs = []
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
-        done = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True,
-                              check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True, check=True
+        )
         outputs.append(json.loads(done.stdout))
     assert outputs[0] == outputs[1]
     assert outputs[0] == LocalEmbedder(64).embed(["Ava is vegetarian", "AX3000 router"])

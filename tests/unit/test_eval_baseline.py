@@ -24,8 +24,14 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 
 def _turn(scope: str, message_id: str, content: str, minute: int) -> dict:
-    return {"scope": scope, "session_id": "s1", "message_id": message_id, "role": "user", "content": content,
-            "ts": f"2026-02-03T10:{minute:02d}:00+00:00"}
+    return {
+        "scope": scope,
+        "session_id": "s1",
+        "message_id": message_id,
+        "role": "user",
+        "content": content,
+        "ts": f"2026-02-03T10:{minute:02d}:00+00:00",
+    }
 
 
 @pytest.fixture
@@ -37,15 +43,34 @@ def dataset(tmp_path):
         _turn(OTHER, "m1", "My phone is an iPhone.", 1),
     ]
     adds = [
-        {"scope": SCOPE, "memory_id": "a1", "text": "Noor pays in Norwegian kroner", "source_message_ids": [],
-         "ts": "2026-02-03T10:05:00+00:00"},
-        {"scope": SCOPE, "memory_id": "a2", "text": "Noor has a Pixel phone", "source_message_ids": ["m1"],
-         "ts": "2026-02-03T10:06:00+00:00"},
+        {
+            "scope": SCOPE,
+            "memory_id": "a1",
+            "text": "Noor pays in Norwegian kroner",
+            "source_message_ids": [],
+            "ts": "2026-02-03T10:05:00+00:00",
+        },
+        {
+            "scope": SCOPE,
+            "memory_id": "a2",
+            "text": "Noor has a Pixel phone",
+            "source_message_ids": ["m1"],
+            "ts": "2026-02-03T10:06:00+00:00",
+        },
     ]
-    questions = [{"scope": SCOPE, "question": "Which phone does Noor have?", "answer": "Fairphone",
-                  "evidence_message_ids": ["m2"], "stale_message_ids": ["m1"], "category": "knowledge_update"}]
-    return load_dataset(_write(tmp_path / "e.jsonl", turns), _write(tmp_path / "q.jsonl", questions),
-                        _write(tmp_path / "a.jsonl", adds))
+    questions = [
+        {
+            "scope": SCOPE,
+            "question": "Which phone does Noor have?",
+            "answer": "Fairphone",
+            "evidence_message_ids": ["m2"],
+            "stale_message_ids": ["m1"],
+            "category": "knowledge_update",
+        }
+    ]
+    return load_dataset(
+        _write(tmp_path / "e.jsonl", turns), _write(tmp_path / "q.jsonl", questions), _write(tmp_path / "a.jsonl", adds)
+    )
 
 
 def test_the_baseline_holds_messages_and_memory_adds_with_their_provenance(dataset):

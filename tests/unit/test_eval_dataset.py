@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from language.dates import rewrite_relative_time
 from dreamstream.cli_eval import eval_command, eval_data_command
 from dreamstream.evaluation.dataset import KNOWN_CATEGORIES, DatasetError, Question, load_dataset
 from dreamstream.evaluation.evaluate import Evaluation, QuestionResult, Scores, StoreFigures
@@ -20,6 +19,7 @@ from dreamstream.evaluation.matching import normalised_date, words
 from dreamstream.evaluation.metrics import NearDuplicates, Retention
 from dreamstream.evaluation.report import build_report, render_table
 from dreamstream.evaluation.synth import RELATIVE_FORMS, WEEKDAYS, generate, resolve
+from language.dates import rewrite_relative_time
 
 SCOPE = "demo/travel-assistant/ava"
 
@@ -30,13 +30,26 @@ def write(path: Path, rows: list) -> Path:
 
 
 def turn(message_id: str, content: str = "hello there friend", scope: str = SCOPE, **extra) -> dict:
-    return {"scope": scope, "session_id": "s1", "message_id": message_id, "role": "user", "content": content,
-            "ts": "2026-03-02T09:00:00+00:00", **extra}
+    return {
+        "scope": scope,
+        "session_id": "s1",
+        "message_id": message_id,
+        "role": "user",
+        "content": content,
+        "ts": "2026-03-02T09:00:00+00:00",
+        **extra,
+    }
 
 
 def question(**extra) -> dict:
-    return {"scope": SCOPE, "question": "Which seat?", "answer": "aisle", "evidence_message_ids": ["m1"],
-            "category": "knowledge_update", **extra}
+    return {
+        "scope": SCOPE,
+        "question": "Which seat?",
+        "answer": "aisle",
+        "evidence_message_ids": ["m1"],
+        "category": "knowledge_update",
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -46,12 +59,15 @@ def files(tmp_path):
         q = write(tmp_path / "questions.jsonl", questions if questions is not None else [question()])
         a = write(tmp_path / "adds.jsonl", adds) if adds is not None else None
         return e, q, a
+
     return make
 
 
 # --- loading
 def test_the_fixtures_load(fixtures_dir):
-    data = load_dataset(fixtures_dir / "events.jsonl", fixtures_dir / "questions.jsonl", fixtures_dir / "memory_adds.jsonl")
+    data = load_dataset(
+        fixtures_dir / "events.jsonl", fixtures_dir / "questions.jsonl", fixtures_dir / "memory_adds.jsonl"
+    )
     assert (len(data.turns), len(data.adds), len(data.questions), len(data.scopes)) == (35, 6, 12, 6)
     assert {q.category for q in data.questions} == set(KNOWN_CATEGORIES)
     assert data.messages_of(SCOPE) >= {"ava-s1#0", "ava-s2#2"}
@@ -71,22 +87,36 @@ def test_memory_adds_may_sit_in_the_events_file(files):
     assert len(data.turns) == 1 and [a.memory_id for a in data.adds] == ["a1"]
 
 
-@pytest.mark.parametrize(("events", "questions", "expected"), [
-    ([turn("m1"), "{not json"], None, "events.jsonl:2: not valid JSON"),
-    ([turn("m1"), "[1, 2]"], None, "events.jsonl:2: expected a JSON object, got list"),
-    ([turn("m1", role="robot")], None, "events.jsonl:1: invalid conversation turn: role:"),
-    ([turn("m1", scope="acme/../globex")], None, "events.jsonl:1: invalid conversation turn: scope:"),
-    ([turn("m1"), turn("m1")], None, "events.jsonl:2: duplicate id 'm1' in scope demo/travel-assistant/ava (first at"),
-    ([{"scope": SCOPE, "action": "trigger", "request_id": "r"}], None, "events.jsonl:1: control events"),
-    ([], None, "events.jsonl: no conversation turns"),
-    (None, [question(), question(evidence_message_ids=["m9"])],
-     "questions.jsonl:2: evidence_message_ids: 'm9' is not a message of scope demo/travel-assistant/ava"),
-    (None, [question(stale_message_ids=["nope"])], "questions.jsonl:1: stale_message_ids: 'nope' is not a message"),
-    (None, [question(stale_messages_ids=["m1"])], "questions.jsonl:1: invalid question: stale_messages_ids: Extra"),
-    (None, [question(answer="")], "questions.jsonl:1: invalid question: answer:"),
-    (None, [question(scope="globex/travel-assistant/ava")], "questions.jsonl:1: scope globex/travel-assistant/ava has no events"),
-    (None, [], "questions.jsonl: no questions"),
-])
+@pytest.mark.parametrize(
+    ("events", "questions", "expected"),
+    [
+        ([turn("m1"), "{not json"], None, "events.jsonl:2: not valid JSON"),
+        ([turn("m1"), "[1, 2]"], None, "events.jsonl:2: expected a JSON object, got list"),
+        ([turn("m1", role="robot")], None, "events.jsonl:1: invalid conversation turn: role:"),
+        ([turn("m1", scope="acme/../globex")], None, "events.jsonl:1: invalid conversation turn: scope:"),
+        (
+            [turn("m1"), turn("m1")],
+            None,
+            "events.jsonl:2: duplicate id 'm1' in scope demo/travel-assistant/ava (first at",
+        ),
+        ([{"scope": SCOPE, "action": "trigger", "request_id": "r"}], None, "events.jsonl:1: control events"),
+        ([], None, "events.jsonl: no conversation turns"),
+        (
+            None,
+            [question(), question(evidence_message_ids=["m9"])],
+            "questions.jsonl:2: evidence_message_ids: 'm9' is not a message of scope demo/travel-assistant/ava",
+        ),
+        (None, [question(stale_message_ids=["nope"])], "questions.jsonl:1: stale_message_ids: 'nope' is not a message"),
+        (None, [question(stale_messages_ids=["m1"])], "questions.jsonl:1: invalid question: stale_messages_ids: Extra"),
+        (None, [question(answer="")], "questions.jsonl:1: invalid question: answer:"),
+        (
+            None,
+            [question(scope="globex/travel-assistant/ava")],
+            "questions.jsonl:1: scope globex/travel-assistant/ava has no events",
+        ),
+        (None, [], "questions.jsonl: no questions"),
+    ],
+)
 def test_a_bad_line_is_named_by_file_and_line(files, events, questions, expected):
     with pytest.raises(DatasetError) as caught:
         load_dataset(*files(events, questions)[:2])
@@ -95,7 +125,9 @@ def test_a_bad_line_is_named_by_file_and_line(files, events, questions, expected
 
 
 def test_an_invalid_memory_add_is_named(files):
-    events, questions, adds = files(adds=[{"scope": SCOPE, "memory_id": "a1", "text": "", "ts": "2026-03-02T09:00:00+00:00"}])
+    events, questions, adds = files(
+        adds=[{"scope": SCOPE, "memory_id": "a1", "text": "", "ts": "2026-03-02T09:00:00+00:00"}]
+    )
     with pytest.raises(DatasetError, match=r"adds.jsonl:1: invalid memory-add: text:"):
         load_dataset(events, questions, adds)
 
@@ -118,15 +150,18 @@ def test_eval_fails_with_one_line_naming_the_file_and_line(files):
 
 def test_pass_every_needs_direct(files):
     events, questions, _ = files()
-    result = CliRunner().invoke(eval_command, ["--events", str(events), "--questions", str(questions), "--pass-every", "5"])
+    result = CliRunner().invoke(
+        eval_command, ["--events", str(events), "--questions", str(questions), "--pass-every", "5"]
+    )
     assert result.exit_code == 2 and "--pass-every needs --direct" in result.output
 
 
 def test_eval_data_writes_a_loadable_set(tmp_path):
     result = CliRunner().invoke(eval_data_command, [str(tmp_path / "set"), "--messages", "480", "--scopes", "4"])
     assert result.exit_code == 0, result.output
-    data = load_dataset(tmp_path / "set" / "events.jsonl", tmp_path / "set" / "questions.jsonl",
-                        tmp_path / "set" / "memory_adds.jsonl")
+    data = load_dataset(
+        tmp_path / "set" / "events.jsonl", tmp_path / "set" / "questions.jsonl", tmp_path / "set" / "memory_adds.jsonl"
+    )
     assert len(data.scopes) == 4 and 400 <= len(data.turns) <= 560
 
 
@@ -155,8 +190,11 @@ def _sentences(text: str) -> list[str]:
 
 def _fixture_texts(fixtures_dir: Path) -> list[str]:
     texts = []
-    for name, keys in (("events.jsonl", ("content",)), ("memory_adds.jsonl", ("text",)),
-                       ("questions.jsonl", ("question",))):
+    for name, keys in (
+        ("events.jsonl", ("content",)),
+        ("memory_adds.jsonl", ("text",)),
+        ("questions.jsonl", ("question",)),
+    ):
         for line in (fixtures_dir / name).read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
@@ -168,8 +206,11 @@ def test_the_generator_reuses_no_fixture_sentence(fixtures_dir):
     fixture = {s for text in _fixture_texts(fixtures_dir) for s in _sentences(text)}
     assert len(fixture) > 40  # the check has something to check
     data = generate(seed=7, scopes=10, messages=6000)
-    generated = [e["content"] for e in data.events] + [a["text"] for a in data.memory_adds] + [
-        q["question"] for q in data.questions]
+    generated = (
+        [e["content"] for e in data.events]
+        + [a["text"] for a in data.memory_adds]
+        + [q["question"] for q in data.questions]
+    )
     generated_sentences = {s for text in generated for s in _sentences(text)}
     assert not fixture & generated_sentences, sorted(fixture & generated_sentences)[:5]
     # nor inside a longer sentence (fixture sentences of four words or more)
@@ -196,42 +237,86 @@ def test_synthetic_temporal_answers_follow_the_documented_conventions(form, toda
     for weekday in WEEKDAYS:
         said = form.format(weekday=weekday, n=3)
         expected = resolve(form, today, weekday, 3).isoformat()
-        rewritten = rewrite_relative_time(f"The visit is {said}.", datetime.combine(today, datetime.min.time(), timezone.utc))
+        rewritten = rewrite_relative_time(f"The visit is {said}.", datetime.combine(today, datetime.min.time(), UTC))
         assert expected in rewritten.text, (said, today, rewritten.text)
 
 
 def test_temporal_answers_are_dates_in_several_spellings():
     answers = [q["answer"] for q in generate(seed=7, scopes=10, messages=6000).questions if q["category"] == "temporal"]
     assert all(normalised_date(a) for a in answers)
-    assert any("-" in a for a in answers) and any("," in a for a in answers) and any(a[0].isdigit() and " " in a for a in answers)
+    assert (
+        any("-" in a for a in answers)
+        and any("," in a for a in answers)
+        and any(a[0].isdigit() and " " in a for a in answers)
+    )
 
 
 # --- the report
 def _evaluation() -> Evaluation:
-    def result(category: str, hit: bool, ku: bool | None = None, recall: float | None = 1.0,
-               dated: bool | None = None) -> QuestionResult:
-        q = Question(scope=SCOPE, question="q?", answer="a", category=category,
-                     evidence_message_ids=("m1",) if recall is not None else (), stale_message_ids=("m0",) if ku is not None else ())
-        return QuestionResult(q, Scores(recall, hit, ku, True, dated, 40),
-                              Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False, 90),
-                              transcript_coverage=hit, top_memories=("top memory",), top_baseline=("top message",),
-                              day_said=True if dated is not None else None)
-    store = StoreFigures(input_messages=35, memory_adds=6, active_memories=13, compression=13 / 41,
-                         near_duplicates=NearDuplicates(2, 13, (("a", "b"),)), undated=("next week",),
-                         retention=Retention(5, 4, 4, 4, ("x:lost",), ()), isolation_leaks=(), baseline_isolation_leaks=(),
-                         tiers={"core": 10, "archive": 3})
-    return Evaluation(10, (result("temporal", True, dated=True), result("knowledge_update", False, False),
-                           result("knowledge_update", True, True), result("custom", True, recall=None)), store)
+    def result(
+        category: str, hit: bool, ku: bool | None = None, recall: float | None = 1.0, dated: bool | None = None
+    ) -> QuestionResult:
+        q = Question(
+            scope=SCOPE,
+            question="q?",
+            answer="a",
+            category=category,
+            evidence_message_ids=("m1",) if recall is not None else (),
+            stale_message_ids=("m0",) if ku is not None else (),
+        )
+        return QuestionResult(
+            q,
+            Scores(recall, hit, ku, True, dated, 40),
+            Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False, 90),
+            transcript_coverage=hit,
+            top_memories=("top memory",),
+            top_baseline=("top message",),
+            day_said=True if dated is not None else None,
+        )
+
+    store = StoreFigures(
+        input_messages=35,
+        memory_adds=6,
+        active_memories=13,
+        compression=13 / 41,
+        near_duplicates=NearDuplicates(2, 13, (("a", "b"),)),
+        undated=("next week",),
+        retention=Retention(5, 4, 4, 4, ("x:lost",), ()),
+        isolation_leaks=(),
+        baseline_isolation_leaks=(),
+        tiers={"core": 10, "archive": 3},
+    )
+    return Evaluation(
+        10,
+        (
+            result("temporal", True, dated=True),
+            result("knowledge_update", False, False),
+            result("knowledge_update", True, True),
+            result("custom", True, recall=None),
+        ),
+        store,
+    )
 
 
 def test_the_report_aggregates_per_category_and_overall():
-    report = build_report(_evaluation(), mode="direct", engine="offline", inputs={"scopes": 1, "turns": 35, "memory_adds": 6,
-                          "questions": 4}, passes={"completed": 1}, timings={"dream_s": 1.234})
+    report = build_report(
+        _evaluation(),
+        mode="direct",
+        engine="offline",
+        inputs={"scopes": 1, "turns": 35, "memory_adds": 6, "questions": 4},
+        passes={"completed": 1},
+        timings={"dream_s": 1.234},
+    )
     assert list(report["categories"]) == ["knowledge_update", "temporal", "custom"]  # known order, unknown last
     ku = report["categories"]["knowledge_update"]
-    assert ku["questions"] == 2 and ku["memory"] == {"evidence_recall": 1.0, "answer_containment": 0.5,
-                                                     "knowledge_update": 0.5, "coverage": 1.0, "date_resolved": None,
-                                                     "top_k_words": 40.0}
+    assert ku["questions"] == 2 and ku["memory"] == {
+        "evidence_recall": 1.0,
+        "answer_containment": 0.5,
+        "knowledge_update": 0.5,
+        "coverage": 1.0,
+        "date_resolved": None,
+        "top_k_words": 40.0,
+    }
     assert ku["baseline"]["knowledge_update"] == 0.0 and ku["baseline"]["coverage"] == 0.5
     assert ku["transcript_coverage"] == 0.5
     temporal = report["categories"]["temporal"]
@@ -254,15 +339,39 @@ def test_the_report_aggregates_per_category_and_overall():
 
 
 def test_the_table_shows_every_category_and_the_store():
-    report = build_report(_evaluation(), mode="pipeline", engine="offline", inputs={"scopes": 1, "turns": 35,
-                          "memory_adds": 6, "questions": 4}, passes={"completed": 1},
-                          timings={"dream_s": 1.0, "evaluate_s": 3.0, "evaluate.memory_search_s": 2.0, "total_s": 4.0})
+    report = build_report(
+        _evaluation(),
+        mode="pipeline",
+        engine="offline",
+        inputs={"scopes": 1, "turns": 35, "memory_adds": 6, "questions": 4},
+        passes={"completed": 1},
+        timings={"dream_s": 1.0, "evaluate_s": 3.0, "evaluate.memory_search_s": 2.0, "total_s": 4.0},
+    )
     table = render_table(report)
-    for needle in ("knowledge_update", "temporal", "custom", "overall", "evidence recall@10", "retention",
-                   "88.9%", "near-duplicate rate", "undated relative times  1", "isolation leaks", "1 completed",
-                   "x:lost", "coverage", "date resolved", "transcript", "core 10", "knowledge update missed",
-                   "'top memory'", "'top message'", "evaluate 3.0 s (memory search 2.0), total 4.0 s",
-                   "words in top 10", "the day a message was said on        1  resolved 1.00 (baseline 0.00)"):
+    for needle in (
+        "knowledge_update",
+        "temporal",
+        "custom",
+        "overall",
+        "evidence recall@10",
+        "retention",
+        "88.9%",
+        "near-duplicate rate",
+        "undated relative times  1",
+        "isolation leaks",
+        "1 completed",
+        "x:lost",
+        "coverage",
+        "date resolved",
+        "transcript",
+        "core 10",
+        "knowledge update missed",
+        "'top memory'",
+        "'top message'",
+        "evaluate 3.0 s (memory search 2.0), total 4.0 s",
+        "words in top 10",
+        "the day a message was said on        1  resolved 1.00 (baseline 0.00)",
+    ):
         assert needle in table, needle
     assert "warning" not in table
     report["passes"] = {"completed": 1, "failed": 2}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -40,7 +40,7 @@ from schemas import MemoryRecord
 
 SCOPE = "demo/travel-assistant/ava"
 OTHER = "globex/travel-assistant/ava"
-T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def item(text: str, *provenance: str, scope: str = SCOPE, key: str = "") -> Item:
@@ -48,15 +48,32 @@ def item(text: str, *provenance: str, scope: str = SCOPE, key: str = "") -> Item
 
 
 def record(memory_id: str, text: str = "x", status: str = "active", **extra) -> MemoryRecord:
-    return MemoryRecord(scope=SCOPE, memory_id=memory_id, text=text, status=status, origin="memory_add",
-                        created_at=T0, updated_at=T0, **extra)
+    return MemoryRecord(
+        scope=SCOPE,
+        memory_id=memory_id,
+        text=text,
+        status=status,
+        origin="memory_add",
+        created_at=T0,
+        updated_at=T0,
+        **extra,
+    )
 
 
 # --- matching
-@pytest.mark.parametrize("spelling", [
-    "2026-03-10", "March 10, 2026", "10 March 2026", "Mar 10 2026", "10th of March, 2026",
-    "Tuesday, March 10, 2026", "2026/03/10", "march 10th 2026",
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "2026-03-10",
+        "March 10, 2026",
+        "10 March 2026",
+        "Mar 10 2026",
+        "10th of March, 2026",
+        "Tuesday, March 10, 2026",
+        "2026/03/10",
+        "march 10th 2026",
+    ],
+)
 def test_every_spelling_of_a_date_normalises_to_iso(spelling):
     assert normalised_date(spelling) == "2026-03-10"
 
@@ -70,59 +87,77 @@ def test_a_month_and_non_dates_normalise_as_such():
     assert normalised_date("the first week of March 2026") is None  # a month inside other words
 
 
-@pytest.mark.parametrize(("text", "answer"), [
-    ("Ava's flight to Lisbon is on 2026-03-10.", "March 10, 2026"),
-    ("The flight is on March 10, 2026 (next Tuesday).", "2026-03-10"),
-    ("Booked for 10 March 2026 at 09:00", "10 March 2026"),
-    ("Landing 2026-03-10T09:00:00+00:00", "2026-03-10"),
-    ("The deadline is 2026-03-31.", "March 2026"),
-])
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Ava's flight to Lisbon is on 2026-03-10.", "March 10, 2026"),
+        ("The flight is on March 10, 2026 (next Tuesday).", "2026-03-10"),
+        ("Booked for 10 March 2026 at 09:00", "10 March 2026"),
+        ("Landing 2026-03-10T09:00:00+00:00", "2026-03-10"),
+        ("The deadline is 2026-03-31.", "March 2026"),
+    ],
+)
 def test_a_date_answer_matches_any_spelling_of_that_date(text, answer):
     assert contains_answer(text, answer)
 
 
-@pytest.mark.parametrize(("text", "answer"), [
-    ("Ava's flight to Lisbon is on 2026-03-11.", "2026-03-10"),  # another day
-    ("Ava's flight to Lisbon is next Tuesday.", "2026-03-10"),  # undated
-    ("The deadline is in March.", "March 2026"),
-    ("Ticket 2026-03-10", "2026-03-11"),
-])
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Ava's flight to Lisbon is on 2026-03-11.", "2026-03-10"),  # another day
+        ("Ava's flight to Lisbon is next Tuesday.", "2026-03-10"),  # undated
+        ("The deadline is in March.", "March 2026"),
+        ("Ticket 2026-03-10", "2026-03-11"),
+    ],
+)
 def test_a_date_answer_needs_that_date(text, answer):
     assert not contains_answer(text, answer)
 
 
-@pytest.mark.parametrize(("answer", "day"), [
-    ("On 14.01.2024", "2024-01-14"),
-    ("3.9.2025", "2025-09-03"),
-    ("7 May 2023", "2023-05-07"),
-    ("May 7, 2023", "2023-05-07"),
-    ("2023-05-07", "2023-05-07"),
-    ("the 7th of May, 2023.", "2023-05-07"),
-    ("12Nov, 2024", "2024-11-12"),  # hand-typed, run together
-    ("Sometime the week before 12 November 2024", "2024-11-12"),  # the anchor day of a resolved relative time
-    ("Paid on Friday, 2 February 2024 by card", "2024-02-02"),
-])
+@pytest.mark.parametrize(
+    ("answer", "day"),
+    [
+        ("On 14.01.2024", "2024-01-14"),
+        ("3.9.2025", "2025-09-03"),
+        ("7 May 2023", "2023-05-07"),
+        ("May 7, 2023", "2023-05-07"),
+        ("2023-05-07", "2023-05-07"),
+        ("the 7th of May, 2023.", "2023-05-07"),
+        ("12Nov, 2024", "2024-11-12"),  # hand-typed, run together
+        ("Sometime the week before 12 November 2024", "2024-11-12"),  # the anchor day of a resolved relative time
+        ("Paid on Friday, 2 February 2024 by card", "2024-02-02"),
+    ],
+)
 def test_an_answer_is_a_date_when_it_contains_one_exact_day(answer, day):
     assert normalised_date(answer) == day
 
 
-@pytest.mark.parametrize("answer", [
-    "in 2021",  # a year, not a day
-    "Summer 2024",
-    "between 3 March 2024 and 9 March 2024",  # two days: not one exact date
-    "14.01",  # no year
-    "version 1.14.01.2024",  # part of a longer dotted number
-    "31.02.2024",  # no such day
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "in 2021",  # a year, not a day
+        "Summer 2024",
+        "between 3 March 2024 and 9 March 2024",  # two days: not one exact date
+        "14.01",  # no year
+        "version 1.14.01.2024",  # part of a longer dotted number
+        "31.02.2024",  # no such day
+    ],
+)
 def test_years_ranges_and_non_days_are_not_date_answers(answer):
     found = answer_date(answer)
     assert found is None or found.day is None
 
 
-@pytest.mark.parametrize("text", [
-    "Noor's exam was on 2024-01-14.", "Exam: January 14, 2024", "exam 14 Jan 2024", "Exam on 14.01.2024 at noon",
-    "Sunday, 14th of January 2024",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Noor's exam was on 2024-01-14.",
+        "Exam: January 14, 2024",
+        "exam 14 Jan 2024",
+        "Exam on 14.01.2024 at noon",
+        "Sunday, 14th of January 2024",
+    ],
+)
 def test_a_dotted_date_answer_matches_every_spelling_of_its_day(text):
     assert contains_answer(text, "On 14.01.2024")
     assert not contains_answer(text.replace("14", "15"), "On 14.01.2024")
@@ -150,17 +185,20 @@ def test_words_match_whole_words_in_order_with_a_plural_on_the_last():
     assert not contains_words("anything", "")
 
 
-@pytest.mark.parametrize(("text", "undated"), [
-    ("Ava's flight is next Tuesday.", True),
-    ("It broke yesterday.", True),
-    ("Summary for next week's meeting", True),  # possessives the resolver leaves alone
-    ("Ava has a haircut next weekend.", True),
-    ("The plumber comes in a fortnight.", True),
-    ("Ava's flight is on 2026-03-10 (next Tuesday).", False),  # annotated: dated
-    ("Ava's haircut is on 2026-03-14 (next weekend).", False),
-    ("Ava's flight is on 2026-03-10.", False),
-    ("Ava's team sync is on Monday.", False),  # bare weekday: no relative claim
-])
+@pytest.mark.parametrize(
+    ("text", "undated"),
+    [
+        ("Ava's flight is next Tuesday.", True),
+        ("It broke yesterday.", True),
+        ("Summary for next week's meeting", True),  # possessives the resolver leaves alone
+        ("Ava has a haircut next weekend.", True),
+        ("The plumber comes in a fortnight.", True),
+        ("Ava's flight is on 2026-03-10 (next Tuesday).", False),  # annotated: dated
+        ("Ava's haircut is on 2026-03-14 (next weekend).", False),
+        ("Ava's flight is on 2026-03-10.", False),
+        ("Ava's team sync is on Monday.", False),  # bare weekday: no relative claim
+    ],
+)
 def test_undated_relative_times(text, undated):
     assert has_undated_relative_time(text) is undated
 
@@ -296,13 +334,15 @@ def test_merge_cycles_do_not_loop():
 
 
 def test_retention_leaves_out_contradicted_adds_and_counts_facts_in_active_memories():
-    records = {SCOPE: {
-        "window": record("window", "Ava prefers window seats", status="superseded"),
-        "loyalty": record("loyalty", "Ava has a loyalty number on file"),
-        "plan": record("plan", "Customer is on the premium plan", status="archived"),
-        "owner": record("owner", "Project Falcon reports to Maria"),
-        "old-owner": record("old-owner", "Project Falcon reports to Jonas", status="superseded"),
-    }}
+    records = {
+        SCOPE: {
+            "window": record("window", "Ava prefers window seats", status="superseded"),
+            "loyalty": record("loyalty", "Ava has a loyalty number on file"),
+            "plan": record("plan", "Customer is on the premium plan", status="archived"),
+            "owner": record("owner", "Project Falcon reports to Maria"),
+            "old-owner": record("old-owner", "Project Falcon reports to Jonas", status="superseded"),
+        }
+    }
     adds = [(SCOPE, "window", ("s1",)), (SCOPE, "loyalty", ()), (SCOPE, "plan", ())]
     facts = [(SCOPE, "Who owns Falcon?", "Maria"), (SCOPE, "Who owned Falcon?", "Jonas")]
     result = retention(adds, {SCOPE: {"s1"}}, records, facts)
@@ -351,23 +391,35 @@ def test_values_are_numbers_and_dates_spelled_alike():
 
 
 def test_near_duplicate_pairs_need_high_cosine_and_no_differing_value():
-    texts = ["The library has 45 sources", "The library holds 45 sources", "The library has 52 sources",
-             "Ava likes tea"]
+    texts = [
+        "The library has 45 sources",
+        "The library holds 45 sources",
+        "The library has 52 sources",
+        "Ava likes tea",
+    ]
     close = np.array([1.0, 0.05, 0.0])
-    vectors = TableEmbedder({texts[0]: (1.0, 0.0, 0.0), texts[1]: tuple(close), texts[2]: (1.0, 0.0, 0.01),
-                             texts[3]: (0.0, 1.0, 0.0)}).embed_array(texts)
+    vectors = TableEmbedder(
+        {texts[0]: (1.0, 0.0, 0.0), texts[1]: tuple(close), texts[2]: (1.0, 0.0, 0.01), texts[3]: (0.0, 1.0, 0.0)}
+    ).embed_array(texts)
     assert near_duplicate_pairs(texts, vectors) == [(0, 1)]  # 45 vs 52 conflicts despite the cosine
     assert near_duplicate_pairs(texts, vectors, threshold=0.0) == [(0, 1), (0, 3), (1, 3), (2, 3)]
     assert near_duplicate_pairs(texts[:1], vectors[:1]) == []
 
 
 def test_near_duplicate_rate_counts_memories_with_a_partner_in_their_own_scope():
-    table = {"Ava is vegetarian": (1.0, 0.0), "Ava eats no meat": (1.0, 0.1), "Ava prefers aisle seats": (0.0, 1.0),
-             "Ava prefers window seats": (0.6, 0.8)}
-    found = near_duplicates({
-        SCOPE: [item(text, key=f"m{i}") for i, text in enumerate(table)],
-        OTHER: [item("Ava is vegetarian", scope=OTHER, key="m1")],  # same text, other scope: not counted
-    }, TableEmbedder(table).embed_array)
+    table = {
+        "Ava is vegetarian": (1.0, 0.0),
+        "Ava eats no meat": (1.0, 0.1),
+        "Ava prefers aisle seats": (0.0, 1.0),
+        "Ava prefers window seats": (0.6, 0.8),
+    }
+    found = near_duplicates(
+        {
+            SCOPE: [item(text, key=f"m{i}") for i, text in enumerate(table)],
+            OTHER: [item("Ava is vegetarian", scope=OTHER, key="m1")],  # same text, other scope: not counted
+        },
+        TableEmbedder(table).embed_array,
+    )
     assert (found.memories, found.total) == (2, 5)
     assert found.rate == pytest.approx(0.4)
     assert found.pairs == (("Ava is vegetarian", "Ava eats no meat"),)
@@ -376,8 +428,11 @@ def test_near_duplicate_rate_counts_memories_with_a_partner_in_their_own_scope()
 
 def test_near_duplicates_compare_the_statement_the_caller_names():
     table = {"Noor swims": (1.0, 0.0), "Noor keeps bees": (0.0, 1.0)}
-    stamped = [item("Noor swims (said on 2026-02-03)", key="a"), item("Noor swims (said on 2026-03-09)", key="b"),
-               item("Noor keeps bees (said on 2026-02-03)", key="c")]
+    stamped = [
+        item("Noor swims (said on 2026-02-03)", key="a"),
+        item("Noor swims (said on 2026-03-09)", key="b"),
+        item("Noor keeps bees (said on 2026-02-03)", key="c"),
+    ]
     strip = lambda text: text.split(" (said on")[0]  # noqa: E731
     found = near_duplicates({SCOPE: stamped}, TableEmbedder(table).embed_array, statement=strip)
     assert (found.memories, found.total) == (2, 3)
@@ -393,8 +448,12 @@ def test_undated_relative_times_lists_the_offending_memories():
 # --- isolation
 def test_isolation_leaks_flag_other_scopes_and_their_messages():
     owners = {"a1": frozenset({SCOPE}), "g1": frozenset({OTHER}), "shared": frozenset({SCOPE, OTHER})}
-    items = [item("mine", "a1", key="ok"), item("shared id", "shared", key="ok2"),
-             item("theirs", "g1", key="cites"), item("stored elsewhere", scope=OTHER, key="elsewhere")]
+    items = [
+        item("mine", "a1", key="ok"),
+        item("shared id", "shared", key="ok2"),
+        item("theirs", "g1", key="cites"),
+        item("stored elsewhere", scope=OTHER, key="elsewhere"),
+    ]
     leaks = isolation_leaks(SCOPE, items, owners)
     assert len(leaks) == 2
     assert "cites" in leaks[0] and "g1" in leaks[0]

@@ -23,16 +23,39 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 
 def _dataset(tmp_path: Path):
-    texts = {1: "Hello, Noor here.", 2: "My flat is in Alfama.", 10: "I practise the violin most evenings.",
-             11: "Thanks, that helps."}
-    turns = [{"scope": SCOPE, "session_id": "D1", "message_id": f"D1:{n}", "role": "user", "content": text,
-              "ts": SAME_TIME} for n, text in texts.items()]
-    questions = [{"scope": SCOPE, "question": "Which instrument does Noor practise?", "answer": "violin",
-                  "evidence_message_ids": ["D1:10"], "category": "single_hop"},
-                 {"scope": SCOPE, "question": "When did Noor mention the violin?", "answer": "3 February 2026",
-                  "evidence_message_ids": ["D1:10"], "category": "temporal"},
-                 {"scope": SCOPE, "question": "When did Noor mention the violin?", "answer": "2 February 2026",
-                  "evidence_message_ids": ["D1:10"], "category": "temporal"}]
+    texts = {
+        1: "Hello, Noor here.",
+        2: "My flat is in Alfama.",
+        10: "I practise the violin most evenings.",
+        11: "Thanks, that helps.",
+    }
+    turns = [
+        {"scope": SCOPE, "session_id": "D1", "message_id": f"D1:{n}", "role": "user", "content": text, "ts": SAME_TIME}
+        for n, text in texts.items()
+    ]
+    questions = [
+        {
+            "scope": SCOPE,
+            "question": "Which instrument does Noor practise?",
+            "answer": "violin",
+            "evidence_message_ids": ["D1:10"],
+            "category": "single_hop",
+        },
+        {
+            "scope": SCOPE,
+            "question": "When did Noor mention the violin?",
+            "answer": "3 February 2026",
+            "evidence_message_ids": ["D1:10"],
+            "category": "temporal",
+        },
+        {
+            "scope": SCOPE,
+            "question": "When did Noor mention the violin?",
+            "answer": "2 February 2026",
+            "evidence_message_ids": ["D1:10"],
+            "category": "temporal",
+        },
+    ]
     return load_dataset(_write(tmp_path / "e.jsonl", turns), _write(tmp_path / "q.jsonl", questions))
 
 

@@ -32,12 +32,21 @@ def motives(snapshot) -> dict[str, tuple[str, ...]]:
 def rows(*contents: str, roles: str = "", start_hour: int = 9, session: str = "n1") -> list[dict]:
     """One message a minute; roles is a string of u/a per message (default: all user)."""
     roles = roles or "u" * len(contents)
-    return [turn_row(SCOPE, session, i, "user" if r == "u" else "assistant", text,
-                     f"2026-05-01T{start_hour:02d}:{i:02d}:00+00:00")
-            for i, (r, text) in enumerate(zip(roles, contents))]
+    return [
+        turn_row(
+            SCOPE,
+            session,
+            i,
+            "user" if r == "u" else "assistant",
+            text,
+            f"2026-05-01T{start_hour:02d}:{i:02d}:00+00:00",
+        )
+        for i, (r, text) in enumerate(zip(roles, contents))
+    ]
 
 
 # --- the frame ------------------------------------------------------------------------------------
+
 
 def test_frame_holds_the_scope_s_own_turns_with_is_new() -> None:
     snapshot = fixture_snapshot(AVA)
@@ -62,8 +71,11 @@ def test_clause_kinds_agree_with_the_offline_engine_on_every_fixture_clause() ->
     user = [row for row in events if row["role"] == "user"]
     snapshot = build_snapshot(AVA, [{**row, "scope": AVA} for row in user])
     vectorised = classify_clauses(with_threads(transcript_frame(snapshot)))
-    expected = [(row["message_id"], strip_lead_ins(text), classify(strip_lead_ins(text))[0])
-                for row in user for text in split_clauses(row["content"])]
+    expected = [
+        (row["message_id"], strip_lead_ins(text), classify(strip_lead_ins(text))[0])
+        for row in user
+        for text in split_clauses(row["content"])
+    ]
     got = list(zip(vectorised["message_id"], vectorised["body"], vectorised["kind"]))
     assert sorted(got) == sorted(expected)
 
@@ -107,10 +119,14 @@ def test_lead_ins_are_stripped_alike_on_every_clause_of_the_dev_set() -> None:
 
 # --- the fixtures ---------------------------------------------------------------------------------
 
+
 def test_ava_correction_and_pending_adds() -> None:
     found = motives(fixture_snapshot(AVA))
-    assert found == {"correction": ("ava-s2#2",), "new_facts": ("ava-s2#0",),
-                     "memory_add": ("ava-s1#0", "ava-s1#2", "ava-s2#4")}
+    assert found == {
+        "correction": ("ava-s2#2",),
+        "new_facts": ("ava-s2#0",),
+        "memory_add": ("ava-s1#0", "ava-s1#2", "ava-s2#4"),
+    }
     signals = gather(fixture_snapshot(AVA))
     assert signals.pending_adds == ("ava-m1", "ava-m2", "ava-m3", "ava-m4", "ava-profile")
     assert signals.statements == ("ava-s2#0",), "the Lisbon flight, said beside a request"
@@ -119,7 +135,9 @@ def test_ava_correction_and_pending_adds() -> None:
 def test_falcon_decisions_and_the_repeated_project() -> None:
     signals = gather(fixture_snapshot(FALCON))
     assert signals.decisions == ("falcon-s1#0", "falcon-s2#0")
-    assert signals.repeated_entities == (("Project Falcon", ("falcon-s1#0", "falcon-s1#2", "falcon-s2#0", "falcon-s2#2")),)
+    assert signals.repeated_entities == (
+        ("Project Falcon", ("falcon-s1#0", "falcon-s1#2", "falcon-s2#0", "falcon-s2#2")),
+    )
     assert [m.kind for m in signals.motives] == ["decision", "new_facts", "repetition"]
 
 
@@ -141,12 +159,16 @@ def test_lead_three_dissatisfied_threads_make_one_motive() -> None:
     [motive] = signals.motives
     assert motive.kind == "dissatisfaction" and motive.message_ids == ("lead-s1#2", "lead-s1#5", "lead-s1#8")
     assert signals.complaint.theme == "direction" and signals.complaint.thread_count == 3
-    assert signals.complaint.quotes == ("It has no direction.", "It doesn't say why this direction matters.",
-                                        "The design has no direction either.")
+    assert signals.complaint.quotes == (
+        "It has no direction.",
+        "It doesn't say why this direction matters.",
+        "The design has no direction either.",
+    )
     assert "direction" in motive.summary
 
 
 # --- scenarios of our own ---------------------------------------------------------------------------
+
 
 def test_chit_chat_is_no_signal() -> None:
     signals = gather(build_snapshot(SCOPE, rows("Hi there!", "Hello!", "Thanks, bye.", roles="uau")))
@@ -154,14 +176,21 @@ def test_chit_chat_is_no_signal() -> None:
 
 
 def test_an_unanswered_question_ends_an_unresolved_thread_an_answered_one_does_not() -> None:
-    events = (rows("Where is my parcel?", "It ships today.", roles="ua")
-              + rows("Can you cancel order 42?", roles="u", start_hour=14))
+    events = rows("Where is my parcel?", "It ships today.", roles="ua") + rows(
+        "Can you cancel order 42?", roles="u", start_hour=14
+    )
     assert motives(build_snapshot(SCOPE, events)) == {"unresolved": ("n1#0",)}
 
 
 def test_a_sentence_initial_capital_is_not_an_entity_unless_seen_mid_sentence() -> None:
-    events = rows("Change of plan today.", "Change of plan again.", "Change of plan, sorry.",
-                  "We met Nadia Berg at noon.", "Nadia Berg called back.", "I emailed Nadia Berg.")
+    events = rows(
+        "Change of plan today.",
+        "Change of plan again.",
+        "Change of plan, sorry.",
+        "We met Nadia Berg at noon.",
+        "Nadia Berg called back.",
+        "I emailed Nadia Berg.",
+    )
     assert gather(build_snapshot(SCOPE, events)).repeated_entities == (("Nadia Berg", ("n1#3", "n1#4", "n1#5")),)
 
 
@@ -174,23 +203,33 @@ def test_messages_read_by_an_earlier_pass_carry_no_signal() -> None:
 
 def test_complaints_need_a_shared_theme_across_threads() -> None:
     def session(day: int, complaint: str) -> list[dict]:
-        return [turn_row(SCOPE, f"k{day}", 0, "user", "Draft the intro.", f"2026-08-0{day}T09:00:00+00:00"),
-                turn_row(SCOPE, f"k{day}", 1, "assistant", "Here it is.", f"2026-08-0{day}T09:01:00+00:00"),
-                turn_row(SCOPE, f"k{day}", 2, "user", complaint, f"2026-08-0{day}T09:02:00+00:00")]
+        return [
+            turn_row(SCOPE, f"k{day}", 0, "user", "Draft the intro.", f"2026-08-0{day}T09:00:00+00:00"),
+            turn_row(SCOPE, f"k{day}", 1, "assistant", "Here it is.", f"2026-08-0{day}T09:01:00+00:00"),
+            turn_row(SCOPE, f"k{day}", 2, "user", complaint, f"2026-08-0{day}T09:02:00+00:00"),
+        ]
 
-    shared = [*session(1, "It has no examples."), *session(2, "Still not right, no examples."),
-              *session(3, "These are just bullet points. It has no examples either.")]
+    shared = [
+        *session(1, "It has no examples."),
+        *session(2, "Still not right, no examples."),
+        *session(3, "These are just bullet points. It has no examples either."),
+    ]
     assert gather(build_snapshot(SCOPE, shared)).complaint.theme == "examples"
     unrelated = [*session(1, "Too long."), *session(2, "It has no examples."), *session(3, "Too generic.")]
     assert gather(build_snapshot(SCOPE, unrelated)).complaint is None
-    one_thread = rows("Draft it.", "Here.", "It has no examples.", "It has no examples!", "Still no examples.",
-                      roles="uauuu")
-    assert gather(build_snapshot(SCOPE, one_thread)).complaint is None, "three complaints in one thread are one bad answer"
+    one_thread = rows(
+        "Draft it.", "Here.", "It has no examples.", "It has no examples!", "Still no examples.", roles="uauuu"
+    )
+    assert gather(build_snapshot(SCOPE, one_thread)).complaint is None, (
+        "three complaints in one thread are one bad answer"
+    )
 
 
 def test_other_scopes_turns_are_not_read() -> None:
-    globex = build_snapshot("globex/support-bot/u1", [turn_row("globex/support-bot/u1", "x", 0, "user",
-                                                              "We decided to use Redis.", "2026-04-12T11:00:00+00:00")])
+    globex = build_snapshot(
+        "globex/support-bot/u1",
+        [turn_row("globex/support-bot/u1", "x", 0, "user", "We decided to use Redis.", "2026-04-12T11:00:00+00:00")],
+    )
     assert gather(globex).decisions == ("x#0",)
     stray = replace(globex, job=globex.job.model_copy(update={"scope": ACME}))
     assert not gather(stray).has_signal and transcript_frame(stray).is_empty()

@@ -37,13 +37,24 @@ REQUIRED = {"kafka": {"bootstrapServers": "kafka.test:9092"}, "qdrant": {"url": 
 # Settings the chart sets on purpose rather than leaving at the application's default.
 CHART_SET = {"kafka_bootstrap_servers", "qdrant_url", "home", "metrics_port", "metrics_host"}
 
-STREAM_METRICS = ("dreamstream_events_total", "dreamstream_dead_letters_total",
-                  "dreamstream_jobs_emitted_total", "dreamstream_scopes_tracked")
+STREAM_METRICS = (
+    "dreamstream_events_total",
+    "dreamstream_dead_letters_total",
+    "dreamstream_jobs_emitted_total",
+    "dreamstream_scopes_tracked",
+)
 CONSUMER_METRICS = (
-    "dreamstream_indexed_total", "dreamstream_consumer_lag", "dreamstream_passes_total",
-    "dreamstream_phase_duration_seconds_bucket", "dreamstream_pass_memories_bucket",
-    "dreamstream_memory_changes_total", "dreamstream_model_calls_total", "dreamstream_model_tokens_total",
-    "dreamstream_model_cost_usd_total", "dreamstream_quarantines_total", "dreamstream_rollbacks_total",
+    "dreamstream_indexed_total",
+    "dreamstream_consumer_lag",
+    "dreamstream_passes_total",
+    "dreamstream_phase_duration_seconds_bucket",
+    "dreamstream_pass_memories_bucket",
+    "dreamstream_memory_changes_total",
+    "dreamstream_model_calls_total",
+    "dreamstream_model_tokens_total",
+    "dreamstream_model_cost_usd_total",
+    "dreamstream_quarantines_total",
+    "dreamstream_rollbacks_total",
 )
 SECRET_ENV = ("DREAMSTREAM_LLM_API_KEY", "DREAMSTREAM_QDRANT_API_KEY", "DREAMSTREAM_KAFKA_SASL_PASSWORD")
 
@@ -90,7 +101,9 @@ def _of_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]
 
 
 def _deployments(docs) -> dict[str, dict[str, Any]]:
-    by_component = {d["metadata"]["labels"]["app.kubernetes.io/component"]: d for d in _of_kind(docs, "Deployment").values()}
+    by_component = {
+        d["metadata"]["labels"]["app.kubernetes.io/component"]: d for d in _of_kind(docs, "Deployment").values()
+    }
     assert set(by_component) == {"streams", "consumers"}
     return by_component
 
@@ -167,7 +180,10 @@ def test_both_workers_run_the_right_command_with_settings_probes_and_a_locked_do
         (container,) = pod["containers"]
         assert container["command"] == ["dreamstream", "worker", component]
         assert container["envFrom"] == [{"configMapRef": {"name": settings_name}}]
-        assert deployment["spec"]["selector"]["matchLabels"].items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
+        assert (
+            deployment["spec"]["selector"]["matchLabels"].items()
+            <= deployment["spec"]["template"]["metadata"]["labels"].items()
+        )
 
         assert container["ports"] == [{"name": "metrics", "containerPort": port, "protocol": "TCP"}]
         for probe, path in (("startupProbe", "/healthz"), ("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
@@ -185,7 +201,9 @@ def test_both_workers_run_the_right_command_with_settings_probes_and_a_locked_do
         volumes = {v["name"]: v for v in pod["volumes"]}
         assert set(volumes) == {"tmp", "home"} and all("emptyDir" in v for v in volumes.values())
         # Faust's data directory is relative to the working directory: it must be writable.
-        assert container["workingDir"] == _settings_configmap(docs)["data"]["DREAMSTREAM_HOME"] == "/var/lib/dreamstream"
+        assert (
+            container["workingDir"] == _settings_configmap(docs)["data"]["DREAMSTREAM_HOME"] == "/var/lib/dreamstream"
+        )
         assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
 
         (init,) = pod["initContainers"]
@@ -206,8 +224,10 @@ def test_default_and_production_replicas_and_spread(default_docs, production_doc
 
 def test_settings_change_rolls_the_pods(chart) -> None:
     def checksums(values):
-        return {c: d["spec"]["template"]["metadata"]["annotations"]["checksum/settings"]
-                for c, d in _deployments(_render(chart, values)).items()}
+        return {
+            c: d["spec"]["template"]["metadata"]["annotations"]["checksum/settings"]
+            for c, d in _deployments(_render(chart, values)).items()
+        }
 
     before = checksums(REQUIRED)
     after = checksums(_merge(REQUIRED, {"logLevel": "DEBUG"}))
@@ -302,18 +322,25 @@ def test_service_monitors_only_when_enabled(default_docs, production_docs) -> No
     for monitor in monitors.values():
         component = monitor["metadata"]["labels"]["app.kubernetes.io/component"]
         assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"
-        (service,) = [s for s in services.values()
-                      if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()]
+        (service,) = [
+            s
+            for s in services.values()
+            if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()
+        ]
         assert service["spec"]["clusterIP"] == "None"
         assert service["spec"]["selector"] == deployments[component]["spec"]["selector"]["matchLabels"]
-        assert service["spec"]["ports"] == [{"name": "metrics", "port": 9100, "targetPort": "metrics", "protocol": "TCP"}]
+        assert service["spec"]["ports"] == [
+            {"name": "metrics", "port": 9100, "targetPort": "metrics", "protocol": "TCP"}
+        ]
 
 
 # --- the Grafana dashboard
 
 
 def test_dashboard_configmap_ships_the_dashboard_file(default_docs) -> None:
-    (configmap,) = [d for d in _of_kind(default_docs, "ConfigMap").values() if d["metadata"]["name"].endswith("-dashboard")]
+    (configmap,) = [
+        d for d in _of_kind(default_docs, "ConfigMap").values() if d["metadata"]["name"].endswith("-dashboard")
+    ]
     assert configmap["metadata"]["labels"]["grafana_dashboard"] == "1"
     assert json.loads(configmap["data"]["dreamstream.json"]) == json.loads(DASHBOARD.read_text())
     # helm/dashboards/dreamstream.json is the same file, not a copy.
@@ -348,11 +375,28 @@ def test_dashboard_is_valid_grafana_json_over_every_metric() -> None:
     exprs = "\n".join(t["expr"] for p in panels for t in p.get("targets", []))
     missing = [m for m in (*STREAM_METRICS, *CONSUMER_METRICS) if m not in exprs]
     assert missing == [], f"no panel plots {missing}"
-    for label in ('outcome="accepted"', "histogram_quantile(0.5", "histogram_quantile(0.95", "by (le, phase)", "by (le, when)"):
+    for label in (
+        'outcome="accepted"',
+        "histogram_quantile(0.5",
+        "histogram_quantile(0.95",
+        "by (le, phase)",
+        "by (le, when)",
+    ):
         assert label in exprs
     titles = " ".join(p["title"].lower() for p in panels)
-    for wanted in ("event rate", "dead-letter", "consumer lag", "jobs by trigger", "pass outcomes", "p50 / p95",
-                   "before / after", "model calls", "model tokens", "cost", "quarantines and rollbacks"):
+    for wanted in (
+        "event rate",
+        "dead-letter",
+        "consumer lag",
+        "jobs by trigger",
+        "pass outcomes",
+        "p50 / p95",
+        "before / after",
+        "model calls",
+        "model tokens",
+        "cost",
+        "quarantines and rollbacks",
+    ):
         assert wanted in titles, wanted
 
 
@@ -362,7 +406,9 @@ def test_dashboard_is_valid_grafana_json_over_every_metric() -> None:
 @pytest.mark.parametrize("component", ["streams", "consumers"])
 def test_more_replicas_than_partitions_fails_with_a_clear_message(chart, component: str) -> None:
     values = _merge(REQUIRED, {"topics": {"partitions": 6}, component: {"replicas": 7}})
-    with pytest.raises(helm.HelmRenderError, match=rf"{component}\.replicas \(7\) must not exceed topics\.partitions \(6\)"):
+    with pytest.raises(
+        helm.HelmRenderError, match=rf"{component}\.replicas \(7\) must not exceed topics\.partitions \(6\)"
+    ):
         chart.render(values=values, name=RELEASE, namespace=NAMESPACE)
 
 
@@ -412,22 +458,31 @@ def test_render_refuses_inconsistent_kafka_and_port_settings(chart) -> None:
 
 
 def test_optional_branches_render_valid_kubernetes(chart) -> None:
-    values = _merge(REQUIRED, {
-        "imagePullSecrets": [{"name": "registry"}],
-        "extraEnv": [{"name": "EXTRA", "valueFrom": {"secretKeyRef": {"name": "extra", "key": "value"}}}],
-        "serviceAccount": {"create": False, "name": "existing"},
-        "streams": {"webPort": 6066, "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
-                    "nodeSelector": {"pool": "stream"}, "tolerations": [{"key": "pool", "operator": "Exists"}],
-                    "podAnnotations": {"team": "memory"}},
-        "consumers": {"podDisruptionBudget": {"enabled": False}},
-        "dashboard": {"namespace": "monitoring"},
-    })
+    values = _merge(
+        REQUIRED,
+        {
+            "imagePullSecrets": [{"name": "registry"}],
+            "extraEnv": [{"name": "EXTRA", "valueFrom": {"secretKeyRef": {"name": "extra", "key": "value"}}}],
+            "serviceAccount": {"create": False, "name": "existing"},
+            "streams": {
+                "webPort": 6066,
+                "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+                "nodeSelector": {"pool": "stream"},
+                "tolerations": [{"key": "pool", "operator": "Exists"}],
+                "podAnnotations": {"team": "memory"},
+            },
+            "consumers": {"podDisruptionBudget": {"enabled": False}},
+            "dashboard": {"namespace": "monitoring"},
+        },
+    )
     docs = _render(chart, values)
     for doc in docs:
         kubernetes_validate.validate(doc, KUBE_VERSION, strict=True)
     deployments = _deployments(docs)
     streams = deployments["streams"]["spec"]["template"]
-    assert {"name": "EXTRA", "valueFrom": {"secretKeyRef": {"name": "extra", "key": "value"}}} in streams["spec"]["containers"][0]["env"]
+    assert {"name": "EXTRA", "valueFrom": {"secretKeyRef": {"name": "extra", "key": "value"}}} in streams["spec"][
+        "containers"
+    ][0]["env"]
     assert streams["spec"]["serviceAccountName"] == "existing" and not _of_kind(docs, "ServiceAccount")
     assert streams["metadata"]["annotations"]["team"] == "memory"
     assert _settings_configmap(docs)["data"]["DREAMSTREAM_STREAMS_WEB_PORT"] == "6066"
@@ -439,19 +494,29 @@ def test_optional_branches_render_valid_kubernetes(chart) -> None:
 
 # --- the API, alerts, KEDA, TLS and the NetworkPolicy, all on
 EVERYTHING_ON = {
-    "kafka": {"securityProtocol": "SASL_SSL",
-              "sasl": {"mechanism": "SCRAM-SHA-512", "username": "dreamstream",
-                       "passwordSecret": {"name": "kafka-user", "key": "password"}},
-              "tls": {"caSecret": {"name": "my-cluster-cluster-ca-cert", "key": "ca.crt"},
-                      "clientCertSecret": {"name": "dreamstream", "certKey": "user.crt", "keyKey": "user.key"},
-                      "keyPasswordSecret": {"name": "dreamstream-key", "key": "password"}}},
+    "kafka": {
+        "securityProtocol": "SASL_SSL",
+        "sasl": {
+            "mechanism": "SCRAM-SHA-512",
+            "username": "dreamstream",
+            "passwordSecret": {"name": "kafka-user", "key": "password"},
+        },
+        "tls": {
+            "caSecret": {"name": "my-cluster-cluster-ca-cert", "key": "ca.crt"},
+            "clientCertSecret": {"name": "dreamstream", "certKey": "user.crt", "keyKey": "user.key"},
+            "keyPasswordSecret": {"name": "dreamstream-key", "key": "password"},
+        },
+    },
     "api": {"enabled": True, "tokenSecret": {"name": "dreamstream-api", "key": "token"}},
     "alerts": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
-    "autoscaling": {"keda": {"enabled": True, "prometheusServer": "http://prometheus-operated.monitoring:9090",
-                             "maxReplicas": 6}},
-    "networkPolicy": {"enabled": True,
-                      "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
-                      "apiFrom": [{"podSelector": {"matchLabels": {"app": "agent"}}}]},
+    "autoscaling": {
+        "keda": {"enabled": True, "prometheusServer": "http://prometheus-operated.monitoring:9090", "maxReplicas": 6}
+    },
+    "networkPolicy": {
+        "enabled": True,
+        "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+        "apiFrom": [{"podSelector": {"matchLabels": {"app": "agent"}}}],
+    },
     "metrics": {"serviceMonitor": {"enabled": True}},
 }
 CRDS = {"ServiceMonitor", "PrometheusRule", "ScaledObject"}
@@ -473,7 +538,9 @@ def test_everything_on_lints_and_validates(chart, everything_docs) -> None:
         kubernetes_validate.validate(doc, KUBE_VERSION, strict=True)
 
 
-def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secret(everything_docs, monkeypatch) -> None:
+def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secret(
+    everything_docs, monkeypatch
+) -> None:
     deployments = _deployments(everything_docs)
     consumers = deployments["consumers"]["spec"]["template"]["spec"]["containers"][0]
     streams = deployments["streams"]["spec"]["template"]["spec"]["containers"][0]
@@ -488,8 +555,14 @@ def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secr
     assert service["spec"]["ports"] == [{"name": "api", "port": 8080, "targetPort": "api", "protocol": "TCP"}]
     # The settings a consolidation pod reads: a token stands in for the secret, as Kubernetes would.
     data = dict(_settings_configmap(everything_docs)["data"])
-    data.update({"DREAMSTREAM_API_HOST": "0.0.0.0", "DREAMSTREAM_API_PORT": "8080",
-                 "DREAMSTREAM_API_TOKEN": "t" * 32, "DREAMSTREAM_KAFKA_SASL_PASSWORD": "x"})
+    data.update(
+        {
+            "DREAMSTREAM_API_HOST": "0.0.0.0",
+            "DREAMSTREAM_API_PORT": "8080",
+            "DREAMSTREAM_API_TOKEN": "t" * 32,
+            "DREAMSTREAM_KAFKA_SASL_PASSWORD": "x",
+        }
+    )
     settings = _settings_from(data, monkeypatch)
     assert settings.api_port == 8080 and settings.api_token is not None
 
@@ -524,17 +597,28 @@ def test_keda_scales_the_consolidation_workers_on_lag_within_the_partitions(ever
     (trigger,) = scaled["spec"]["triggers"]
     assert trigger["type"] == "prometheus" and "dreamstream_consumer_lag" in trigger["metadata"]["query"]
     assert 1 <= scaled["spec"]["minReplicaCount"] <= scaled["spec"]["maxReplicaCount"] <= 6
-    too_many = _merge(REQUIRED, {"autoscaling": {"keda": {"enabled": True, "prometheusServer": "http://p", "maxReplicas": 7}}})
+    too_many = _merge(
+        REQUIRED, {"autoscaling": {"keda": {"enabled": True, "prometheusServer": "http://p", "maxReplicas": 7}}}
+    )
     with pytest.raises(helm.HelmRenderError, match="must not exceed topics.partitions"):
         chart.render(values=too_many, name=RELEASE, namespace=NAMESPACE)
 
 
 def test_alert_rules_cover_lag_failures_dead_letters_quarantines_and_workers_down(everything_docs) -> None:
     (rule,) = _of_kind(everything_docs, "PrometheusRule").values()
-    assert rule["apiVersion"] == "monitoring.coreos.com/v1" and rule["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    assert (
+        rule["apiVersion"] == "monitoring.coreos.com/v1"
+        and rule["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    )
     rules = {r["alert"]: r for group in rule["spec"]["groups"] for r in group["rules"]}
-    assert set(rules) == {"DreamstreamLagGrowing", "DreamstreamFailureGateTripping", "DreamstreamPassesFailing",
-                          "DreamstreamDeadLetters", "DreamstreamQuarantineWaiting", "DreamstreamWorkerDown"}
+    assert set(rules) == {
+        "DreamstreamLagGrowing",
+        "DreamstreamFailureGateTripping",
+        "DreamstreamPassesFailing",
+        "DreamstreamDeadLetters",
+        "DreamstreamQuarantineWaiting",
+        "DreamstreamWorkerDown",
+    }
     for name, r in rules.items():
         assert set(r) <= {"alert", "expr", "for", "labels", "annotations"}, name
         assert r["labels"]["severity"] in {"info", "warning", "critical"} and r["annotations"]["summary"]

@@ -25,12 +25,16 @@ def minilm() -> MiniLMEmbedder:
     return MiniLMEmbedder(cache=VectorCache(1_000))
 
 
-@pytest.mark.parametrize(("query", "wanted"), [
-    ("When does the flight on 21 June 2024 leave?", 3),
-    ("Which flight leaves on June 18?", 2),
-])
-def test_a_date_query_dense_alone_gets_wrong_and_hybrid_gets_right(minilm: MiniLMEmbedder, query: str,
-                                                                    wanted: int) -> None:
+@pytest.mark.parametrize(
+    ("query", "wanted"),
+    [
+        ("When does the flight on 21 June 2024 leave?", 3),
+        ("Which flight leaves on June 18?", 2),
+    ],
+)
+def test_a_date_query_dense_alone_gets_wrong_and_hybrid_gets_right(
+    minilm: MiniLMEmbedder, query: str, wanted: int
+) -> None:
     vectors = minilm.embed_array(TEXTS)
     dense = HybridIndex(minilm, TEXTS, vectors, fusion="dense").search(query, 1)
     assert dense[0][0] != wanted  # the sentence embedding blurs the two dates

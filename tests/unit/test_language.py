@@ -3,6 +3,8 @@ evaluation sets): who speaks, what is chatter, what is a statement."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from language.chatter import caption_subject, classify_sentence, read_sentences, sentences
@@ -10,20 +12,38 @@ from language.dates import said_on, without_stamp
 from language.speakers import other_participant, participants, split_speaker
 
 
-@pytest.mark.parametrize("text", [
-    "Hiya Tom!", "Thanks so much, that means a lot.", "Congrats, you totally deserve it!", "Haha, so true.",
-    "Take care and talk soon!", "That's wonderful news.", "You're so brave.", "Glad to hear it went well.",
-    "Aww, I'm so sorry to hear that.", "Good luck!", "Sounds amazing!", "Love that.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hiya Tom!",
+        "Thanks so much, that means a lot.",
+        "Congrats, you totally deserve it!",
+        "Haha, so true.",
+        "Take care and talk soon!",
+        "That's wonderful news.",
+        "You're so brave.",
+        "Glad to hear it went well.",
+        "Aww, I'm so sorry to hear that.",
+        "Good luck!",
+        "Sounds amazing!",
+        "Love that.",
+    ],
+)
 def test_social_glue_is_chatter(text: str) -> None:
     assert classify_sentence(text) == "chatter"
 
 
-@pytest.mark.parametrize("text", [
-    "My brother moved to Denver in March.", "I started volunteering at the animal shelter.",
-    "We adopted a second cat named Pixel.", "The bakery on Fifth Street closed last year.",
-    "Tom is allergic to peanuts.", "I finished my first marathon in 4 hours 12 minutes.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother moved to Denver in March.",
+        "I started volunteering at the animal shelter.",
+        "We adopted a second cat named Pixel.",
+        "The bakery on Fifth Street closed last year.",
+        "Tom is allergic to peanuts.",
+        "I finished my first marathon in 4 hours 12 minutes.",
+    ],
+)
 def test_facts_are_statements(text: str) -> None:
     assert classify_sentence(text) == "statement"
 
@@ -40,7 +60,11 @@ def test_code_is_not_a_fact() -> None:
 
 def test_sentences_split_and_captions_stand_apart() -> None:
     text = "I repainted the kitchen. It took all weekend! [shares a photo: a photo of a yellow kitchen]"
-    assert sentences(text) == ["I repainted the kitchen.", "It took all weekend!", "[shares a photo: a photo of a yellow kitchen]"]
+    assert sentences(text) == [
+        "I repainted the kitchen.",
+        "It took all weekend!",
+        "[shares a photo: a photo of a yellow kitchen]",
+    ]
     kinds = [s.kind for s in read_sentences(text)]
     assert kinds == ["statement", "statement", "caption"]
     assert caption_subject("[shares a photo: a photo of a yellow kitchen]") == "a yellow kitchen"
@@ -63,8 +87,8 @@ def test_two_person_chat_you_is_the_other() -> None:
 
 
 def test_statement_stamp_round_trips() -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    text = f"Priya passed the bar exam. {said_on(datetime(2024, 2, 3, 10, tzinfo=timezone.utc))}"
+    text = f"Priya passed the bar exam. {said_on(datetime(2024, 2, 3, 10, tzinfo=UTC))}"
     assert text.endswith("(said on 2024-02-03)")
     assert without_stamp(text) == "Priya passed the bar exam."

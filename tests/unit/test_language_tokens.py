@@ -19,7 +19,13 @@ def test_accented_names_meet_their_plain_spelling() -> None:
 
 def test_numbers_are_kept_whole() -> None:
     assert tokens("It cost $1,500, up 78% from 3.5 in v2 of the AX3000") == [
-        "cost", "1500", "78", "3.5", "v2", "ax3000"]
+        "cost",
+        "1500",
+        "78",
+        "3.5",
+        "v2",
+        "ax3000",
+    ]
     assert tokens("on the 21st at 14:30") == ["21", "14:30"]
 
 

@@ -92,8 +92,12 @@ def test_each_layer_imports_only_what_it_may(layer: str) -> None:
 
 
 def test_engines_do_not_import_the_phases() -> None:
-    wrong = [f"{module_name(p)} imports {i}" for p in modules("consumers/engine") for i in sorted(imports_of(p))
-             if within(i, "consumers.passes") or within(i, "consumers.dream_pass")]
+    wrong = [
+        f"{module_name(p)} imports {i}"
+        for p in modules("consumers/engine")
+        for i in sorted(imports_of(p))
+        if within(i, "consumers.passes") or within(i, "consumers.dream_pass")
+    ]
     assert wrong == []
 
 
@@ -109,4 +113,5 @@ def test_the_checker_sees_imports() -> None:
     assert "language.patterns" in imports_of(REPO / "streams" / "extract.py")
     assert "consumers.kafka_io" in imports_of(REPO / "streams" / "loop.py")
     assert "consumers.engine.offline.contradiction" in imports_of(
-        REPO / "consumers" / "engine" / "offline" / "verifier.py")
+        REPO / "consumers" / "engine" / "offline" / "verifier.py"
+    )

@@ -30,8 +30,7 @@ class EmbeddingServer:
         self.fail_with: int | None = None
         self.dims_by_call: dict[int, int] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
@@ -49,13 +48,22 @@ class EmbeddingServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
                 if server.fail_with is not None:
-                    return self._send(server.fail_with, {"error": {"message": "scripted failure", "type": "server_error"}})
+                    return self._send(
+                        server.fail_with, {"error": {"message": "scripted failure", "type": "server_error"}}
+                    )
                 dims = server.dims_by_call.get(len(server.requests), 12)
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 vectors = (3 * HashingEmbedder(12).embed_array(inputs))[:, :dims]
                 data = [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
-                self._send(200, {"object": "list", "data": data[::-1], "model": body["model"],
-                                 "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}})
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data[::-1],
+                        "model": body["model"],
+                        "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)},
+                    },
+                )
 
             def _send(self, status: int, payload: dict) -> None:
                 raw = json.dumps(payload).encode()
@@ -96,7 +104,10 @@ def test_batches_in_order_with_unit_rows_and_the_width_of_the_answer(server: Emb
     expected = HashingEmbedder(12).embed_array([t if t else " " for t in texts])
     assert np.allclose(rows, expected, atol=1e-6)  # each row is its own text's, whatever the answer order
     assert [r["input"] for r in server.requests] == [  # 5 distinct texts, 2 per request, "" sent as " "
-        ["Noor adopted a greyhound", "the boiler broke"], [" ", "tax forms"], ["a fifth"]]
+        ["Noor adopted a greyhound", "the boiler broke"],
+        [" ", "tax forms"],
+        ["a fifth"],
+    ]
     assert {r["path"] for r in server.requests} == {"/v1/embeddings"}
     assert {r["auth"] for r in server.requests} == {"Bearer test-key"}
     assert {r["model"] for r in server.requests} == {"test-embedding"}
@@ -130,8 +141,16 @@ def test_a_failing_provider_is_one_clear_error(server: EmbeddingServer) -> None:
 
 
 def test_make_embedder_builds_it_from_settings(server: EmbeddingServer) -> None:
-    embedder = make_embedder(Settings(embedder="litellm", embedding_model=MODEL, embedding_api_base=server.url,
-                                      embedding_api_key="test-key", llm_timeout_s=5, llm_retries=0))
+    embedder = make_embedder(
+        Settings(
+            embedder="litellm",
+            embedding_model=MODEL,
+            embedding_api_base=server.url,
+            embedding_api_key="test-key",
+            llm_timeout_s=5,
+            llm_retries=0,
+        )
+    )
     assert isinstance(embedder, LitellmEmbedder) and embedder.name == f"litellm:{MODEL}"
     assert embedder.embed_array(["hello"]).shape == (1, 12)
     assert server.requests[0]["auth"] == "Bearer test-key"

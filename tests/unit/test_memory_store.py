@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from qdrant_client import QdrantClient
@@ -10,7 +10,7 @@ from qdrant_client import QdrantClient
 from consumers.store import AppliedJob, GenerationInfo, MemoryStore
 from schemas import MemoryRecord
 
-T0 = datetime(2026, 3, 5, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 5, tzinfo=UTC)
 DIMS = 16
 
 
@@ -20,8 +20,15 @@ def embed(texts):
 
 
 def record(scope: str, memory_id: str, text: str) -> MemoryRecord:
-    return MemoryRecord(scope=scope, memory_id=memory_id, text=text, origin="transcript",
-                        evidence_message_ids=("m1",), created_at=T0, updated_at=T0)
+    return MemoryRecord(
+        scope=scope,
+        memory_id=memory_id,
+        text=text,
+        origin="transcript",
+        evidence_message_ids=("m1",),
+        created_at=T0,
+        updated_at=T0,
+    )
 
 
 @pytest.fixture

@@ -21,8 +21,14 @@ SCOPE, SIBLING = "acme/support-bot/u1", "acme/support-bot/u2"
 
 
 def turn(scope: str, index: int, content: str, when: str) -> ConversationTurn:
-    return ConversationTurn(scope=scope, session_id="s", message_id=f"s#{index}", role="user", content=content,
-                            ts=datetime.fromisoformat(when))
+    return ConversationTurn(
+        scope=scope,
+        session_id="s",
+        message_id=f"s#{index}",
+        role="user",
+        content=content,
+        ts=datetime.fromisoformat(when),
+    )
 
 
 @pytest.fixture
@@ -83,8 +89,16 @@ def test_a_far_future_date_now_keeps_its_words_instead_of_failing(runtime):
 
 def test_a_far_future_memory_add_fails_only_its_pass(runtime):
     feed = Feed(runtime, SCOPE)
-    feed.adds([MemoryAdd(scope=SCOPE, memory_id="add-1", text="Ava flies to Oslo tomorrow",
-                         ts=datetime.fromisoformat("9999-12-31T23:00:00+00:00"))])
+    feed.adds(
+        [
+            MemoryAdd(
+                scope=SCOPE,
+                memory_id="add-1",
+                text="Ava flies to Oslo tomorrow",
+                ts=datetime.fromisoformat("9999-12-31T23:00:00+00:00"),
+            )
+        ]
+    )
     result = feed.run()
     assert result.status in ("failed", "completed"), result.reason
     if result.status == "failed":
@@ -101,8 +115,11 @@ class ExplodingEngine:
         raise self.error
 
 
-@pytest.mark.parametrize("error", [KeyError("memory_id"), ZeroDivisionError("division by zero"),
-                                   RuntimeError("model answered in Klingon")], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "error",
+    [KeyError("memory_id"), ZeroDivisionError("division by zero"), RuntimeError("model answered in Klingon")],
+    ids=lambda e: type(e).__name__,
+)
 def test_any_engine_exception_is_a_failed_outcome(tmp_path: Path, error):
     rt = open_runtime(Settings(home=tmp_path), engine=ExplodingEngine(error))
     try:

@@ -3,7 +3,7 @@ the one flag, promoted, recorded in the diary with who and why; a plan may not t
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,8 +18,14 @@ SCOPE = "acme/support-bot/u1"
 
 
 def say(index: int, content: str) -> ConversationTurn:
-    return ConversationTurn(scope=SCOPE, session_id="s", message_id=f"s#{index}", role="user", content=content,
-                            ts=datetime(2026, 5, 1, 10, index, tzinfo=timezone.utc))
+    return ConversationTurn(
+        scope=SCOPE,
+        session_id="s",
+        message_id=f"s#{index}",
+        role="user",
+        content=content,
+        ts=datetime(2026, 5, 1, 10, index, tzinfo=UTC),
+    )
 
 
 @pytest.fixture
@@ -46,8 +52,9 @@ def test_an_operator_protects_a_memory_and_the_pass_cannot_change_it(runtime):
     feed.turns([say(1, "No, aisle, not window.")])
     result = feed.run()
     assert result.status in ("quarantined", "completed", "no-op"), result.reason
-    assert any(m.memory_id == memory.memory_id and m.protected and m.is_active
-               for m in runtime.memories.active_records(SCOPE))
+    assert any(
+        m.memory_id == memory.memory_id and m.protected and m.is_active for m in runtime.memories.active_records(SCOPE)
+    )
     again = set_protected(runtime, SCOPE, memory.memory_id, True, by="oncall@acme")
     assert again.generation is None and "already protected" in again.notes[0]
 

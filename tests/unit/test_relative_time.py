@@ -53,7 +53,12 @@ def test_expressions_resolve_against_the_message_date(text: str, on: date, expec
 
 @pytest.mark.parametrize(
     ("relation", "expected"),
-    [("next", date(2026, 3, 12)), ("this", date(2026, 3, 5)), ("last", date(2026, 2, 26)), ("coming", date(2026, 3, 12))],
+    [
+        ("next", date(2026, 3, 12)),
+        ("this", date(2026, 3, 5)),
+        ("last", date(2026, 2, 26)),
+        ("coming", date(2026, 3, 12)),
+    ],
 )
 def test_weekday_equal_to_today(relation: str, expected: date) -> None:
     assert resolved(f"Meet {relation} Thursday", THURSDAY) == f"Meet on {expected.isoformat()}"
@@ -62,9 +67,9 @@ def test_weekday_equal_to_today(relation: str, expected: date) -> None:
 @pytest.mark.parametrize(
     ("said_on", "text", "expected"),
     [
-        (date(2026, 3, 8), "next Monday", "2026-03-09"),   # Sunday: next week's Monday is tomorrow
-        (date(2026, 3, 9), "last Friday", "2026-03-06"),   # Monday: the Friday just gone
-        (date(2026, 3, 5), "next Friday", "2026-03-13"),   # Thursday: Friday of next week, not tomorrow
+        (date(2026, 3, 8), "next Monday", "2026-03-09"),  # Sunday: next week's Monday is tomorrow
+        (date(2026, 3, 9), "last Friday", "2026-03-06"),  # Monday: the Friday just gone
+        (date(2026, 3, 5), "next Friday", "2026-03-13"),  # Thursday: Friday of next week, not tomorrow
         (date(2026, 3, 5), "this Friday", "2026-03-06"),
         (date(2026, 12, 30), "next Monday", "2027-01-04"),  # across the year
         (date(2028, 2, 27), "next Tuesday", "2028-02-29"),  # lands on a leap day
@@ -92,8 +97,8 @@ def test_annotate_keeps_the_original_wording_and_is_idempotent() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "My flight is on Tuesday",            # bare weekday: past or future is unknown
-        "An extra day ago-ish feeling",       # "a day ago" inside a word is not an expression
+        "My flight is on Tuesday",  # bare weekday: past or future is unknown
+        "An extra day ago-ish feeling",  # "a day ago" inside a word is not an expression
         "Ava prefers aisle seats",
         "",
     ],
@@ -103,11 +108,14 @@ def test_text_without_a_resolvable_expression_is_unchanged(text: str) -> None:
     assert has_relative_time(text) is False
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Prepare next week's meeting notes", "Prepare the week after 2026-03-05's meeting notes"),
-    ("Can't wait for tomorrow's opening", "Can't wait for 2026-03-06's opening"),
-    ("Yesterday's class was fun", "2026-03-04's class was fun"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Prepare next week's meeting notes", "Prepare the week after 2026-03-05's meeting notes"),
+        ("Can't wait for tomorrow's opening", "Can't wait for 2026-03-06's opening"),
+        ("Yesterday's class was fun", "2026-03-04's class was fun"),
+    ],
+)
 def test_possessives_are_dated_too(text: str, expected: str) -> None:
     assert resolved(text, THURSDAY) == expected
 
@@ -125,8 +133,10 @@ def test_add_months_clamps_to_month_end() -> None:
 
 
 @pytest.mark.parametrize("when", [datetime(9999, 12, 31, 23, 0), datetime(1, 1, 1, 0, 0), datetime(9999, 12, 25)])
-@pytest.mark.parametrize("text", ["I fly to Oslo tomorrow", "yesterday I left", "in three weeks", "next month",
-                                  "last year", "the end of next year"])
+@pytest.mark.parametrize(
+    "text",
+    ["I fly to Oslo tomorrow", "yesterday I left", "in three weeks", "next month", "last year", "the end of next year"],
+)
 def test_dates_outside_the_calendar_leave_the_words(text: str, when: datetime) -> None:
     """A message from year 9999 or 0001 is data; resolving it must never raise."""
     rewritten = rewrite_relative_time(text, when)

@@ -52,8 +52,9 @@ def test_the_delay_is_capped_and_a_long_outage_gives_up_saying_how_long():
     assert [FAST.delay(n) for n in (0, 1, 2, 10, 100)] == [0.001, 0.002, 0.004, 0.004, 0.004]
     short = RetryPolicy(initial_s=0.001, max_s=0.002, log_every_s=60.0, give_up_after_s=0.05)
     with pytest.raises(GaveUp, match=r"qdrant index: still failing after \d+s and \d+ attempts"):
-        Retrier("qdrant", short).call("index", Flaky(10**9, ResponseHandlingException(OSError("refused"))),
-                                      is_transient_store)
+        Retrier("qdrant", short).call(
+            "index", Flaky(10**9, ResponseHandlingException(OSError("refused"))), is_transient_store
+        )
 
 
 def test_stop_interrupts_the_wait():
@@ -61,17 +62,21 @@ def test_stop_interrupts_the_wait():
     stop.set()
     with pytest.raises(Stopping):
         Retrier("kafka", RetryPolicy(initial_s=10, max_s=10), stop).call(
-            "commit offsets", Flaky(1, KafkaException(KafkaError(KafkaError._TRANSPORT))), transient_kafka_call)
+            "commit offsets", Flaky(1, KafkaException(KafkaError(KafkaError._TRANSPORT))), transient_kafka_call
+        )
 
 
-@pytest.mark.parametrize(("error", "transient"), [
-    (ResponseHandlingException(ConnectionRefusedError("refused")), True),
-    (UnexpectedResponse(503, "Service Unavailable", b"", httpx.Headers()), True),
-    (UnexpectedResponse(429, "Too Many Requests", b"", httpx.Headers()), True),
-    (UnexpectedResponse(400, "Bad Request", b"", httpx.Headers()), False),
-    (httpx.ConnectError("refused"), True),
-    (ValueError("bad vector size"), False),
-])
+@pytest.mark.parametrize(
+    ("error", "transient"),
+    [
+        (ResponseHandlingException(ConnectionRefusedError("refused")), True),
+        (UnexpectedResponse(503, "Service Unavailable", b"", httpx.Headers()), True),
+        (UnexpectedResponse(429, "Too Many Requests", b"", httpx.Headers()), True),
+        (UnexpectedResponse(400, "Bad Request", b"", httpx.Headers()), False),
+        (httpx.ConnectError("refused"), True),
+        (ValueError("bad vector size"), False),
+    ],
+)
 def test_which_store_errors_are_transient(error, transient):
     assert is_transient_store(error) is transient
 

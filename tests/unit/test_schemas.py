@@ -12,8 +12,14 @@ from schemas.audit import audit_event_adapter
 from schemas.export import drift
 from schemas.settings import Settings
 
-TURN = {"scope": "acme/support-bot/u1", "session_id": "s1", "message_id": "m1", "role": "user",
-        "content": "hello", "ts": "2026-04-12T11:00:00+00:00"}
+TURN = {
+    "scope": "acme/support-bot/u1",
+    "session_id": "s1",
+    "message_id": "m1",
+    "role": "user",
+    "content": "hello",
+    "ts": "2026-04-12T11:00:00+00:00",
+}
 
 
 def errors_of(model, data) -> list[str]:
@@ -50,7 +56,9 @@ def test_missing_scope_is_named():
     assert errors_of(ConversationTurn, data) == ["scope"]
 
 
-@pytest.mark.parametrize("scope", ["acme", "acme/bot", "acme//u1", "acme/../globex/u1", "/bot/u1", "a/b/c/d", "acme/bot/u 1"])
+@pytest.mark.parametrize(
+    "scope", ["acme", "acme/bot", "acme//u1", "acme/../globex/u1", "/bot/u1", "a/b/c/d", "acme/bot/u 1"]
+)
 def test_bad_scopes_are_rejected_with_the_part_named(scope):
     with pytest.raises(ValueError) as caught:
         parse_scope(scope)

@@ -3,7 +3,7 @@ embedded Qdrant in a temp directory."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from qdrant_client import QdrantClient
@@ -22,8 +22,8 @@ from consumers.store.history import (
 )
 from schemas import MemoryAdd, MemoryChangeEvent, MemoryRecord, ScopeError
 
-T0 = datetime(2026, 3, 5, tzinfo=timezone.utc)
-T1 = datetime(2026, 3, 6, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 5, tzinfo=UTC)
+T1 = datetime(2026, 3, 6, tzinfo=UTC)
 DIMS = 16
 SCOPE = "acme/bot/u1"
 
@@ -33,8 +33,16 @@ def embed(texts):
 
 
 def record(memory_id: str, text: str, status: str = "active", updated=T0, origin: str = "transcript") -> MemoryRecord:
-    return MemoryRecord(scope=SCOPE, memory_id=memory_id, text=text, origin=origin, status=status,
-                        evidence_message_ids=("m1",), created_at=T0, updated_at=updated)
+    return MemoryRecord(
+        scope=SCOPE,
+        memory_id=memory_id,
+        text=text,
+        origin=origin,
+        status=status,
+        evidence_message_ids=("m1",),
+        created_at=T0,
+        updated_at=updated,
+    )
 
 
 class Stores:
@@ -57,9 +65,12 @@ class Stores:
         state = self.memories.state(SCOPE)
         number = state.next_generation
         self.memories.write_candidate(SCOPE, number, records)
-        info = GenerationInfo(generation=number, job_id=job_id, status="quarantined", created_at=T0, reason="contains email")
-        self.memories.record_quarantine(state, info, AppliedJob(job_id=job_id, outcome="quarantined", generation=number,
-                                                                watermarks={"turns": 7}))
+        info = GenerationInfo(
+            generation=number, job_id=job_id, status="quarantined", created_at=T0, reason="contains email"
+        )
+        self.memories.record_quarantine(
+            state, info, AppliedJob(job_id=job_id, outcome="quarantined", generation=number, watermarks={"turns": 7})
+        )
         return number
 
 
@@ -85,8 +96,11 @@ def test_unknown_and_malformed_scopes(stores):
 
 def test_diff_records_sorts_out_added_removed_and_changed():
     before = [record("a", "window seat"), record("b", "vegetarian"), record("c", "old")]
-    after = [record("a", "window seat", "superseded", updated=T1), record("b", "vegetarian", updated=T1),
-             record("d", "aisle seat")]
+    after = [
+        record("a", "window seat", "superseded", updated=T1),
+        record("b", "vegetarian", updated=T1),
+        record("d", "aisle seat"),
+    ]
     diff = diff_records(SCOPE, 1, 2, before, after)
     assert [m.memory_id for m in diff.added] == ["d"]
     assert [m.memory_id for m in diff.removed] == ["c"]
@@ -111,7 +125,10 @@ def test_record_history_follows_one_memory_across_kept_generations(stores):
     stores.promote([record("a", "window")], "j1")
     stores.promote([record("a", "window", "superseded"), record("b", "aisle")], "j2")
     versions = record_history(stores.view, SCOPE, "b")
-    assert [(v.generation.generation, v.record.text if v.record else None) for v in versions] == [(1, None), (2, "aisle")]
+    assert [(v.generation.generation, v.record.text if v.record else None) for v in versions] == [
+        (1, None),
+        (2, "aisle"),
+    ]
     assert [v.record.status for v in record_history(stores.view, SCOPE, "a")] == ["active", "superseded"]
     with pytest.raises(LookupError, match="nope"):
         record_history(stores.view, SCOPE, "nope")
@@ -120,8 +137,12 @@ def test_record_history_follows_one_memory_across_kept_generations(stores):
 def test_approve_promotes_the_quarantined_generation_and_records_who_and_why(stores):
     stores.promote([record("a", "one")], "j1")
     stores.transcripts.add_pending([MemoryAdd(scope=SCOPE, memory_id="add-1", text="mail me", ts=T0)])
-    number = stores.quarantine([record("a", "one"), record("add-1", "mail me at x@example.com", origin="memory_add")], "j2")
-    state = decisions.approve(stores.memories, stores.transcripts, stores.diary, SCOPE, number, "alice", "it is a work address")
+    number = stores.quarantine(
+        [record("a", "one"), record("add-1", "mail me at x@example.com", origin="memory_add")], "j2"
+    )
+    state = decisions.approve(
+        stores.memories, stores.transcripts, stores.diary, SCOPE, number, "alice", "it is a work address"
+    )
     assert state == stores.memories.state(SCOPE)
     assert state.active_generation == number
     assert [(g.generation, g.status) for g in state.generations] == [(1, "retired"), (2, "active")]
@@ -181,8 +202,18 @@ def test_rollback_counts_and_records_the_decision(stores):
 
 
 def test_change_trail_keeps_passes_that_changed_memory_and_operator_decisions():
-    change = MemoryChangeEvent(event_id="e1", scope=SCOPE, job_id="j1", generation=1, change="created", memory_id="a",
-                               before=None, after=record("a", "one"), reason="new fact", ts=T0)
+    change = MemoryChangeEvent(
+        event_id="e1",
+        scope=SCOPE,
+        job_id="j1",
+        generation=1,
+        change="created",
+        memory_id="a",
+        before=None,
+        after=record("a", "one"),
+        reason="new fact",
+        ts=T0,
+    )
     entries = [
         DiaryEntry(scope=SCOPE, job_id="j1", trigger="manual", status="completed", written_at=T0, events=(change,)),
         DiaryEntry(scope=SCOPE, job_id="j2", trigger="idle", status="no-op", written_at=T0),

@@ -14,8 +14,12 @@ def test_plaintext_needs_no_credentials():
 
 
 def test_sasl_ssl_builds_sasl_credentials_with_tls():
-    settings = Settings(kafka_security_protocol="SASL_SSL", kafka_sasl_mechanism="SCRAM-SHA-512",
-                        kafka_sasl_username="svc", kafka_sasl_password="s3cret")
+    settings = Settings(
+        kafka_security_protocol="SASL_SSL",
+        kafka_sasl_mechanism="SCRAM-SHA-512",
+        kafka_sasl_username="svc",
+        kafka_sasl_password="s3cret",
+    )
     creds = broker_credentials(settings)
     assert isinstance(creds, faust.SASLCredentials)
     assert creds.username == "svc" and creds.password == "s3cret" and creds.ssl_context is not None

@@ -9,7 +9,7 @@ import pytest
 
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from streams.loop import BrokerHealth, CommitTracker, DeliveryFailed, DueIndex, QuietKafkaLog, changelog_key, _scope_of
+from streams.loop import BrokerHealth, CommitTracker, DeliveryFailed, DueIndex, QuietKafkaLog, _scope_of, changelog_key
 from streams.signals import ScopeSignals
 
 
@@ -68,7 +68,9 @@ def test_broker_health_logs_once_per_interval_and_recovers(caplog):
         assert health.attempts == 100 and health.idle_sleep_s == 1.0
         health.ok()
     lines = [r.getMessage() for r in caplog.records]
-    assert len(lines) == 2 and "1 failed attempts so far" in lines[0] and "after" in lines[1] and "100 failed" in lines[1]
+    assert (
+        len(lines) == 2 and "1 failed attempts so far" in lines[0] and "after" in lines[1] and "100 failed" in lines[1]
+    )
     assert health.down_since is None and health.idle_sleep_s == 0.02
 
 

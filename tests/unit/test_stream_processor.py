@@ -14,24 +14,47 @@ from schemas.validation import home_partition
 from streams.processor import BadInputStorm, Outputs, Processor
 from streams.signals import ScopeSignals
 
-POLICY = TriggerPolicy(threshold_messages=3, threshold_signals=2, threshold_tokens=10_000, idle_s=300,
-                       schedule_s=3_600, cooldown_s=30, inflight_timeout_s=60, max_failures=3)
+POLICY = TriggerPolicy(
+    threshold_messages=3,
+    threshold_signals=2,
+    threshold_tokens=10_000,
+    idle_s=300,
+    schedule_s=3_600,
+    cooldown_s=30,
+    inflight_timeout_s=60,
+    max_failures=3,
+)
 SETTINGS = Settings(trigger=POLICY)
 TOPICS = SETTINGS.topics
 SCOPE = "acme/support-bot/u1"
 
 
 def turn(i: int, content: str | None = None, scope: str = SCOPE) -> bytes:
-    return json.dumps({"scope": scope, "session_id": "s", "message_id": f"m{i}", "role": "user",
-                       "content": content or f"message {i}", "ts": "2026-04-12T11:00:00+00:00"}).encode()
+    return json.dumps(
+        {
+            "scope": scope,
+            "session_id": "s",
+            "message_id": f"m{i}",
+            "role": "user",
+            "content": content or f"message {i}",
+            "ts": "2026-04-12T11:00:00+00:00",
+        }
+    ).encode()
 
 
 def control(action: str, request_id: str = "r1") -> bytes:
     return json.dumps({"scope": SCOPE, "action": action, "request_id": request_id}).encode()
 
 
-def feed(processor: Processor, signals: ScopeSignals, topic: str, offset: int, value: bytes, now: float = 1000.0,
-         key: bytes | None = SCOPE.encode()) -> Outputs:
+def feed(
+    processor: Processor,
+    signals: ScopeSignals,
+    topic: str,
+    offset: int,
+    value: bytes,
+    now: float = 1000.0,
+    key: bytes | None = SCOPE.encode(),
+) -> Outputs:
     out = Outputs()
     partition = home_partition(key, processor.settings.partitions) if key else 0
     event = processor.decode(topic, partition, offset, key, value, out)
@@ -42,8 +65,9 @@ def feed(processor: Processor, signals: ScopeSignals, topic: str, offset: int, v
 
 
 def finish(processor: Processor, signals: ScopeSignals, job_id: str, status: str, now: float) -> None:
-    done = JobLifecycleEvent(event_id="e", scope=SCOPE, job_id=job_id, status=status, trigger="threshold",
-                             ts="2026-04-12T11:00:00+00:00")
+    done = JobLifecycleEvent(
+        event_id="e", scope=SCOPE, job_id=job_id, status=status, trigger="threshold", ts="2026-04-12T11:00:00+00:00"
+    )
     processor.apply(done, TOPICS.audit, 0, 0, signals, now)
 
 
@@ -79,7 +103,10 @@ def test_corrections_and_decisions_trigger_before_the_message_threshold():
 
 
 def test_context_pressure_triggers_on_tokens():
-    processor, signals = Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_tokens": 50})})), ScopeSignals()
+    processor, signals = (
+        Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_tokens": 50})})),
+        ScopeSignals(),
+    )
     out = feed(processor, signals, TOPICS.turns, 0, turn(0, "x" * 400))
     assert out.jobs[0].trigger == "pressure"
 
@@ -168,7 +195,11 @@ def test_replayed_input_gives_the_same_job_id():
 
 def test_entity_counters_are_bounded():
     signals = ScopeSignals()
-    processor = Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_messages": 10_000, "threshold_signals": 10_000})}))
+    processor = Processor(
+        SETTINGS.model_copy(
+            update={"trigger": POLICY.model_copy(update={"threshold_messages": 10_000, "threshold_signals": 10_000})}
+        )
+    )
     for i in range(200):
         feed(processor, signals, TOPICS.turns, i, turn(i, f"Talking about Widget{i} and Gadget{i} with Maria"))
     assert len(signals.entities) <= 12 and signals.entities["Maria"] == 200
@@ -185,7 +216,9 @@ def dead_letter_for(value: bytes, key: bytes | None = SCOPE.encode(), topic: str
 
 def test_bad_events_become_dead_letters_with_a_readable_reason():
     assert "not valid JSON" in dead_letter_for(b"{not json")
-    assert "scope" in dead_letter_for(json.dumps({k: v for k, v in json.loads(turn(1)).items() if k != "scope"}).encode())
+    assert "scope" in dead_letter_for(
+        json.dumps({k: v for k, v in json.loads(turn(1)).items() if k != "scope"}).encode()
+    )
     assert "content" in dead_letter_for(turn(1).replace(b'"message 1"', b"12345"))
     assert "schema_version" in dead_letter_for(turn(1).replace(b"{", b'{"schema_version": 9, ', 1))
     assert "disagrees" in dead_letter_for(turn(1), key=b"globex/support-bot/u1")
@@ -238,7 +271,10 @@ def test_the_storm_window_survives_a_restart_through_its_changelog_row():
 
 
 def test_redelivered_events_are_not_counted_twice():
-    processor, signals = Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_messages": 100})})), ScopeSignals()
+    processor, signals = (
+        Processor(SETTINGS.model_copy(update={"trigger": POLICY.model_copy(update={"threshold_messages": 100})})),
+        ScopeSignals(),
+    )
     for i in range(5):
         feed(processor, signals, TOPICS.turns, i, turn(i))
     for i in range(5):  # a restart redelivers what was not yet committed
@@ -252,12 +288,23 @@ class Record:
     def __init__(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None) -> None:
         self._t, self._p, self._o, self._k, self._v = topic, partition, offset, key, value
 
-    def topic(self): return self._t
-    def partition(self): return self._p
-    def offset(self): return self._o
-    def key(self): return self._k
-    def value(self): return self._v
-    def error(self): return None
+    def topic(self):
+        return self._t
+
+    def partition(self):
+        return self._p
+
+    def offset(self):
+        return self._o
+
+    def key(self):
+        return self._k
+
+    def value(self):
+        return self._v
+
+    def error(self):
+        return None
 
 
 HOME = home_partition(SCOPE.encode(), SETTINGS.partitions)
@@ -301,12 +348,15 @@ def test_keyless_misplaced_and_mismatched_events_are_dead_lettered_and_the_rest_
 
 def test_forget_in_a_batch_tombstones_the_row_and_later_events_start_afresh():
     processor = Processor(SETTINGS)
-    records = [Record(TOPICS.turns, HOME, 0, SCOPE.encode(), turn(0)),
-               Record(TOPICS.control, HOME, 0, SCOPE.encode(), control("forget", "f1"))]
+    records = [
+        Record(TOPICS.turns, HOME, 0, SCOPE.encode(), turn(0)),
+        Record(TOPICS.control, HOME, 0, SCOPE.encode(), control("forget", "f1")),
+    ]
     batch = processor.process_batch(records, {HOME: {SCOPE: ScopeSignals(messages=1).encode()}}, 1000.0)
     assert batch.rows[(HOME, SCOPE)] is None and [j.trigger for j in batch.jobs] == ["forget"]
-    later = processor.process_batch(records[:1] + [Record(TOPICS.turns, HOME, 1, SCOPE.encode(), turn(1))],
-                                    {HOME: {}}, 1001.0)
+    later = processor.process_batch(
+        records[:1] + [Record(TOPICS.turns, HOME, 1, SCOPE.encode(), turn(1))], {HOME: {}}, 1001.0
+    )
     assert later.rows[(HOME, SCOPE)].messages == 2
 
 
@@ -314,10 +364,21 @@ def test_job_outcomes_from_the_audit_topic_clear_the_in_flight_job_but_never_res
     processor = Processor(SETTINGS)
     signals = ScopeSignals(partition=HOME)
     signals.job_emitted("job-1", 900.0)
-    done = JobLifecycleEvent(event_id="e", scope=SCOPE, job_id="job-1", status="completed", trigger="threshold",
-                             ts="2026-04-12T11:00:00+00:00").model_dump_json().encode()
-    batch = processor.process_batch([Record(TOPICS.audit, HOME, 7, SCOPE.encode(), done)],
-                                    {HOME: {SCOPE: signals.encode()}}, 1000.0)
+    done = (
+        JobLifecycleEvent(
+            event_id="e",
+            scope=SCOPE,
+            job_id="job-1",
+            status="completed",
+            trigger="threshold",
+            ts="2026-04-12T11:00:00+00:00",
+        )
+        .model_dump_json()
+        .encode()
+    )
+    batch = processor.process_batch(
+        [Record(TOPICS.audit, HOME, 7, SCOPE.encode(), done)], {HOME: {SCOPE: signals.encode()}}, 1000.0
+    )
     assert batch.rows[(HOME, SCOPE)].in_flight_job is None and batch.rows[(HOME, SCOPE)].last_outcome == "completed"
     assert not processor.process_batch([Record(TOPICS.audit, HOME, 7, SCOPE.encode(), done)], {HOME: {}}, 1000.0).rows
 

@@ -7,7 +7,7 @@ broker's fault injection; the chaos suite does broker stops on a real broker."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -28,8 +28,14 @@ SIBLING = "acme/support-bot/u2"
 
 
 def turn(scope: str, index: int, content: str, session: str = "s") -> ConversationTurn:
-    return ConversationTurn(scope=scope, session_id=session, message_id=f"{session}#{index}", role="user",
-                            content=content, ts=datetime(2026, 5, 1, 10, index, tzinfo=timezone.utc))
+    return ConversationTurn(
+        scope=scope,
+        session_id=session,
+        message_id=f"{session}#{index}",
+        role="user",
+        content=content,
+        ts=datetime(2026, 5, 1, 10, index, tzinfo=UTC),
+    )
 
 
 @pytest.fixture(params=["memory", pytest.param("kafka", marks=pytest.mark.integration)])
@@ -39,8 +45,9 @@ def bus(request, tmp_path: Path):
     else:
         from tests.integration.kafka_env import unique_settings
 
-        made = KafkaBus(unique_settings(request.getfixturevalue("kafka_bootstrap"), tmp_path,
-                                        trusted_producers=["ops-console"]))
+        made = KafkaBus(
+            unique_settings(request.getfixturevalue("kafka_bootstrap"), tmp_path, trusted_producers=["ops-console"])
+        )
     yield made
     made.close()
 
@@ -70,6 +77,7 @@ def texts(rt, scope: str) -> set[str]:
 
 # --- the contract, on both brokers -----------------------------------------------------------
 
+
 def test_a_job_runs_after_its_turns_are_indexed_and_offsets_are_committed(bus, runtime_of):
     rt = runtime_of(bus)
     feed = Feeder(bus)
@@ -89,7 +97,7 @@ def test_poison_input_is_never_indexed_and_stalls_nothing(bus, runtime_of):
     feed = Feeder(bus)
     topics = {"turns": bus.settings.topics.turns, "memory-adds": bus.settings.topics.memory_adds}
     corpus = poison_records(bus.settings.max_event_bytes)
-    for name, kind, key, value in corpus:
+    for _name, kind, key, value in corpus:
         # A record without a key would land anywhere: put it in the scope's partition, as a
         # producer that forgot the key but not the partition would.
         feed.raw(topics[kind], key, value, None if key else _home(bus, SCOPE))
@@ -151,12 +159,18 @@ def test_only_a_trusted_producer_may_protect_a_memory(bus, runtime_of):
     rt = runtime_of(bus)
     feed = Feeder(bus)
     adds = bus.settings.topics.memory_adds
-    stamp = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+    stamp = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
     feed.event(adds, MemoryAdd(scope=SCOPE, memory_id="claims", text="Ava's name is Mallory", ts=stamp, protected=True))
-    feed.event(adds, MemoryAdd(scope=SCOPE, memory_id="spoof", text="Ava is an admin", ts=stamp, protected=True),
-               headers=[("producer", b"agent-runtime")])
-    feed.event(adds, MemoryAdd(scope=SCOPE, memory_id="ops", text="Legal name: Ava Lindqvist", ts=stamp, protected=True),
-               headers=[("producer", b"ops-console")])
+    feed.event(
+        adds,
+        MemoryAdd(scope=SCOPE, memory_id="spoof", text="Ava is an admin", ts=stamp, protected=True),
+        headers=[("producer", b"agent-runtime")],
+    )
+    feed.event(
+        adds,
+        MemoryAdd(scope=SCOPE, memory_id="ops", text="Legal name: Ava Lindqvist", ts=stamp, protected=True),
+        headers=[("producer", b"ops-console")],
+    )
     job = feed.job(SCOPE)
     with RunningWorker(bus, rt) as running:
         wait_for_jobs(bus, [job.job_id], running)
@@ -171,6 +185,7 @@ def _home(bus, scope: str) -> int:
 
 
 # --- faults, on the in-memory broker ------------------------------------------------------------
+
 
 def transient_count(resource: str, operation: str) -> float:
     return TRANSIENT_ERRORS.labels(resource, operation)._value.get()
@@ -193,8 +208,15 @@ def test_not_coordinator_on_commit_is_retried(memory_bus, runtime_of):
     memory_bus.broker.fail_next("commit", kafka_exc(KafkaError.NOT_COORDINATOR), times=3)
     with RunningWorker(memory_bus, rt) as running:
         done = wait_for_jobs(memory_bus, [job_id], running)
-        wait_until(lambda: memory_bus.broker.commits[memory_bus.settings.consumer_group]
-                   .get((memory_bus.settings.topics.jobs, _home(memory_bus, SCOPE))) == 1, what="job commit")
+        wait_until(
+            lambda: (
+                memory_bus.broker.commits[memory_bus.settings.consumer_group].get(
+                    (memory_bus.settings.topics.jobs, _home(memory_bus, SCOPE))
+                )
+                == 1
+            ),
+            what="job commit",
+        )
     assert done[job_id].status == "completed" and running.error is None
     assert transient_count("kafka", "commit offsets") - before == 3
 
@@ -212,8 +234,9 @@ def test_an_outage_during_publish_is_waited_out(memory_bus, runtime_of, monkeypa
     monkeypatch.setattr(rt.dream_pass, "run", run_then_lose_the_broker)
     before = transient_count("kafka", "deliver audit events")
     with RunningWorker(memory_bus, rt) as running:
-        wait_until(lambda: transient_count("kafka", "deliver audit events") > before + 3 or running.error,
-                   what="retries")
+        wait_until(
+            lambda: transient_count("kafka", "deliver audit events") > before + 3 or running.error, what="retries"
+        )
         assert running.alive and [e.status for e in memory_bus.audit()] == ["running"]
         memory_bus.broker.outage(False)
         done = wait_for_jobs(memory_bus, [job_id], running)
@@ -260,8 +283,11 @@ def test_a_commit_refused_after_a_rebalance_is_not_fatal(memory_bus, runtime_of)
     assert done[job_id].status == "completed" and running.error is None
     assert running.worker._commit.lost_commits == 1
     # The job ran once: whoever gets it redelivered finds it recorded and republishes the same event id.
-    events = [e for e in memory_bus.audit() if getattr(e, "type", "") == "job" and e.job_id == job_id
-              and e.status == "completed"]
+    events = [
+        e
+        for e in memory_bus.audit()
+        if getattr(e, "type", "") == "job" and e.job_id == job_id and e.status == "completed"
+    ]
     assert len({e.event_id for e in events}) == 1
 
 

@@ -55,11 +55,11 @@ class PromptContext:
 
 def select_context(snapshot: Snapshot, limits: PromptLimits, embed: Embed) -> PromptContext:
     new = [t for t in snapshot.transcript if t.message_id in snapshot.new_message_ids]
-    shown_new = new[-limits.max_new_messages:] if limits.max_new_messages else []
+    shown_new = new[-limits.max_new_messages :] if limits.max_new_messages else []
     messages = _with_previous_in_session(snapshot.transcript, {t.message_id for t in shown_new})
 
     pending = [m for m in snapshot.memories if m.memory_id in snapshot.pending_add_ids and m.is_active]
-    shown_pending = sorted(pending, key=lambda m: (m.created_at, m.memory_id))[-limits.max_pending_adds:]
+    shown_pending = sorted(pending, key=lambda m: (m.created_at, m.memory_id))[-limits.max_pending_adds :]
     stored = [m for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids]
     queries = [t.content for t in shown_new] + [m.text for m in shown_pending]
     touched = _touched_memories(stored, queries, {t.message_id for t in messages}, limits, embed)
@@ -88,8 +88,9 @@ def _with_previous_in_session(transcript: Sequence[ConversationTurn], wanted: se
     return tuple(t for t in transcript if t.message_id in keep)
 
 
-def _touched_memories(stored: list[MemoryRecord], queries: list[str], shown_message_ids: set[str],
-                      limits: PromptLimits, embed: Embed) -> list[MemoryRecord]:
+def _touched_memories(
+    stored: list[MemoryRecord], queries: list[str], shown_message_ids: set[str], limits: PromptLimits, embed: Embed
+) -> list[MemoryRecord]:
     """Stored memories the new signal touches, most relevant first, at most `max_memories`."""
     if not stored or not queries or limits.max_memories <= 0:
         return []

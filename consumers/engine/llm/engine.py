@@ -52,16 +52,18 @@ class LlmEngine:
         self._limits = limits or PromptLimits()
         self._embed = make_embedder(settings).embed
 
-    def verify(self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int,
-               max_claims: int) -> Verified:
+    def verify(
+        self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
+    ) -> Verified:
         """The offline engine's verifier (the same rules, no model call): a verify judged by the
         model is future work."""
         return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
 
     def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         if not signals.has_signal:
-            return EngineResult(plan=ActionPlan(), notes=("no signal in new messages or memory-adds: "
-                                                          "the model was not called",))
+            return EngineResult(
+                plan=ActionPlan(), notes=("no signal in new messages or memory-adds: the model was not called",)
+            )
 
         context = select_context(snapshot, self._limits, self._embed)
         spend = _Spend()
@@ -70,17 +72,29 @@ class LlmEngine:
             plan = self._plan(snapshot, signals, context, spend, notes)
         except EngineError as err:
             # The pass records only the reason; the spend of a failed pass is worth a log line.
-            log.warning("llm pass on %s failed after %d model calls (%d prompt + %d completion tokens, $%.6f): %s",
-                        snapshot.scope, spend.calls, spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, err)
+            log.warning(
+                "llm pass on %s failed after %d model calls (%d prompt + %d completion tokens, $%.6f): %s",
+                snapshot.scope,
+                spend.calls,
+                spend.prompt_tokens,
+                spend.completion_tokens,
+                spend.cost_usd,
+                err,
+            )
             raise
         return EngineResult(
-            plan=plan, motives=signals.motives, model_calls=spend.calls,
-            prompt_tokens=spend.prompt_tokens, completion_tokens=spend.completion_tokens,
-            cost_usd=spend.cost_usd, notes=tuple(notes),
+            plan=plan,
+            motives=signals.motives,
+            model_calls=spend.calls,
+            prompt_tokens=spend.prompt_tokens,
+            completion_tokens=spend.completion_tokens,
+            cost_usd=spend.cost_usd,
+            notes=tuple(notes),
         )
 
-    def _plan(self, snapshot: Snapshot, signals: Signals, context: PromptContext, spend: _Spend,
-              notes: list[str]) -> ActionPlan:
+    def _plan(
+        self, snapshot: Snapshot, signals: Signals, context: PromptContext, spend: _Spend, notes: list[str]
+    ) -> ActionPlan:
         """One call; one repair call only when the first reply is not a usable plan."""
         messages = build_messages(snapshot, context, self._limits.max_text_chars, signals.motives)
         known_messages = frozenset(t.message_id for t in snapshot.transcript)
@@ -101,14 +115,21 @@ class LlmEngine:
         spend.calls += 1
         try:
             response = litellm.completion(
-                model=self._model, messages=messages, api_base=self._api_base, api_key=self._api_key,
-                timeout=self._timeout_s, num_retries=self._retries,
-                response_format={"type": "json_object"}, temperature=0,
+                model=self._model,
+                messages=messages,
+                api_base=self._api_base,
+                api_key=self._api_key,
+                timeout=self._timeout_s,
+                num_retries=self._retries,
+                response_format={"type": "json_object"},
+                temperature=0,
             )
         except litellm.exceptions.Timeout as err:
             raise EngineError(f"model call timed out after {self._timeout_s:g}s ({self._model})") from err
         except litellm.exceptions.ContentPolicyViolationError as err:
-            raise EngineError(f"model refused: the provider's content policy blocked the request: {_first_line(err)}") from err
+            raise EngineError(
+                f"model refused: the provider's content policy blocked the request: {_first_line(err)}"
+            ) from err
         except openai.OpenAIError as err:  # every litellm API exception derives from it
             raise EngineError(f"model call failed ({type(err).__name__}): {_first_line(err)}") from err
         self._record_usage(response, spend)
@@ -116,8 +137,9 @@ class LlmEngine:
             raise ModelRefused(f"model returned no choices ({self._model})")
         choice = response.choices[0]
         message = choice.message
-        return ModelReply(content=message.content, finish_reason=choice.finish_reason,
-                          refusal=getattr(message, "refusal", None))
+        return ModelReply(
+            content=message.content, finish_reason=choice.finish_reason, refusal=getattr(message, "refusal", None)
+        )
 
     def _record_usage(self, response: Any, spend: _Spend) -> None:
         usage = getattr(response, "usage", None)
@@ -139,7 +161,9 @@ def _context_notes(context: PromptContext) -> list[str]:
     if context.new_messages_left_out:
         notes.append(f"{context.new_messages_left_out} older new messages did not fit the prompt and were not read")
     if context.pending_adds_left_out:
-        notes.append(f"{context.pending_adds_left_out} older memory-adds did not fit the prompt; they are kept as written")
+        notes.append(
+            f"{context.pending_adds_left_out} older memory-adds did not fit the prompt; they are kept as written"
+        )
     return notes
 
 

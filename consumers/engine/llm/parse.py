@@ -51,7 +51,9 @@ def parse_plan(reply: ModelReply, *, memory_ids: Collection[str], message_ids: C
 
 def _raise_on_refusal(reply: ModelReply) -> None:
     if reply.finish_reason == "content_filter":
-        raise ModelRefused("model refused: the provider's content filter stopped the reply (finish_reason content_filter)")
+        raise ModelRefused(
+            "model refused: the provider's content filter stopped the reply (finish_reason content_filter)"
+        )
     if reply.refusal:
         raise ModelRefused(f"model refused: {reply.refusal.strip()[:300]!r}")
     if not (reply.content or "").strip():
@@ -68,7 +70,9 @@ def _json_object(reply: ModelReply) -> dict[str, Any]:
         data = _object_inside_prose(text)
         if data is None:
             cut_off = " (the reply was cut off at the token limit)" if reply.finish_reason == "length" else ""
-            raise InvalidReply(f"reply is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}{cut_off}") from err
+            raise InvalidReply(
+                f"reply is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}{cut_off}"
+            ) from err
     if not isinstance(data, dict):
         raise InvalidReply(f"reply is JSON but a {type(data).__name__}, not an object with an 'actions' list")
     if "refusal" in data and "actions" not in data:
@@ -94,7 +98,9 @@ def _validate(data: dict[str, Any]) -> ActionPlan:
     except ValidationError as err:
         problems = [f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in err.errors()]
         more = f" (and {len(problems) - _MAX_ERRORS_REPORTED} more)" if len(problems) > _MAX_ERRORS_REPORTED else ""
-        raise InvalidReply(f"reply does not match the plan schema: {'; '.join(problems[:_MAX_ERRORS_REPORTED])}{more}") from err
+        raise InvalidReply(
+            f"reply does not match the plan schema: {'; '.join(problems[:_MAX_ERRORS_REPORTED])}{more}"
+        ) from err
 
 
 def cited_memory_ids(action: MemoryAction) -> tuple[str, ...]:

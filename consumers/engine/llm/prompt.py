@@ -35,8 +35,9 @@ def _compact_schema() -> str:
     return json.dumps(strip(ActionPlan.model_json_schema()), separators=(",", ":"))
 
 
-SYSTEM_PROMPT = f"""You curate the long-term memory of an AI agent. While nobody is talking to the agent, you read what \
-was actually said in its conversations (the transcripts, the ground truth) and propose changes to its stored memories.
+SYSTEM_PROMPT = f"""You curate the long-term memory of an AI agent. While nobody is talking to the agent, you read \
+what was actually said in its conversations (the transcripts, the ground truth) and propose changes to its \
+stored memories.
 
 Rules:
 1. Base every change on the transcript messages marked "new": true and on memories marked "pending_add": true. \
@@ -106,42 +107,52 @@ def _message_rows(context: PromptContext, max_chars: int) -> list[dict[str, Any]
 
 
 def _motive_rows(motives: tuple[Motive, ...], max_chars: int) -> list[dict[str, Any]]:
-    return [{"kind": m.kind, "summary": _cut(m.summary, max_chars), "message_ids": list(m.message_ids[:_MAX_MOTIVE_IDS])}
-            for m in motives]
+    return [
+        {"kind": m.kind, "summary": _cut(m.summary, max_chars), "message_ids": list(m.message_ids[:_MAX_MOTIVE_IDS])}
+        for m in motives
+    ]
 
 
-def build_messages(snapshot: Snapshot, context: PromptContext, max_text_chars: int,
-                   motives: tuple[Motive, ...] = ()) -> list[ChatMessage]:
+def build_messages(
+    snapshot: Snapshot, context: PromptContext, max_text_chars: int, motives: tuple[Motive, ...] = ()
+) -> list[ChatMessage]:
     shown_stored = len(context.memories) - len(context.pending_add_ids)
-    user = "\n".join([
-        f"Scope: {snapshot.scope}",
-        f"Pass requested at: {snapshot.job.requested_at.isoformat()}",
-        "",
-        f"SIGNALS block: {len(motives)} motives found in the new messages and memory-adds.",
-        _data_block("SIGNALS", _motive_rows(motives, max_text_chars)),
-        "",
-        f"MEMORY block: {len(context.pending_add_ids)} pending memory-adds and {shown_stored} of the "
-        f"{context.memories_stored} stored memories (those the new messages touch). Memories not listed are "
-        "not part of this pass: leave them alone.",
-        _data_block("MEMORY", _memory_rows(context, max_text_chars)),
-        "",
-        f"TRANSCRIPT block: {len(context.new_message_ids)} new messages and the message before each in its "
-        "session, oldest first.",
-        _data_block("TRANSCRIPT", _message_rows(context, max_text_chars)),
-        "",
-        "Reply with the JSON action plan.",
-    ])
+    user = "\n".join(
+        [
+            f"Scope: {snapshot.scope}",
+            f"Pass requested at: {snapshot.job.requested_at.isoformat()}",
+            "",
+            f"SIGNALS block: {len(motives)} motives found in the new messages and memory-adds.",
+            _data_block("SIGNALS", _motive_rows(motives, max_text_chars)),
+            "",
+            f"MEMORY block: {len(context.pending_add_ids)} pending memory-adds and {shown_stored} of the "
+            f"{context.memories_stored} stored memories (those the new messages touch). Memories not listed are "
+            "not part of this pass: leave them alone.",
+            _data_block("MEMORY", _memory_rows(context, max_text_chars)),
+            "",
+            f"TRANSCRIPT block: {len(context.new_message_ids)} new messages and the message before each in its "
+            "session, oldest first.",
+            _data_block("TRANSCRIPT", _message_rows(context, max_text_chars)),
+            "",
+            "Reply with the JSON action plan.",
+        ]
+    )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def repair_messages(messages: list[ChatMessage], bad_reply: str, problem: str, max_reply_chars: int = 4_000) -> list[ChatMessage]:
+def repair_messages(
+    messages: list[ChatMessage], bad_reply: str, problem: str, max_reply_chars: int = 4_000
+) -> list[ChatMessage]:
     """The same conversation plus the unusable reply and what was wrong with it, for one retry."""
     return [
         *messages,
         {"role": "assistant", "content": _cut(bad_reply, max_reply_chars)},
-        {"role": "user", "content": (
-            f"That reply could not be used: {problem}\n"
-            "Answer again with one JSON object valid against the schema, citing only ids from the MEMORY and "
-            "TRANSCRIPT blocks. JSON only."
-        )},
+        {
+            "role": "user",
+            "content": (
+                f"That reply could not be used: {problem}\n"
+                "Answer again with one JSON object valid against the schema, citing only ids from the MEMORY and "
+                "TRANSCRIPT blocks. JSON only."
+            ),
+        },
     ]

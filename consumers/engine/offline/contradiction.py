@@ -33,8 +33,13 @@ class Claim:
         return canonical_tokens(self.text)
 
 
-def judge(claim: Claim, turn: ConversationTurn, answered: ConversationTurn | None, user_name: str | None,
-          generic: frozenset[str] = frozenset()) -> Finding:
+def judge(
+    claim: Claim,
+    turn: ConversationTurn,
+    answered: ConversationTurn | None,
+    user_name: str | None,
+    generic: frozenset[str] = frozenset(),
+) -> Finding:
     """What `turn` (a user message, with the assistant turn it replies to) says about `claim`;
     `generic` are the scope's generic words (`corrections.generic_tokens`)."""
     if turn.role != "user" or turn.ts <= claim.evidence_ts:

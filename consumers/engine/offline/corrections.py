@@ -59,7 +59,7 @@ def substitute_value(text: str, old: str, new: str) -> str | None:
     if match is None:
         return None
     new_words = new.split()
-    following = text[match.end():].split()
+    following = text[match.end() :].split()
     for overlap in range(len(new_words) - 1, 0, -1):
         if [w.lower() for w in new_words[-overlap:]] == [w.strip(".,;:!?").lower() for w in following[:overlap]]:
             new_words = new_words[:-overlap]
@@ -67,7 +67,7 @@ def substitute_value(text: str, old: str, new: str) -> str | None:
     replacement = " ".join(new_words)
     if match.start() == 0:
         replacement = replacement[:1].upper() + replacement[1:]
-    return text[: match.start()] + replacement + text[match.end():]
+    return text[: match.start()] + replacement + text[match.end() :]
 
 
 GENERIC_SHARE = 0.5
@@ -84,8 +84,15 @@ def generic_tokens(token_sets: Iterable[frozenset[str]]) -> frozenset[str]:
     return frozenset(token for token, count in counts.items() if count > GENERIC_SHARE * len(sets))
 
 
-def overruled_text(text: str, tokens: frozenset[str], evidence_ts: datetime, change: ValueChange,
-                   context: frozenset[str], said_at: datetime, ignore: frozenset[str] = frozenset()) -> str | None:
+def overruled_text(
+    text: str,
+    tokens: frozenset[str],
+    evidence_ts: datetime,
+    change: ValueChange,
+    context: frozenset[str],
+    said_at: datetime,
+    ignore: frozenset[str] = frozenset(),
+) -> str | None:
     """The contradiction test for a stated change: what the claim `text` says once `change` is
     applied, or None when the change does not overrule it.
 
@@ -111,8 +118,13 @@ def overruled_text(text: str, tokens: frozenset[str], evidence_ts: datetime, cha
     return replaced
 
 
-def explicit_targets(change: ValueChange, working: WorkingSet, context: frozenset[str], said_at: datetime,
-                     ignore: frozenset[str] = frozenset()) -> Targets:
+def explicit_targets(
+    change: ValueChange,
+    working: WorkingSet,
+    context: frozenset[str],
+    said_at: datetime,
+    ignore: frozenset[str] = frozenset(),
+) -> Targets:
     """Live memories a stated change overrules (only when the old value is known)."""
     targets = Targets()
     old_tokens = canonical_tokens(change.old) if change.old is not None else frozenset()

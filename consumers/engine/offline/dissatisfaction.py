@@ -14,5 +14,7 @@ from consumers.signals import Complaint
 def complaint_memory_text(complaint: Complaint, user_name: str | None) -> str:
     who = user_name or "The user"
     quoted = " / ".join(f"\u201c{quote}\u201d" for quote in complaint.quotes)
-    return (f"{who} was dissatisfied in {complaint.thread_count} separate threads for one shared reason, "
-            f"{complaint.theme}: {quoted}")
+    return (
+        f"{who} was dissatisfied in {complaint.thread_count} separate threads for one shared reason, "
+        f"{complaint.theme}: {quoted}"
+    )

@@ -136,8 +136,11 @@ def merge_groups(candidates: list[MergeCandidate], embedder: Embedder) -> list[M
         for j in np.flatnonzero(similar[i]).tolist():
             if j <= i or j in assigned:
                 continue
-            if all(is_duplicate(ordered[m].tokens, ordered[j].tokens)
-                   or is_paraphrase(ordered[m], ordered[j], float(cosine[m, j])) for m in members):
+            if all(
+                is_duplicate(ordered[m].tokens, ordered[j].tokens)
+                or is_paraphrase(ordered[m], ordered[j], float(cosine[m, j]))
+                for m in members
+            ):
                 members.append(j)
         if len(members) > 1:
             assigned.update(members)

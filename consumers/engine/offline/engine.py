@@ -37,15 +37,15 @@ from schemas import ActionPlan, ConversationTurn
 MOTIVE_MEMORY_CONFIDENCE = 0.6
 
 
-
 class OfflineEngine:
     name = "offline"
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder if embedder is not None else MiniLMEmbedder()
 
-    def verify(self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int,
-               max_claims: int) -> Verified:
+    def verify(
+        self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
+    ) -> Verified:
         """The claims the plan left alone, judged by the same rules as `propose` (`verifier.py`)."""
         return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
 
@@ -67,11 +67,17 @@ class OfflineEngine:
         for memory in snapshot.memories:
             for message_id in memory.evidence_message_ids:
                 cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
-        TranscriptPass(builder, working, user_name, consumed, notes, generic, self._similarity,
-                       cited_by, self.embedder.embed_array).run(readable, names)
+        TranscriptPass(
+            builder, working, user_name, consumed, notes, generic, self._similarity, cited_by, self.embedder.embed_array
+        ).run(readable, names)
         if signals.complaint is not None:
-            self._remember_complaint(builder, working, complaint_memory_text(signals.complaint, user_name),
-                                     signals.complaint.message_ids, messages)
+            self._remember_complaint(
+                builder,
+                working,
+                complaint_memory_text(signals.complaint, user_name),
+                signals.complaint.message_ids,
+                messages,
+            )
 
         if not signals.motives and not builder.actions:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
@@ -102,16 +108,22 @@ class OfflineEngine:
         return own
 
     @staticmethod
-    def _remember_complaint(builder: PlanBuilder, working: WorkingSet, text: str, evidence: tuple[str, ...],
-                            messages: dict[str, ConversationTurn]) -> None:
+    def _remember_complaint(
+        builder: PlanBuilder,
+        working: WorkingSet,
+        text: str,
+        evidence: tuple[str, ...],
+        messages: dict[str, ConversationTurn],
+    ) -> None:
         tokens = canonical_tokens(text)
         if find_duplicate(tokens, working) is not None:
             return
-        ref = builder.create(text, evidence, "one reason behind repeated dissatisfaction across threads",
-                             MOTIVE_MEMORY_CONFIDENCE)
+        ref = builder.create(
+            text, evidence, "one reason behind repeated dissatisfaction across threads", MOTIVE_MEMORY_CONFIDENCE
+        )
         newest = max(messages[i].ts for i in evidence)
-        working.add(WorkingMemory(key=ref, text=text, tokens=tokens, evidence_ids=evidence, evidence_ts=newest,
-                                  created_in_plan=True))
-
-
-
+        working.add(
+            WorkingMemory(
+                key=ref, text=text, tokens=tokens, evidence_ids=evidence, evidence_ts=newest, created_in_plan=True
+            )
+        )

@@ -45,16 +45,26 @@ def finish_sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def statement_body(statements: list[str], captions: list[str], ts: datetime, subject: str | None,
-                   other: str | None, speaker_named: bool) -> str | None:
+def statement_body(
+    statements: list[str],
+    captions: list[str],
+    ts: datetime,
+    subject: str | None,
+    other: str | None,
+    speaker_named: bool,
+) -> str | None:
     """What one message states: its statement sentences in the third person, their relative times
     made absolute, and what it showed ("shared a photo of …"). A message that only shows a photo,
     or says nothing, states nothing (None)."""
     if not statements:
         return None
     name = subject or "the user"
-    parts = [finish_sentence(to_third_person(rewrite_relative_time(s, ts).text, subject, other=other,
-                                             speaker_named=speaker_named)) for s in statements]
+    parts = [
+        finish_sentence(
+            to_third_person(rewrite_relative_time(s, ts).text, subject, other=other, speaker_named=speaker_named)
+        )
+        for s in statements
+    ]
     parts.extend(f"{name} shared a photo of {what}." for c in captions if (what := caption_subject(c)))
     return " ".join(parts)
 

@@ -11,14 +11,15 @@ the merge's new wording. Protected memories are never touched.
 
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple
+from collections.abc import Mapping
+from typing import NamedTuple
 
 from consumers.embedding import Embedder, canonical_tokens
 from consumers.engine.offline.corrections import attribute_rivals
 from consumers.engine.offline.duplicates import MergeCandidate, MergeGroup, merge_groups, new_values
 from consumers.engine.offline.plan_builder import PlanBuilder
-from language.dates import rewrite_relative_time, without_stamp
 from consumers.engine.offline.working_set import WorkingSet
+from language.dates import rewrite_relative_time, without_stamp
 from schemas import ConversationTurn, MemoryRecord
 
 
@@ -30,8 +31,15 @@ class _Dated(NamedTuple):
 
 
 class Housekeeping:
-    def __init__(self, builder: PlanBuilder, working: WorkingSet, messages: Mapping[str, ConversationTurn],
-                 embedder: Embedder, name_tokens: frozenset[str], notes: list[str]) -> None:
+    def __init__(
+        self,
+        builder: PlanBuilder,
+        working: WorkingSet,
+        messages: Mapping[str, ConversationTurn],
+        embedder: Embedder,
+        name_tokens: frozenset[str],
+        notes: list[str],
+    ) -> None:
         self.builder = builder
         self.working = working
         self.messages = messages
@@ -50,8 +58,12 @@ class Housekeeping:
                 self._update_dates(record, annotated)
 
     def _eligible(self, record: MemoryRecord) -> bool:
-        return (record.is_active and not record.protected and self.working.is_live(record.memory_id)
-                and not self.builder.touched(record.memory_id))
+        return (
+            record.is_active
+            and not record.protected
+            and self.working.is_live(record.memory_id)
+            and not self.builder.touched(record.memory_id)
+        )
 
     def _evidence_in_transcript(self, record: MemoryRecord) -> tuple[str, ...]:
         return tuple(i for i in record.evidence_message_ids if i in self.messages)
@@ -75,8 +87,10 @@ class Housekeeping:
                 if rival.protected or rival.key == winner.key or rival.evidence_ts >= winner.evidence_ts:
                     continue
                 if not evidence:
-                    self.notes.append(f"{rival.key} and {winner.key} disagree but {winner.key} cites no message "
-                                      "in the transcript window; left both")
+                    self.notes.append(
+                        f"{rival.key} and {winner.key} disagree but {winner.key} cites no message "
+                        "in the transcript window; left both"
+                    )
                     continue
                 if self.builder.touched(rival.key):
                     continue
@@ -90,13 +104,19 @@ class Housekeeping:
     def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated]) -> set[str]:
         """Merge duplicates, comparing texts with dates resolved so "next Tuesday" meets "2026-03-10"."""
         plain = {r.memory_id: without_stamp(dated[r.memory_id].plain) for r in candidates}
-        merge_input = [MergeCandidate(r.memory_id, plain[r.memory_id], canonical_tokens(plain[r.memory_id]),
-                                      r.created_at) for r in candidates]
+        merge_input = [
+            MergeCandidate(r.memory_id, plain[r.memory_id], canonical_tokens(plain[r.memory_id]), r.created_at)
+            for r in candidates
+        ]
         merged: set[str] = set()
         for group in merge_groups(merge_input, self.embedder):
             survivor, duplicates = group.survivor.key, tuple(d.key for d in group.duplicates)
-            self.builder.merge(survivor, duplicates, self._merged_text(group, dated),
-                               f"paraphrases of one memory: {', '.join((survivor, *duplicates))}")
+            self.builder.merge(
+                survivor,
+                duplicates,
+                self._merged_text(group, dated),
+                f"paraphrases of one memory: {', '.join((survivor, *duplicates))}",
+            )
             merged.update((survivor, *duplicates))
             for key in duplicates:
                 self.working.retire(key)
@@ -116,8 +136,11 @@ class Housekeeping:
     def _update_dates(self, record: MemoryRecord, text: str) -> None:
         evidence = self._evidence_in_transcript(record)
         if not evidence:
-            self.notes.append(f"{record.memory_id} holds a relative time but none of its evidence is in the "
-                              "transcript window; left as it is")
+            self.notes.append(
+                f"{record.memory_id} holds a relative time but none of its evidence is in the "
+                "transcript window; left as it is"
+            )
             return
-        self.builder.update(record.memory_id, text, evidence,
-                            f"relative time resolved against the message it came from ({evidence[0]})")
+        self.builder.update(
+            record.memory_id, text, evidence, f"relative time resolved against the message it came from ({evidence[0]})"
+        )

@@ -32,9 +32,15 @@ class PlanBuilder:
     def create(self, text: str, evidence: tuple[str, ...], rationale: str, confidence: float = 0.8) -> str:
         self._created += 1
         ref = f"new-{self._created}"
-        self._actions.append(CreateAction(
-            ref=ref, text=_clip(text), evidence_message_ids=evidence, rationale=rationale, confidence=confidence,
-        ))
+        self._actions.append(
+            CreateAction(
+                ref=ref,
+                text=_clip(text),
+                evidence_message_ids=evidence,
+                rationale=rationale,
+                confidence=confidence,
+            )
+        )
         return ref
 
     def extend(self, ref: str, text: str, evidence: tuple[str, ...]) -> None:
@@ -48,14 +54,20 @@ class PlanBuilder:
 
     def supersede(self, target: str, replacement: str, evidence: tuple[str, ...], rationale: str) -> None:
         self._claim(target)
-        self._actions.append(SupersedeAction(
-            target=target, replacement=replacement, evidence_message_ids=evidence, rationale=rationale,
-        ))
+        self._actions.append(
+            SupersedeAction(
+                target=target,
+                replacement=replacement,
+                evidence_message_ids=evidence,
+                rationale=rationale,
+            )
+        )
 
     def update(self, target: str, text: str, evidence: tuple[str, ...], rationale: str) -> None:
         self._claim(target)
-        self._actions.append(UpdateAction(target=target, text=_clip(text), evidence_message_ids=evidence,
-                                          rationale=rationale))
+        self._actions.append(
+            UpdateAction(target=target, text=_clip(text), evidence_message_ids=evidence, rationale=rationale)
+        )
 
     def archive(self, target: str, evidence: tuple[str, ...], rationale: str) -> None:
         """Retire a contradicted memory whose replacement cannot be named (it is protected)."""
@@ -65,8 +77,11 @@ class PlanBuilder:
     def merge(self, survivor: str, duplicates: tuple[str, ...], text: str | None, rationale: str) -> None:
         for key in (survivor, *duplicates):
             self._claim(key)
-        self._actions.append(MergeAction(survivor=survivor, duplicates=duplicates,
-                                         text=_clip(text) if text else None, rationale=rationale))
+        self._actions.append(
+            MergeAction(
+                survivor=survivor, duplicates=duplicates, text=_clip(text) if text else None, rationale=rationale
+            )
+        )
 
     def build(self) -> ActionPlan:
         return ActionPlan(actions=self.actions)

@@ -12,7 +12,7 @@ from an early message is itself overruled by a later one, inside the same plan.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from consumers.embedding import canonical_tokens
 from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
@@ -50,11 +50,18 @@ def _keepable(sentence: str) -> bool:
 
 
 class TranscriptPass:
-    def __init__(self, builder: PlanBuilder, working: WorkingSet, user_name: str | None,
-                 consumed: frozenset[str], notes: list[str], generic: frozenset[str] = frozenset(),
-                 similarity: Callable[[str, str], float] = lambda a, b: 0.0,
-                 cited_by: Mapping[str, tuple[str, ...]] | None = None,
-                 prefetch: Callable[[list[str]], object] = lambda texts: None) -> None:
+    def __init__(
+        self,
+        builder: PlanBuilder,
+        working: WorkingSet,
+        user_name: str | None,
+        consumed: frozenset[str],
+        notes: list[str],
+        generic: frozenset[str] = frozenset(),
+        similarity: Callable[[str, str], float] = lambda a, b: 0.0,
+        cited_by: Mapping[str, tuple[str, ...]] | None = None,
+        prefetch: Callable[[list[str]], object] = lambda texts: None,
+    ) -> None:
         self.builder = builder
         self.working = working
         self.user_name = user_name
@@ -83,8 +90,9 @@ class TranscriptPass:
             elif turn.role == "user":
                 self._message(turn, participants, last_assistant.get(turn.session_id))
 
-    def _message(self, turn: ConversationTurn, participants: tuple[str, ...],
-                 answered: ConversationTurn | None) -> None:
+    def _message(
+        self, turn: ConversationTurn, participants: tuple[str, ...], answered: ConversationTurn | None
+    ) -> None:
         """Corrections first (they supersede what they overrule), then one memory for everything
         else the message states, attributed to whoever said it."""
         speaker = split_speaker(turn.content)
@@ -101,16 +109,22 @@ class TranscriptPass:
         named = speaker.name is not None
         key = (turn.session_id, subject or "")
         group = self._groups.get(key)
-        if group is not None and named and group.fits(body) and self.working.is_live(group.ref) \
-                and self.similarity(group.last_message, turn.content) >= TOPIC_COSINE:
+        if (
+            group is not None
+            and named
+            and group.fits(body)
+            and self.working.is_live(group.ref)
+            and self.similarity(group.last_message, turn.content) >= TOPIC_COSINE
+        ):
             self._extend(group, turn, body)
             return
         ref = self._add_statement(turn, body, memory_text(body, subject, named, turn.ts), "statement", subject)
         if ref is not None:
             self._groups[key] = _Group(ref, subject, named, turn, body)
 
-    def _statement_body(self, turn: ConversationTurn, speaker: Speaker, participants: tuple[str, ...],
-                        handled: Sequence[str]) -> str | None:
+    def _statement_body(
+        self, turn: ConversationTurn, speaker: Speaker, participants: tuple[str, ...], handled: Sequence[str]
+    ) -> str | None:
         """What `turn` states (None when nothing worth keeping); `handled` are clause bodies a
         correction already took care of."""
         statements, captions = [], []
@@ -119,11 +133,20 @@ class TranscriptPass:
                 captions.append(sentence.text)
                 continue
             for piece in split_clauses(sentence.text):  # "My flight is on Tuesday, can you check the gate?"
-                if classify_sentence(piece) == "statement" and _keepable(piece) \
-                        and not any(body and body in piece for body in handled):
+                if (
+                    classify_sentence(piece) == "statement"
+                    and _keepable(piece)
+                    and not any(body and body in piece for body in handled)
+                ):
                     statements.append(strip_lead_ins(piece))
-        return statement_body(statements, captions, turn.ts, speaker.name or self.user_name,
-                              other_participant(speaker.name, participants), speaker.name is not None)
+        return statement_body(
+            statements,
+            captions,
+            turn.ts,
+            speaker.name or self.user_name,
+            other_participant(speaker.name, participants),
+            speaker.name is not None,
+        )
 
     def _prefetch(self, turns: Sequence[ConversationTurn]) -> None:
         """Embed the messages the walk compares in one batch (the embedder caches by text, and the
@@ -135,20 +158,30 @@ class TranscriptPass:
     def _noted_already(self, turn: ConversationTurn, body: str) -> bool:
         """A memory-add about this message already says it, and the message adds no value to it
         (no date, number or name the add lacks): creating it again would only duplicate the add."""
-        return any(not new_values(body, noted) and self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
-                   for noted in self.cited_by.get(turn.message_id, ()))
+        return any(
+            not new_values(body, noted) and self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
+            for noted in self.cited_by.get(turn.message_id, ())
+        )
 
     def _extend(self, group: _Group, turn: ConversationTurn, body: str) -> None:
         group.add(body, turn)
         joined = group.text()
         self.builder.extend(group.ref, joined, tuple(group.evidence))
-        self.working.add(WorkingMemory(key=group.ref, text=joined, tokens=canonical_tokens(without_stamp(joined)),
-                                       evidence_ids=tuple(group.evidence), evidence_ts=turn.ts,
-                                       created_in_plan=True))
+        self.working.add(
+            WorkingMemory(
+                key=group.ref,
+                text=joined,
+                tokens=canonical_tokens(without_stamp(joined)),
+                evidence_ids=tuple(group.evidence),
+                evidence_ts=turn.ts,
+                created_in_plan=True,
+            )
+        )
         self._created_from[turn.message_id].append(canonical_tokens(body))
 
-    def _clause(self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None,
-                subject: str | None) -> bool:
+    def _clause(
+        self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None, subject: str | None
+    ) -> bool:
         """True when the clause was taken care of here (a correction applied, or already covered)."""
         if clause.kind in ("correction", "decision"):
             if clause.change is not None and self._apply_change(turn, clause, clause.change, answered):
@@ -159,13 +192,16 @@ class TranscriptPass:
             return True  # "I switched to aisle seats" right after "it's aisle, not window"
         return False
 
-    def _apply_change(self, turn: ConversationTurn, clause: Clause, change: ValueChange,
-                      answered: ConversationTurn | None) -> bool:
+    def _apply_change(
+        self, turn: ConversationTurn, clause: Clause, change: ValueChange, answered: ConversationTurn | None
+    ) -> bool:
         context = canonical_tokens(turn.content) | (canonical_tokens(answered.content) if answered else frozenset())
         targets = explicit_targets(change, self.working, context, turn.ts, self.name_tokens | self.generic)
         for memory in targets.protected if turn.message_id not in self.consumed else ():
-            self.notes.append(f"message {turn.message_id} contradicts protected memory {memory.key}; "
-                              "left untouched for a person to review")
+            self.notes.append(
+                f"message {turn.message_id} contradicts protected memory {memory.key}; "
+                "left untouched for a person to review"
+            )
         applied = False
         for target in targets.overruled:
             text = apply_change(target.text, change)
@@ -185,11 +221,17 @@ class TranscriptPass:
         if existing is not None and existing.key == target.key:
             return  # the "new" wording is what the memory already says: nothing to replace
         if existing is not None and existing.protected:
-            self.builder.archive(target.key, (turn.message_id,),
-                                 f"{rationale}; protected memory {existing.key} already holds the new value")
+            self.builder.archive(
+                target.key,
+                (turn.message_id,),
+                f"{rationale}; protected memory {existing.key} already holds the new value",
+            )
         else:
-            replacement = existing.key if existing is not None else self._create(
-                text, tokens, turn, rationale, CORRECTION_CONFIDENCE)
+            replacement = (
+                existing.key
+                if existing is not None
+                else self._create(text, tokens, turn, rationale, CORRECTION_CONFIDENCE)
+            )
             self.builder.supersede(target.key, replacement, (turn.message_id,), rationale)
         self.working.retire(target.key)
 
@@ -197,8 +239,9 @@ class TranscriptPass:
         tokens = canonical_tokens(value)
         return bool(tokens) and any(tokens <= made for made in self._created_from[turn.message_id])
 
-    def _add_statement(self, turn: ConversationTurn, body: str, text: str, kind: str,
-                       subject: str | None) -> str | None:
+    def _add_statement(
+        self, turn: ConversationTurn, body: str, text: str, kind: str, subject: str | None
+    ) -> str | None:
         """Create the memory (`text`: `body` with its speaker and date) unless memory already says
         it or a newer value overrules it; its ref."""
         tokens = canonical_tokens(without_stamp(text))
@@ -208,19 +251,22 @@ class TranscriptPass:
         rivals = attribute_rivals(without_stamp(text), self.working, name_tokens)
         rivals += [r for r in self._value_rivals(without_stamp(text), subject) if r not in rivals]
         if any(r.evidence_ts >= turn.ts for r in rivals):
-            self.notes.append(f"statement in {turn.message_id} is older than a memory that gives it another "
-                              "value; kept the newer one")
+            self.notes.append(
+                f"statement in {turn.message_id} is older than a memory that gives it another value; kept the newer one"
+            )
             return None
         if any(r.protected for r in rivals):
             self.notes.append(f"statement in {turn.message_id} contradicts a protected memory; not recorded")
             return None
-        ref = self._create(text, tokens, turn, f"{kind} by {subject or 'the user'} in {turn.message_id}",
-                           FACT_CONFIDENCE)
+        ref = self._create(
+            text, tokens, turn, f"{kind} by {subject or 'the user'} in {turn.message_id}", FACT_CONFIDENCE
+        )
         for rival in rivals:
             if rival.key == ref or self.builder.touched(rival.key):
                 continue
-            self.builder.supersede(rival.key, ref, (turn.message_id,),
-                                   f"newer value stated by the user in {turn.message_id}")
+            self.builder.supersede(
+                rival.key, ref, (turn.message_id,), f"newer value stated by the user in {turn.message_id}"
+            )
             self.working.retire(rival.key)
         return ref
 
@@ -242,11 +288,20 @@ class TranscriptPass:
                 rivals.append(memory)
         return rivals
 
-    def _create(self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str,
-                confidence: float) -> str:
+    def _create(
+        self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str, confidence: float
+    ) -> str:
         ref = self.builder.create(text, (turn.message_id,), rationale, confidence)
-        self.working.add(WorkingMemory(key=ref, text=text, tokens=tokens, evidence_ids=(turn.message_id,),
-                                       evidence_ts=turn.ts, created_in_plan=True))
+        self.working.add(
+            WorkingMemory(
+                key=ref,
+                text=text,
+                tokens=tokens,
+                evidence_ids=(turn.message_id,),
+                evidence_ts=turn.ts,
+                created_in_plan=True,
+            )
+        )
         self._created_from[turn.message_id].append(tokens)
         return ref
 

@@ -64,12 +64,23 @@ class _Verifier:
 
     def claims(self, max_claims: int) -> list[MemoryRecord]:
         """The claims worth a search this pass, most urgent first (see the module docstring)."""
-        existing = [m for m in self.snapshot.memories
-                    if m.is_active and not m.protected and self.candidate.records.get(m.memory_id) == m]
+        existing = [
+            m
+            for m in self.snapshot.memories
+            if m.is_active and not m.protected and self.candidate.records.get(m.memory_id) == m
+        ]
         ignore = canonical_tokens(self.user_name) if self.user_name else frozenset()
-        new_words = frozenset().union(*(canonical_tokens(t.content) for i, t in self.turns.items()
-                                        if i in self.snapshot.new_message_ids and t.role == "user"
-                                        and i in self.readable)) - ignore - self.generic
+        new_words = (
+            frozenset().union(
+                *(
+                    canonical_tokens(t.content)
+                    for i, t in self.turns.items()
+                    if i in self.snapshot.new_message_ids and t.role == "user" and i in self.readable
+                )
+            )
+            - ignore
+            - self.generic
+        )
         first_pass = self.snapshot.generation == 0
         ranked: list[tuple[int, int, MemoryRecord]] = []
         for memory in existing:
@@ -83,14 +94,19 @@ class _Verifier:
         ranked.sort(key=lambda row: (row[0], row[1]))
         if len(ranked) > max_claims:
             left = [m.memory_id for _, _, m in ranked[max_claims:]]
-            self.notes.append(f"verify: {len(left)} claims over the cap of {max_claims} wait for a later pass: "
-                              f"{', '.join(left[:10])}{' ...' if len(left) > 10 else ''}")
+            self.notes.append(
+                f"verify: {len(left)} claims over the cap of {max_claims} wait for a later pass: "
+                f"{', '.join(left[:10])}{' ...' if len(left) > 10 else ''}"
+            )
         return [m for _, _, m in ranked[:max_claims]]
 
     def related(self, memory: MemoryRecord) -> list[ConversationTurn]:
         """Messages to judge the claim by, newest first: search hits and cited messages in the window."""
-        ids = dict.fromkeys(t.message_id for t, _ in self.search(self.snapshot.scope, memory.text, self.top_k)
-                            if t.scope == self.snapshot.scope)
+        ids = dict.fromkeys(
+            t.message_id
+            for t, _ in self.search(self.snapshot.scope, memory.text, self.top_k)
+            if t.scope == self.snapshot.scope
+        )
         ids.update(dict.fromkeys(memory.evidence_message_ids))
         found = [self.turns[i] for i in ids if i in self.turns and i in self.readable]
         return sorted(found, key=lambda t: (t.ts, t.message_id), reverse=True)
@@ -107,11 +123,12 @@ class _Verifier:
 
     def act(self, memory: MemoryRecord, finding: Finding) -> None:
         evidence = (finding.message_id,)
-        rationale = (f"verify: the user said otherwise in {finding.message_id}: \u201c{finding.quote}\u201d")
+        rationale = f"verify: the user said otherwise in {finding.message_id}: \u201c{finding.quote}\u201d"
         holder = self._holder_of(finding.replacement) if finding.replacement else None
         if finding.replacement is None or (holder is not None and holder.protected):
-            self.actions.append(ArchiveAction(target=memory.memory_id, evidence_message_ids=evidence,
-                                              rationale=rationale))
+            self.actions.append(
+                ArchiveAction(target=memory.memory_id, evidence_message_ids=evidence, rationale=rationale)
+            )
             return
         if holder is not None:
             replacement = holder.memory_id
@@ -120,10 +137,20 @@ class _Verifier:
         else:
             replacement = f"verify-{len(self._replacements) + 1}"
             self._replacements[finding.replacement] = replacement
-            self.actions.append(CreateAction(ref=replacement, text=finding.replacement, evidence_message_ids=evidence,
-                                             rationale=rationale, confidence=VERIFIED_CONFIDENCE))
-        self.actions.append(SupersedeAction(target=memory.memory_id, replacement=replacement,
-                                            evidence_message_ids=evidence, rationale=rationale))
+            self.actions.append(
+                CreateAction(
+                    ref=replacement,
+                    text=finding.replacement,
+                    evidence_message_ids=evidence,
+                    rationale=rationale,
+                    confidence=VERIFIED_CONFIDENCE,
+                )
+            )
+        self.actions.append(
+            SupersedeAction(
+                target=memory.memory_id, replacement=replacement, evidence_message_ids=evidence, rationale=rationale
+            )
+        )
 
     def _holder_of(self, text: str) -> MemoryRecord | None:
         """An active memory of the candidate that already says `text`."""
@@ -143,8 +170,9 @@ def _answered_turns(turns: Sequence[ConversationTurn]) -> dict[str, Conversation
     return answered
 
 
-def verify_claims(snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int = 8,
-                  max_claims: int = 100) -> Verified:
+def verify_claims(
+    snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int = 8, max_claims: int = 100
+) -> Verified:
     """Judge the existing claims of `candidate` against the transcripts; returns the actions for
     the contradicted ones (to be applied like any plan) and a verdict per claim checked."""
     verifier = _Verifier(snapshot, candidate, search, top_k)

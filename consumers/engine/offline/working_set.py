@@ -7,9 +7,9 @@ being a target. An inverted index on canonical tokens keeps lookups cheap over l
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Mapping
 
 from consumers.embedding import canonical_tokens
 from schemas import MemoryRecord
@@ -45,11 +45,16 @@ class WorkingSet:
         working = cls()
         for record in records:
             if record.is_active:
-                working.add(WorkingMemory(
-                    key=record.memory_id, text=record.text, tokens=canonical_tokens(record.text),
-                    evidence_ids=record.evidence_message_ids, evidence_ts=newest_evidence_ts(record, message_ts),
-                    protected=record.protected,
-                ))
+                working.add(
+                    WorkingMemory(
+                        key=record.memory_id,
+                        text=record.text,
+                        tokens=canonical_tokens(record.text),
+                        evidence_ids=record.evidence_message_ids,
+                        evidence_ts=newest_evidence_ts(record, message_ts),
+                        protected=record.protected,
+                    )
+                )
         return working
 
     def add(self, memory: WorkingMemory) -> None:
@@ -76,8 +81,11 @@ class WorkingSet:
         if not tokens:
             return []
         rarest = min(sorted(tokens), key=lambda t: len(self._posting(t)))
-        return [m for key in self._posting(rarest)
-                if key not in self._retired and tokens <= (m := self._entries[key]).tokens]
+        return [
+            m
+            for key in self._posting(rarest)
+            if key not in self._retired and tokens <= (m := self._entries[key]).tokens
+        ]
 
     def sharing_any(self, tokens: frozenset[str], limit_tokens: int) -> list[WorkingMemory]:
         """Live memories holding at least one of the `limit_tokens` rarest of `tokens`, in insertion order.
