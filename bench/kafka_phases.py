@@ -15,7 +15,7 @@ from bench.events import generate
 
 
 def produce_phase(settings, events: int, scopes: int) -> None:
-    from consumers.kafka_io import flush_or_raise, make_producer
+    from plumbing.kafka_io import flush_or_raise, make_producer
 
     section(
         f"1. produce {events:,} turns over {scopes:,} scopes to {settings.topics.turns} "

@@ -50,11 +50,11 @@ from confluent_kafka import KafkaException
 from pydantic import ValidationError
 
 from consumers.audit_publisher import AuditPublisher
-from consumers.kafka_io import send_control
 from consumers.runtime import Runtime
 from consumers.store import quarantine as decisions
 from consumers.store.history import ScopeReader, ScopeView, generations_json, record_history
 from consumers.store.memories import ScopeState
+from plumbing.kafka_io import send_control
 from schemas import ScopeError, parse_scope
 from schemas.settings import Settings
 

@@ -3,7 +3,7 @@ keyed by scope, CloudEvents headers, optional Schema Registry framing, flushed b
 
 from __future__ import annotations
 
-from consumers.kafka_io import flush_or_raise, make_producer
+from plumbing.kafka_io import flush_or_raise, make_producer
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 

@@ -25,14 +25,15 @@ from typing import Any
 
 from confluent_kafka import KafkaError, TopicPartition
 
-from consumers.kafka_io import DeliveryFailed, make_consumer, make_producer
-from consumers.metrics import CONSUMER_LAG, declare_series
+from consumers.metrics import declare_series
 from consumers.runtime import Runtime
 from consumers.steps.commit import CommitStep
 from consumers.steps.index import IndexStep
 from consumers.steps.jobs import JobStep, Positions
 from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
 from consumers.steps.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
+from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
+from plumbing.metrics import CONSUMER_LAG
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 

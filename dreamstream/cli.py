@@ -91,7 +91,7 @@ def serve_metrics(settings, ready=None) -> None:
     """Prometheus endpoint of this worker process, with `/healthz` and `/readyz` for the probes,
     on metrics_host:metrics_port (off when 0)."""
     if settings.metrics_port:
-        from consumers.metrics import serve_probes
+        from plumbing.metrics import serve_probes
 
         serve_probes(settings.metrics_host, settings.metrics_port, ready)
 

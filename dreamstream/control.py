@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from consumers.kafka_io import send_control
+from plumbing.kafka_io import send_control
 from schemas import TERMINAL_JOB_STATUSES, JobLifecycleEvent
 from schemas.audit import audit_event_adapter
 from schemas.cloudevents import unframe

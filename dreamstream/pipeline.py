@@ -20,11 +20,11 @@ from pathlib import Path
 from prometheus_client import start_http_server
 from pydantic import BaseModel, SecretStr
 
-from consumers.kafka_io import flush_or_raise, make_producer
 from consumers.runtime import Runtime, open_runtime
 from consumers.worker import ConsolidationWorker
 from dreamstream.control import AuditReader, send_control, wait_until_read
 from dreamstream.replay import produce, read_events
+from plumbing.kafka_io import flush_or_raise, make_producer
 from schemas import JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent
 from schemas.settings import Settings
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from consumers.kafka_io import PRODUCER_HEADER, flush_or_raise, make_producer
+from plumbing.kafka_io import PRODUCER_HEADER, flush_or_raise, make_producer
 from schemas import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings

@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
-from consumers.kafka_io import KAFKA_LOG, make_consumer, make_producer
-from consumers.metrics import CONSUMER_LAG
+from plumbing.kafka_io import KAFKA_LOG, make_consumer, make_producer
+from plumbing.metrics import CONSUMER_LAG
 from schemas import ControlEvent
 from schemas.cloudevents import audit_record
 from schemas.policy import TriggerPolicy

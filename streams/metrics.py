@@ -23,5 +23,5 @@ KAFKA_CONNECT_FAILURES = Counter(
     "dreamstream_kafka_connect_failures_total", "Failed attempts of the stream worker to reach Kafka"
 )
 RESTORED_ROWS = Counter("dreamstream_signals_restored_total", "Signal rows restored from the changelog on assignment")
-# Consumer lag: the stream worker reports `dreamstream_consumer_lag{topic,partition}` through the
-# consolidation worker's gauge (consumers.metrics.CONSUMER_LAG), one metric name for both workers.
+# Consumer lag: `plumbing.metrics.CONSUMER_LAG` (`dreamstream_consumer_lag{topic,partition}`), the
+# one gauge both workers report through.

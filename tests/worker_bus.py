@@ -12,12 +12,12 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from consumers.kafka_io import flush_or_raise, make_consumer, make_producer
 from consumers.runtime import Runtime
 from consumers.steps.memory_broker import MemoryBroker
 from consumers.steps.publish import PRODUCER_CONFIG
 from consumers.steps.retry import RetryPolicy
 from consumers.worker import ConsolidationWorker
+from plumbing.kafka_io import flush_or_raise, make_consumer, make_producer
 from schemas import DreamJob, JobLifecycleEvent, audit_event_adapter
 from schemas.settings import Settings
 from schemas.validation import home_partition

@@ -15,12 +15,12 @@ from typing import Any
 
 from prometheus_client import Counter
 
-from consumers.kafka_io import PRODUCER_HEADER
 from consumers.metrics import INDEXED
 from consumers.runtime import Runtime
 from consumers.steps.retry import Retrier
 from consumers.steps.transient import is_transient_store
 from consumers.store.client import point_id
+from plumbing.kafka_io import PRODUCER_HEADER
 from schemas import ConversationTurn, MemoryAdd
 from schemas.settings import Settings
 from schemas.validation import Kind, Rejected, validate_record

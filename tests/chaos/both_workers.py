@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from consumers.kafka_io import flush_or_raise, make_producer
 from dreamstream.control import AuditReader, wait_until_read
 from dreamstream.replay import produce, route
+from plumbing.kafka_io import flush_or_raise, make_producer
 from schemas import TERMINAL_JOB_STATUSES, ControlEvent, JobLifecycleEvent
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings

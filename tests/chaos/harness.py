@@ -26,10 +26,10 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-from consumers.kafka_io import flush_or_raise, make_producer
 from consumers.runtime import open_runtime
 from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
 from dreamstream.pipeline import settings_env
+from plumbing.kafka_io import flush_or_raise, make_producer
 from schemas import DreamJob
 from schemas.settings import Settings
 from schemas.validation import home_partition

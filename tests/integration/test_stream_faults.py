@@ -15,7 +15,7 @@ import pytest
 from confluent_kafka import Consumer, ConsumerGroupState, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from consumers.kafka_io import flush_or_raise, make_producer
+from plumbing.kafka_io import flush_or_raise, make_producer
 from schemas import DeadLetter, DreamJob
 from schemas.policy import TriggerPolicy
 from schemas.validation import home_partition

@@ -114,7 +114,7 @@ def test_idle_scope_dreams_without_a_new_event(make_settings, workers):
 def test_a_storm_of_bad_input_stops_the_worker_loudly(make_settings, workers, tmp_path):
     settings = make_settings(bad_share_window=20, max_bad_share=0.5)
     worker = workers(settings, "storm")
-    from consumers.kafka_io import flush_or_raise, make_producer
+    from plumbing.kafka_io import flush_or_raise, make_producer
 
     producer, errors = make_producer(settings), []
     for _ in range(40):
