@@ -10,7 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.common import Child, Follow, end_offsets, figure, mb, proc_status, say, section, window_rate
+from bench.common import FIGURES, Child, Follow, end_offsets, figure, mb, proc_status, say, section, window_rate
 from bench.events import generate
 
 
@@ -111,11 +111,20 @@ def baseline_phase(settings, total: int) -> list[tuple]:
     return [(m.topic(), m.partition(), m.offset(), m.key(), m.value()) for m in kept]
 
 
+WARM_EVENTS, WARM_SCOPES = 2_000, 20
+
+
 def idle_phase(settings, home: Path, extra_env: dict[str, str], admin) -> int:
-    """A worker with 0 scopes, on a topic set of its own: startup to a stable group, then its RSS."""
+    """A worker on a topic set of its own: startup to a stable group and its RSS with 0 scopes
+    (cold), then again once it has folded a few turns of a few scopes (warm: polars, msgspec and
+    the output path loaded and their pools allocated). The warm RSS is the base the state per
+    scope is measured from, so a one-off start-up cost is not spread over the scopes."""
     from confluent_kafka import ConsumerGroupState
 
-    section("3. idle worker (0 scopes, an empty topic set of its own)")
+    from bench.common import committed
+    from plumbing.kafka_io import flush_or_raise, make_producer
+
+    section(f"3. idle worker (0 scopes, then {WARM_EVENTS:,} turns of {WARM_SCOPES} scopes; a topic set of its own)")
     worker = Child(settings, home, "idle-worker", extra_env)
     try:
         ready = None
@@ -133,11 +142,31 @@ def idle_phase(settings, home: Path, extra_env: dict[str, str], admin) -> int:
             time.sleep(0.2)
         time.sleep(5)  # changelog recovery (empty) done, first timer tick passed
         status = [proc_status(worker.pid) for _ in range(5) if not time.sleep(0.2)]
+        producer, errors = make_producer(settings), []
+        for key, value in generate(WARM_EVENTS, WARM_SCOPES, seed=11):
+            producer.produce(
+                settings.topics.turns, key=key, value=value, on_delivery=lambda err, _m: err and errors.append(err)
+            )
+        flush_or_raise(producer, errors)
+        deadline = time.monotonic() + 60
+        while committed(admin, settings.app_id, settings.topics.turns, settings.partitions) < WARM_EVENTS:
+            worker.check()
+            if time.monotonic() > deadline:
+                raise RuntimeError("idle worker did not fold the warm-up turns within 60 s")
+            time.sleep(0.2)
+        time.sleep(3)
+        warm = [proc_status(worker.pid) for _ in range(5) if not time.sleep(0.2)]
     finally:
         worker.stop()
-    idle_rss = max(s.get("VmRSS", 0) for s in status)
+    cold_rss = max(s.get("VmRSS", 0) for s in status)
+    idle_rss = max(s.get("VmRSS", 0) for s in warm)
     figure("idle_startup_s", round(ready, 2), f"startup (spawn -> group stable, partitions assigned): {ready:.1f} s")
-    figure("idle_rss_bytes", idle_rss, f"idle RSS {mb(idle_rss)} (VmHWM {mb(max(s.get('VmHWM', 0) for s in status))})")
+    figure("idle_cold_rss_bytes", cold_rss, f"idle RSS with 0 scopes {mb(cold_rss)}")
+    figure(
+        "idle_rss_bytes",
+        idle_rss,
+        f"idle RSS warm ({WARM_SCOPES} scopes): {mb(idle_rss)}, i.e. {mb(idle_rss - cold_rss)} loaded on first use",
+    )
     return idle_rss
 
 
@@ -211,13 +240,16 @@ def worker_phase(
         f"{mb(idle_rss)}); RSS 3 s after the backlog {mb(steady)}",
     )
     figure("worker_steady_rss_bytes", steady)
+    cold = FIGURES.get("idle_cold_rss_bytes", idle_rss)
+    per_cold = (hwm - cold) / scopes
     figure(
         "bytes_per_scope_peak",
         round(per_peak),
-        f"state per scope: (peak - idle) / scopes = {per_peak:,.0f} bytes; (steady - idle) / scopes = "
-        f"{per_steady:,.0f} bytes",
+        f"state per scope: (peak - warm idle) / scopes = {per_peak:,.0f} bytes; (steady - warm idle) / scopes = "
+        f"{per_steady:,.0f} bytes; (peak - cold idle) / scopes = {per_cold:,.0f} bytes (start-up costs included)",
     )
     figure("bytes_per_scope_steady", round(per_steady))
+    figure("bytes_per_scope_peak_from_cold", round(per_cold))
     jobs, dead = end_offsets(watermarks, topics.jobs, parts), end_offsets(watermarks, topics.dead_letter, parts)
     figure("worker_jobs_emitted", jobs, f"jobs emitted {jobs:,}; dead letters {dead:,}")
     figure("worker_dead_letters", dead)

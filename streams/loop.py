@@ -188,8 +188,13 @@ class CommitTracker:
 
 
 class DueIndex:
-    """Scopes with unconsumed signal → the earliest time a time-based trigger could fire, with a
-    heap so a timer tick touches only what is due (no rescan of every row)."""
+    """Scopes with unconsumed signal → a time at or before which no time-based trigger can fire,
+    with a heap so a timer tick touches only what is due (no rescan of every row).
+
+    Lazy on purpose: new events only move a scope's due time later, so `track` keeps the earlier
+    entry instead of pushing a new one per event (one heap entry per scope, not one per event).
+    `pop_due` therefore hands out candidates; the timer decides on the row and tracks again what
+    is not due yet."""
 
     def __init__(self) -> None:
         self.due: dict[str, float] = {}
@@ -202,7 +207,8 @@ class DueIndex:
         due = signals.last_event_at + policy.idle_s
         if policy.schedule_s and signals.last_pass_at:
             due = min(due, signals.last_pass_at + policy.schedule_s)
-        if self.due.get(scope) != due:
+        known = self.due.get(scope)
+        if known is None or due < known:
             self.due[scope] = due
             heapq.heappush(self._heap, (due, scope))
             if len(self._heap) > 2 * len(self.due) + 10_000:
@@ -265,7 +271,7 @@ class StreamLoop:
                 "max.poll.interval.ms": 300_000,
                 # prefetch a few batches, not 64 MB: memory per scope stays small with a backlog
                 "queued.min.messages": 4 * settings.streams_batch_size,
-                "queued.max.messages.kbytes": 8_192,
+                "queued.max.messages.kbytes": 4_096,
                 # once the prefetch queue is full, librdkafka waits this long before fetching again
                 # (default 1 s): a worker draining 8,000 records in 0.2 s would sit idle for 0.8 s
                 "fetch.queue.backoff.ms": 5,
@@ -278,8 +284,8 @@ class StreamLoop:
                 "enable.gapless.guarantee": True,  # see _publish: one delivery callback per partition and batch
                 "linger.ms": settings.streams_linger_ms,
                 "batch.num.messages": 10_000,
-                "queue.buffering.max.messages": 100_000,
-                "queue.buffering.max.kbytes": 32_768,
+                "queue.buffering.max.messages": 20_000,
+                "queue.buffering.max.kbytes": 4_096,
             },
         )
         self._quiet = quiet

@@ -9,7 +9,17 @@ import pytest
 
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from streams.loop import BrokerHealth, CommitTracker, DeliveryFailed, DueIndex, QuietKafkaLog, _scope_of, changelog_key
+from streams.loop import (
+    BrokerHealth,
+    CommitTracker,
+    DeliveryFailed,
+    DueIndex,
+    QuietKafkaLog,
+    StreamLoop,
+    _scope_of,
+    changelog_key,
+)
+from streams.processor import Processor
 from streams.signals import ScopeSignals
 
 
@@ -41,11 +51,46 @@ def test_due_index_hands_out_only_what_is_due_and_follows_changes():
     due, policy = DueIndex(), TriggerPolicy(idle_s=100, schedule_s=0)
     due.track("a/b/c", ScopeSignals(messages=1, last_event_at=1000.0), policy)
     due.track("a/b/d", ScopeSignals(messages=1, last_event_at=2000.0), policy)
-    due.track("a/b/c", ScopeSignals(messages=2, last_event_at=1500.0), policy)  # moved later
-    assert due.pop_due(1200.0, 10) == []
-    assert due.pop_due(1600.0, 10) == ["a/b/c"]
+    assert due.pop_due(1099.0, 10) == []
+    assert due.pop_due(1100.0, 10) == ["a/b/c"]
+    due.track("a/b/c", ScopeSignals(messages=2, last_event_at=1500.0), policy)  # tracked again
+    due.track("a/b/d", ScopeSignals(messages=1, last_event_at=1200.0), policy)  # moved earlier
+    assert due.pop_due(1300.0, 10) == ["a/b/d"]
     due.track("a/b/d", ScopeSignals(), policy)  # nothing pending: not tracked
-    assert due.pop_due(10_000.0, 10) == [] and len(due) == 0
+    assert due.pop_due(10_000.0, 10) == ["a/b/c"] and len(due) == 0
+
+
+def test_due_index_keeps_one_entry_per_scope_however_many_events():
+    due, policy = DueIndex(), TriggerPolicy(idle_s=100, schedule_s=0)
+    for n in range(1_000):
+        due.track("a/b/c", ScopeSignals(messages=n + 1, last_event_at=1000.0 + n), policy)
+    assert len(due._heap) == 1 and len(due) == 1
+
+
+def test_the_timer_nudges_a_scope_only_once_its_latest_event_is_idle_long_enough():
+    """The index hands out the scope at its first event's due time; the timer reads the row,
+    sees a later event, and tracks it again instead of nudging."""
+    settings = Settings(trigger=TriggerPolicy(idle_s=100, schedule_s=0, cooldown_s=0))
+
+    class Timer(StreamLoop):
+        def __init__(self) -> None:  # the timer's state only, no Kafka clients
+            self.processor, self.tables, self.due, self.nudged = Processor(settings), {}, DueIndex(), []
+
+        def send_control(self, event, partition, on_delivery=None) -> None:
+            self.nudged.append(event.scope)
+
+    timer = Timer()
+    scope = "a/b/c"
+    partition = timer.processor.validator.home(scope.encode())
+    first = ScopeSignals(partition=partition, messages=1, tokens=5, last_event_at=1000.0)
+    timer.tables[partition] = {scope: first.encode()}
+    timer.due.track(scope, first, settings.trigger)
+    later = ScopeSignals(partition=partition, messages=2, tokens=10, last_event_at=1050.0)
+    timer.tables[partition][scope] = later.encode()
+    timer.due.track(scope, later, settings.trigger)
+
+    assert timer.nudge_quiet_scopes(1120.0) == 0 and timer.nudged == []  # idle for 70 s only
+    assert timer.nudge_quiet_scopes(1150.0) == 1 and timer.nudged == [scope]
 
 
 def test_quiet_kafka_log_keeps_one_line_per_facility_and_interval(caplog):
