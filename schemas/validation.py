@@ -27,7 +27,7 @@ import json
 import struct
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from pydantic import ValidationError
@@ -160,7 +160,7 @@ class Valid:
     the pydantic contract, built on first use from the same bytes."""
 
     __slots__ = ("kind", "record", "_value", "_event")
-    valid = True
+    valid: ClassVar[Literal[True]] = True
 
     def __init__(self, kind: Kind, record: FastEvent, value: bytes, event: InputModel | None = None) -> None:
         self.kind, self.record, self._value, self._event = kind, record, value, event
@@ -186,7 +186,7 @@ class Rejected:
     error_type: str
     """A short class of the reason (a metric label): too_large, not_utf8, not_json, schema, no_key,
     key_mismatch, wrong_partition, ts_out_of_range, empty_content, nul_character, empty_value."""
-    valid = False
+    valid: ClassVar[Literal[False]] = False
 
 
 # --------------------------------------------------------------------------- the validator
