@@ -83,7 +83,7 @@ def send_control(
             settings.topics.control,
             key=scope.encode(),
             value=event.model_dump_json().encode(),
-            on_delivery=lambda err, msg: err and errors.append(str(err)),
+            on_delivery=lambda err, msg: None if err is None else errors.append(str(err)),
         )
         requests[request_id] = scope
     flush_or_raise(producer, errors)

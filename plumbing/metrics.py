@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 from prometheus_client import Gauge, make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer
@@ -26,12 +27,12 @@ class _QuietHandler(WSGIRequestHandler):
         """Probes every few seconds would flood the log."""
 
 
-def probe_app(ready: Callable[[], bool] | None) -> Callable:
+def probe_app(ready: Callable[[], bool] | None) -> WSGIApplication:
     """WSGI: `/healthz` 200 while the process serves, `/readyz` 200 when `ready()` (always, without
     one), anything else the Prometheus exposition (prometheus-client's own app)."""
-    metrics_app = make_wsgi_app()
+    metrics_app: WSGIApplication = make_wsgi_app()
 
-    def app(environ, start_response):
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
         if path not in ("/healthz", "/readyz"):
             return metrics_app(environ, start_response)

@@ -18,7 +18,7 @@ MessageId = str
 METADATA_MAX_BYTES = 2_048
 
 
-def _bounded_metadata(value: dict | None) -> dict | None:
+def _bounded_metadata(value: dict[str, object] | None) -> dict[str, object] | None:
     if value is not None and len(json.dumps(value, separators=(",", ":")).encode()) > METADATA_MAX_BYTES:
         raise ValueError(f"metadata must encode to at most {METADATA_MAX_BYTES} bytes of JSON")
     return value

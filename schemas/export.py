@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -45,8 +46,8 @@ def rendered() -> dict[str, str]:
     return out
 
 
-def _open(node):
-    """The schema without `additionalProperties: false` anywhere."""
+def _open(node: Any) -> Any:
+    """The schema (any JSON node of it) without `additionalProperties: false` anywhere."""
     if isinstance(node, dict):
         return {k: _open(v) for k, v in node.items() if not (k == "additionalProperties" and v is False)}
     if isinstance(node, list):

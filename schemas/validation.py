@@ -27,10 +27,10 @@ import json
 import struct
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from schemas.errors import describe_validation_error
 from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
@@ -132,20 +132,20 @@ FastEvent = FastTurn | FastMemoryAdd | FastControl
 @dataclass(frozen=True, slots=True)
 class _Contract:
     kind: Kind
-    model: type[BaseModel]
-    fast: type[msgspec.Struct]
+    model: type[InputModel]
+    fast: type[FastEvent]
     text_field: str | None
     """The field that must not be empty or whitespace only (None: no such field)."""
     strings: tuple[str, ...]
     """String fields searched for NUL characters."""
 
 
-def _contract(kind: Kind, model: type[BaseModel], fast: type[msgspec.Struct], text_field: str | None) -> _Contract:
+def _contract(kind: Kind, model: type[InputModel], fast: type[FastEvent], text_field: str | None) -> _Contract:
     strings = tuple(name for name, info in model.model_fields.items() if info.annotation is str)
     return _Contract(kind, model, fast, text_field, strings)
 
 
-CONTRACTS: dict[str, _Contract] = {
+CONTRACTS: dict[Kind, _Contract] = {
     "turns": _contract("turns", ConversationTurn, FastTurn, "content"),
     "memory-adds": _contract("memory-adds", MemoryAdd, FastMemoryAdd, "text"),
     "control": _contract("control", ControlEvent, FastControl, None),
@@ -160,7 +160,7 @@ class Valid:
     the pydantic contract, built on first use from the same bytes."""
 
     __slots__ = ("kind", "record", "_value", "_event")
-    valid = True
+    valid: ClassVar[Literal[True]] = True
 
     def __init__(self, kind: Kind, record: FastEvent, value: bytes, event: InputModel | None = None) -> None:
         self.kind, self.record, self._value, self._event = kind, record, value, event
@@ -186,7 +186,7 @@ class Rejected:
     error_type: str
     """A short class of the reason (a metric label): too_large, not_utf8, not_json, schema, no_key,
     key_mismatch, wrong_partition, ts_out_of_range, empty_content, nul_character, empty_value."""
-    valid = False
+    valid: ClassVar[Literal[False]] = False
 
 
 # --------------------------------------------------------------------------- the validator
@@ -339,4 +339,5 @@ def validate_record(
 def kind_of_topic(settings: Settings, topic: str) -> Kind | None:
     """Which input a topic carries under these settings (None: not an input topic)."""
     topics = settings.topics
-    return {topics.turns: "turns", topics.memory_adds: "memory-adds", topics.control: "control"}.get(topic)
+    kinds: dict[str, Kind] = {topics.turns: "turns", topics.memory_adds: "memory-adds", topics.control: "control"}
+    return kinds.get(topic)

@@ -26,6 +26,8 @@ import uuid
 import faust
 import faust.web
 import faust.web.base
+from confluent_kafka import KafkaError, Message
+from faust.app.base import BootStrategy
 from mode import Service
 
 from schemas import ControlEvent
@@ -46,7 +48,7 @@ web_host = settings.api_host if settings.api_token is not None else "127.0.0.1"
 faust.web.base.Web.default_blueprints = []
 
 
-class _NoKafka(faust.App.BootStrategy):
+class _NoKafka(BootStrategy):
     """Faust without its Kafka consumer, producer, conductor and tables: StreamLoop reads."""
 
     enable_kafka = False
@@ -84,6 +86,7 @@ class InputLoop(Service):
     async def _run(self) -> None:
         stream = self.stream
         try:
+            assert stream is not None  # made by on_start, which runs before the service's tasks
             while not self.should_stop and not stream.stopped:
                 read = stream.poll(0)
                 await asyncio.sleep(0 if read else stream.health.idle_sleep_s)
@@ -112,7 +115,7 @@ def _die(message: str, code: int) -> None:
 app.service(InputLoop)
 
 
-@app.timer(interval=settings.timer_interval_s)
+@app.timer(interval=settings.timer_interval_s)  # type: ignore[untyped-decorator]  # faust's App.timer returns a bare Callable
 async def nudge_quiet_scopes() -> None:
     """Idle and schedule triggers need no event to fire: due scopes get an `evaluate` control
     event. Touches only the scopes that are due (a heap), never every row."""
@@ -145,17 +148,18 @@ class TriggerView(faust.web.View):
         if stream is None or stream.stopped:
             return self.json({"error": "the stream worker is not running"}, status=503)
         control = ControlEvent(scope=scope, action="trigger", request_id=f"http-{uuid.uuid4().hex[:12]}", reason="http")
-        delivered: asyncio.Future = asyncio.get_running_loop().create_future()
+        delivered: asyncio.Future[KafkaError | None] = asyncio.get_running_loop().create_future()
 
-        def done(err, _msg) -> None:
+        def done(err: KafkaError | None, _msg: Message) -> None:
             if not delivered.done():
                 delivered.set_result(err)
 
         stream.send_control(control, stream.processor.validator.home(scope.encode()), done)
+        failure: KafkaError | str | None
         try:
-            err = await asyncio.wait_for(delivered, timeout=30)
+            failure = await asyncio.wait_for(delivered, timeout=30)
         except TimeoutError:
-            err = "timed out"
-        if err is not None:
-            return self.json({"error": f"could not publish the trigger: {err}"}, status=503)
+            failure = "timed out"
+        if failure is not None:
+            return self.json({"error": f"could not publish the trigger: {failure}"}, status=503)
         return self.json({"scope": scope, "request_id": control.request_id}, status=202)

@@ -22,8 +22,10 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import TypeAlias, cast
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
+from prometheus_client import Counter
 
 from plumbing.kafka_io import KAFKA_LOG, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
@@ -41,10 +43,13 @@ from streams.metrics import (
     SCOPES_TRACKED,
 )
 from streams.policy import decide
-from streams.processor import Batch, Processor
+from streams.processor import Batch, Processor, Record
 from streams.signals import ScopeSignals
 
 log = logging.getLogger("streams.loop")
+
+Headers: TypeAlias = list[tuple[str, bytes]]
+Delivered: TypeAlias = Callable[[KafkaError | None, Message], None]
 
 _UNREACHABLE = {KafkaError._ALL_BROKERS_DOWN, KafkaError._TRANSPORT, KafkaError._RESOLVE}
 
@@ -66,7 +71,7 @@ class QuietKafkaLog:
         self._last: dict[str, float] = {}
         self._held: dict[str, int] = {}
 
-    def log(self, level: int, fmt: str, *args) -> None:
+    def log(self, level: int, fmt: str, *args: object) -> None:
         facility = str(args[0]) if args else fmt
         now = time.monotonic()
         if now - self._last.get(facility, -1e9) < self.interval:
@@ -135,7 +140,7 @@ class BrokerHealth:
         """How long the loop rests when a poll brought nothing: longer while the broker is away."""
         if self.down_since is None:
             return 0.02
-        return min(1.0, 0.05 * 2 ** min(self.attempts, 5))
+        return min(1.0, 0.05 * 2.0 ** min(self.attempts, 5))
 
 
 # --------------------------------------------------------------------------- commits
@@ -145,11 +150,12 @@ class _Pending:
     """One published batch: its input offsets, and the deliveries it still waits for."""
 
     __slots__ = ("offsets", "remaining", "error")
+    error: KafkaError | None
 
     def __init__(self, offsets: dict[tuple[str, int], int]) -> None:
         self.offsets, self.remaining, self.error = offsets, 0, None
 
-    def delivered(self, err, _msg) -> None:
+    def delivered(self, err: KafkaError | None, _msg: Message) -> None:
         self.remaining -= 1
         if err is not None and self.error is None:
             self.error = err
@@ -219,6 +225,7 @@ class DueIndex:
         self.due.pop(scope, None)
 
     def pop_due(self, now: float, limit: int) -> list[str]:
+        out: list[str]
         heap, due, out = self._heap, self.due, []
         while heap and heap[0][0] <= now and len(out) < limit:
             at, scope = heapq.heappop(heap)
@@ -243,7 +250,8 @@ def changelog_key(scope: str) -> bytes:
 def _scope_of(key: bytes) -> str:
     if key[:1] == b'"' and key[-1:] == b'"' and b"\\" not in key:
         return key[1:-1].decode()
-    return json.loads(key)
+    scope: str = json.loads(key)
+    return scope
 
 
 class StreamLoop:
@@ -297,7 +305,7 @@ class StreamLoop:
         self._commit_at = 0.0
         self._lag_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
-        self._counters: dict[tuple[str, str], object] = {}
+        self._counters: dict[tuple[str, str], Counter] = {}
         self.stopped = False
 
     # --- lifecycle
@@ -329,7 +337,7 @@ class StreamLoop:
         records = self.consumer.consume(self.settings.streams_batch_size, timeout)
         if records:
             self.health.ok()
-            batch = self.processor.process_batch(records, self.tables, time.time())
+            batch = self.processor.process_batch(cast("list[Record]", records), self.tables, time.time())
             self._publish(batch)
         self.producer.poll(0)
         self._commit()
@@ -347,7 +355,7 @@ class StreamLoop:
         acknowledgement means every earlier one in the partition was written (a gap would be a
         fatal producer error, which stops the worker uncommitted)."""
         pending = self.tracker.add(batch.offsets)
-        last: dict[tuple[str, int], tuple] = {}
+        last: dict[tuple[str, int], tuple[str, bytes | None, bytes | None, int, Headers | None]] = {}
         topics = self.topics
 
         def send(
@@ -355,7 +363,7 @@ class StreamLoop:
             key: bytes | None,
             value: bytes | None,
             partition: int,
-            headers: list[tuple[str, bytes]] | None = None,
+            headers: Headers | None = None,
         ) -> None:
             previous = last.get((topic, partition))
             if previous is not None:
@@ -371,6 +379,8 @@ class StreamLoop:
             JOBS_EMITTED.labels(job.trigger, "emitted").inc()
             log.info("job %s for %s (%s)", job.job_id, job.scope, job.trigger)
             send(topics.jobs, job.scope.encode(), job.model_dump_json().encode(), partition)
+        value: bytes | None
+        headers: Headers | None
         for event, partition in zip(batch.events, batch.event_partitions):
             if event.status == "skipped":
                 JOBS_EMITTED.labels(event.trigger, "skipped").inc()
@@ -414,14 +424,15 @@ class StreamLoop:
         key: bytes | None,
         value: bytes | None,
         partition: int,
-        on_delivery: Callable | None = None,
-        headers: list[tuple[str, bytes]] | None = None,
+        on_delivery: Delivered | None = None,
+        headers: Headers | None = None,
     ) -> None:
         produce = self.producer.produce
         while True:
             try:
                 if headers:
-                    produce(topic, value, key, partition, on_delivery=on_delivery, headers=headers)
+                    # confluent-kafka types headers as an invariant List[Tuple[str, str | bytes | None]]
+                    produce(topic, value, key, partition, on_delivery=on_delivery, headers=headers)  # type: ignore[arg-type]
                 elif on_delivery is None:
                     produce(topic, value, key, partition)
                 else:
@@ -430,7 +441,7 @@ class StreamLoop:
             except BufferError:  # the local queue is full: let deliveries drain it
                 self.producer.poll(0.1)
 
-    def send_control(self, event: ControlEvent, partition: int, on_delivery: Callable | None = None) -> None:
+    def send_control(self, event: ControlEvent, partition: int, on_delivery: Delivered | None = None) -> None:
         """A control event (timer nudge, HTTP trigger) to the scope's home partition."""
         self.producer.produce(
             self.topics.control,
@@ -453,7 +464,8 @@ class StreamLoop:
         offsets = [TopicPartition(t, p, o) for (t, p), o in self._to_commit.items()]
         self._to_commit = {}
         try:
-            self.consumer.commit(offsets=offsets, asynchronous=not force)
+            # confluent-kafka's stubs overload `asynchronous` on Literal[True] / Literal[False] only
+            self.consumer.commit(offsets=offsets, asynchronous=not force)  # type: ignore[call-overload]
         except KafkaException as err:  # redelivered later; the rows recognise what they already hold
             log.warning("commit failed (%s); the events will be read again", err)
 
@@ -553,10 +565,11 @@ class StreamLoop:
             while ends:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"restoring the signals changelog timed out; partitions left: {sorted(ends)}")
-                for msg in reader.consume(10_000, 1.0):
+                for msg in cast("list[Record]", reader.consume(10_000, 1.0)):
                     number = msg.partition()
-                    if msg.error() is not None:
-                        if msg.error().code() == KafkaError._PARTITION_EOF:
+                    error = msg.error()
+                    if error is not None:
+                        if error.code() == KafkaError._PARTITION_EOF:
                             ends.pop(number, None)
                         continue
                     key, value = msg.key(), msg.value()
@@ -630,6 +643,6 @@ class StreamLoop:
             self._lag_series.add((tp.topic, tp.partition))
 
 
-def _log_failure(err, msg) -> None:
+def _log_failure(err: KafkaError | None, msg: Message) -> None:
     if err is not None:
         log.warning("control event to %s not delivered: %s", msg.topic(), err)

@@ -10,10 +10,13 @@ watermarks are exactly the event that crossed the threshold.
 
 from __future__ import annotations
 
+import enum
 import json
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -22,10 +25,13 @@ from schemas.audit import TERMINAL_JOB_STATUSES
 from schemas.cloudevents import unframe
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from schemas.validation import FastControl, FastMemoryAdd, FastTurn, Rejected, validator_for
+from schemas.validation import FastControl, FastEvent, FastMemoryAdd, FastTurn, Kind, Rejected, validator_for
 from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
 from streams.signals import ScopeSignals
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaError
 
 
 class BadInputStorm(RuntimeError):
@@ -43,7 +49,45 @@ class JobOutcome(msgspec.Struct):
 
 
 _outcome = msgspec.json.Decoder(JobOutcome).decode
-_MISSING = object()
+
+
+class _Missing(enum.Enum):
+    MISSING = enum.auto()
+
+
+_MISSING: Final = _Missing.MISSING
+"""Not in the batch's rows yet (a one-member enum, so `is _MISSING` narrows the row's type)."""
+
+T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
+
+
+class Record(Protocol):
+    """What the worker reads of a consumed record: confluent-kafka's Message accessors. Its stubs
+    type topic, partition and offset Optional, as a client-level error event lacks them; they are
+    read only off records without an error (and the partition off a partition-EOF event)."""
+
+    def error(self) -> KafkaError | None: ...
+    def topic(self) -> str: ...
+    def partition(self) -> int: ...
+    def offset(self) -> int: ...
+    def key(self) -> bytes | None: ...
+    def value(self) -> bytes | None: ...
+
+
+class Appends(Protocol[T_contra]):
+    def append(self, item: T_contra, /) -> None: ...
+
+
+class Emits(Protocol):
+    """Where `forget` and `decide` put what they emit: an Outputs, or a batch's _PartitionSink."""
+
+    @property
+    def jobs(self) -> Appends[DreamJob]: ...
+    @property
+    def events(self) -> Appends[JobLifecycleEvent]: ...
+
+    forgotten: bool
 
 
 @dataclass
@@ -159,7 +203,7 @@ class Processor:
         self.inputs = self.topics.inputs()
         self.validator = validator_for(settings)
         self.guard = StormGuard(settings)
-        self.kinds = {
+        self.kinds: dict[str, Kind] = {
             self.topics.turns: "turns",
             self.topics.memory_adds: "memory-adds",
             self.topics.control: "control",
@@ -185,18 +229,20 @@ class Processor:
 
     # --- one record at a time (the unit tests drive this; process_batch inlines the same steps)
 
-    def decode(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None, out: Outputs):
+    def decode(
+        self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None, out: Outputs
+    ) -> FastEvent | JobOutcome | None:
         """The validated event, a JobOutcome for an audit record, or None (dead-lettered into
         `out`, or an audit record this worker does not act on). Raises BadInputStorm."""
         kind = self.kinds.get(topic)
         if kind is None:
             return self.outcome(value)
         result = self.validator.validate(kind, key, value, partition)
-        bad = isinstance(result, Rejected)
-        self.guard.count(topic, partition, offset, bad)
-        if bad:
+        if isinstance(result, Rejected):
+            self.guard.count(topic, partition, offset, True)
             out.dead_letters.append(self.dead_letter(result, topic, partition, offset, key, value))
             return None
+        self.guard.count(topic, partition, offset, False)
         return result.record
 
     @staticmethod
@@ -229,7 +275,7 @@ class Processor:
 
     def apply(
         self,
-        event,
+        event: Any,
         topic: str,
         partition: int,
         offset: int,
@@ -242,7 +288,10 @@ class Processor:
         After a crash the rows (restored from the changelog) can be ahead of the committed
         offsets, so events are redelivered; the scope remembers how far into each (topic,
         partition) it has read, which makes folding idempotent. Activity is stamped with
-        processing time, so idle detection works the same for live traffic and for replays."""
+        processing time, so idle detection works the same for live traffic and for replays.
+
+        `event`: a FastTurn, FastMemoryAdd or FastControl, or a JobOutcome or JobLifecycleEvent;
+        dispatched on its exact class, which mypy does not narrow by (typed Any: no per-event check)."""
         cls = type(event)
         if cls is JobOutcome or cls is JobLifecycleEvent:
             if event.status in TERMINAL_JOB_STATUSES:
@@ -265,7 +314,7 @@ class Processor:
                 signals.consecutive_failures = 0
         return True
 
-    def forget(self, event, signals: ScopeSignals, now: float, out: Outputs) -> None:
+    def forget(self, event: FastControl, signals: ScopeSignals, now: float, out: Emits) -> None:
         """The right to be forgotten goes ahead of everything: no cooldown, no in-flight wait, no
         failure gate. The job goes to the worker that owns the scope, which deletes what it holds
         once its index has caught up with the scope's events."""
@@ -283,7 +332,7 @@ class Processor:
         out.events.append(JobLifecycleEvent.for_job(job, "pending", reason="forget requested"))
         out.forgotten = True
 
-    def decide(self, scope: str, signals: ScopeSignals, now: float, out: Outputs) -> None:
+    def decide(self, scope: str, signals: ScopeSignals, now: float, out: Emits) -> None:
         """Emit a job (or a skipped outcome) when the scope's policy says so."""
         decision = decide(signals, self.policy(scope), now)
         if decision is None:
@@ -316,7 +365,7 @@ class Processor:
 
     # --- a batch
 
-    def process_batch(self, records, tables: dict[int, dict[str, bytes]], now: float) -> Batch:
+    def process_batch(self, records: Iterable[Record], tables: dict[int, dict[str, bytes]], now: float) -> Batch:
         """Validate, fold and decide over a batch. `tables` (partition → scope → row bytes) is
         only read; the caller writes `batch.rows` back once they are published. Raises
         BadInputStorm before anything is returned, so nothing of the crossing batch goes out."""
@@ -335,7 +384,8 @@ class Processor:
 
         decide_for = self.decide
         # Pass 1: validate and judge every record (a storm raises here, before anything is folded).
-        accepted: list[tuple] = []
+        # (kind, topic, partition, offset, event): a fast struct, or a JobOutcome when kind is None
+        accepted: list[tuple[Kind | None, str, int, int, Any]] = []
         for msg in records:
             if msg.error() is not None:
                 continue  # partition EOF and the like; the loop reports real errors
@@ -350,14 +400,15 @@ class Processor:
                 continue
             key = msg.key()
             result = validate(kind, key, value, partition)
-            bad = result.valid is False
-            if count(topic, partition, offset, bad):
-                guards.add(partition)
-            if bad:
+            if result.valid is False:  # narrows result to Rejected
+                if count(topic, partition, offset, True):
+                    guards.add(partition)
                 counts[(topic, "dead_lettered")] = counts.get((topic, "dead_lettered"), 0) + 1
                 batch.dead_letters.append(self.dead_letter(result, topic, partition, offset, key, value))
                 batch.letter_partitions.append(partition)
                 continue
+            if count(topic, partition, offset, False):
+                guards.add(partition)
             accepted.append((kind, topic, partition, offset, result.record))
         # Pass 2: the batch's turns through the extraction regexes at once.
         turns = [item[4] for item in accepted if item[0] == "turns"]
@@ -407,13 +458,13 @@ class _PartitionSink:
         self.forgotten = False
 
 
-class _Tagged:
+class _Tagged(Generic[T]):
     __slots__ = ("items", "tags", "tag")
 
-    def __init__(self, items: list, tags: list[int], tag: int) -> None:
+    def __init__(self, items: list[T], tags: list[int], tag: int) -> None:
         self.items, self.tags, self.tag = items, tags, tag
 
-    def append(self, item) -> None:
+    def append(self, item: T) -> None:
         self.items.append(item)
         self.tags.append(self.tag)
 

@@ -8,6 +8,8 @@ fields at their default are left out of the JSON.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import msgspec
 
 from streams.extract import TurnSignals
@@ -44,11 +46,11 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     last_outcome: str = ""
     consecutive_failures: int = 0
 
-    def to_json(self) -> dict:
-        return msgspec.to_builtins(self)
+    def to_json(self) -> dict[str, Any]:
+        return cast("dict[str, Any]", msgspec.to_builtins(self))
 
     @classmethod
-    def from_json(cls, data: dict | None) -> ScopeSignals:
+    def from_json(cls, data: dict[str, Any] | None) -> ScopeSignals:
         return msgspec.convert(data, cls) if data else cls()
 
     def encode(self) -> bytes:
