@@ -148,4 +148,5 @@ def _encode(signals: ScopeSignals) -> bytes:
     _encoder.encode_into(signals, _buffer)
     return bytes(_buffer)
 
+
 _decode = msgspec.json.Decoder(ScopeSignals).decode
