@@ -16,7 +16,7 @@ from schemas.settings import get_settings  # noqa: E402
 # Subcommands living in other modules are imported only when used, so a worker process does not
 # pay for the operator tooling's imports (Qdrant client, stores) at start-up.
 LAZY_COMMANDS = {
-    "kafka": "dreamstream.cli_kafka:kafka",
+    "kafka": "dreamstream_tools.cli_kafka:kafka",
     "memories": "dreamstream.cli_read:memories",
     "generations": "dreamstream.cli_read:generations",
     "jobs": "dreamstream.cli_read:jobs",
@@ -25,8 +25,8 @@ LAZY_COMMANDS = {
     "trigger": "dreamstream.cli_ops:trigger",
     "rollback": "dreamstream.cli_ops:rollback",
     "quarantine": "dreamstream.cli_ops:quarantine",
-    "eval": "dreamstream.cli_eval:eval_command",
-    "eval-data": "dreamstream.cli_eval:eval_data_command",
+    "eval": "dreamstream_tools.cli_eval:eval_command",
+    "eval-data": "dreamstream_tools.cli_eval:eval_data_command",
     "mcp": "dreamstream.mcp_server:mcp_command",
     "settings": "dreamstream.cli_ops:settings_group",
 }
@@ -75,7 +75,7 @@ def main(verbose: bool) -> None:
 @click.option("--timeout", "timeout_s", default=240.0, show_default=True, help="seconds to wait for the passes")
 def demo(event_files: tuple[Path, ...], as_json: bool, timeout_s: float) -> None:
     """Run the pipeline end to end on EVENT_FILES (default: ../shared/fixtures) and show the result."""
-    from dreamstream.demo import default_event_files, render, run_demo
+    from dreamstream_tools.demo import default_event_files, render, run_demo
 
     logging.getLogger().setLevel(logging.WARNING)
     logging.getLogger("dreamstream.kafka").setLevel(logging.ERROR)  # broker start-up retries are expected here

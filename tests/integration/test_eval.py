@@ -22,7 +22,7 @@ def eval_command() -> list[str]:
     """`python -m dreamstream.cli eval` once the command is registered there; until then the module's own entry."""
     from dreamstream.cli import main
 
-    module = "dreamstream.cli" if "eval" in main.commands else "dreamstream.cli_eval"
+    module = "dreamstream.cli" if "eval" in main.commands else "dreamstream_tools.cli_eval"
     return [sys.executable, "-m", module, "eval"]
 
 
@@ -95,7 +95,7 @@ def test_eval_direct_on_a_generated_set(tmp_path):
         [
             sys.executable,
             "-m",
-            "dreamstream.cli_eval",
+            "dreamstream_tools.cli_eval",
             "eval-data",
             str(tmp_path / "set"),
             "--seed",
