@@ -147,7 +147,7 @@ class Child:
     (argv given) `python -m bench.streams` in one of its child modes (cProfile-wrapped worker, Faust floor)."""
 
     def __init__(self, settings, home: Path, name: str, extra_env: dict[str, str], argv: list[str] | None = None):
-        from dreamstream.pipeline import settings_env, start_stream_worker
+        from dreamstream_tools.pipeline import settings_env, start_stream_worker
 
         self.name, self.log = name, home / f"{name}.log"
         self.t0 = time.monotonic()

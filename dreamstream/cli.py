@@ -6,7 +6,7 @@ import importlib
 import json
 import logging
 import sys
-from pathlib import Path
+from importlib.metadata import EntryPoint, entry_points
 
 import click
 from pydantic import ValidationError  # noqa: E402
@@ -16,7 +16,6 @@ from schemas.settings import get_settings  # noqa: E402
 # Subcommands living in other modules are imported only when used, so a worker process does not
 # pay for the operator tooling's imports (Qdrant client, stores) at start-up.
 LAZY_COMMANDS = {
-    "kafka": "dreamstream.cli_kafka:kafka",
     "memories": "dreamstream.cli_read:memories",
     "generations": "dreamstream.cli_read:generations",
     "jobs": "dreamstream.cli_read:jobs",
@@ -25,24 +24,77 @@ LAZY_COMMANDS = {
     "trigger": "dreamstream.cli_ops:trigger",
     "rollback": "dreamstream.cli_ops:rollback",
     "quarantine": "dreamstream.cli_ops:quarantine",
-    "eval": "dreamstream.cli_eval:eval_command",
-    "eval-data": "dreamstream.cli_eval:eval_data_command",
     "mcp": "dreamstream.mcp_server:mcp_command",
     "settings": "dreamstream.cli_ops:settings_group",
 }
 
+# Development commands come from the `dreamstream-tools` distribution (tools/), which the runtime
+# never imports: it declares them as entry points in this group (tools/pyproject.toml), and any
+# installed distribution may add commands the same way. A built-in command keeps its name.
+COMMANDS_ENTRY_POINTS = "dreamstream.commands"
+# What dreamstream-tools provides: listed by `dreamstream --help` whether installed or not, and
+# without it each answers with how to install it.
+DEV_COMMANDS = {
+    "demo": "the whole pipeline on the fixtures",
+    "kafka": "the local Kafka broker for development",
+    "eval": "measure dreaming on an evaluation set",
+    "eval-data": "write a synthetic evaluation set",
+}
+TOOLS_INSTALL = "python3 -m pip install -e ./tools"
+
+
+def installed_commands() -> dict[str, EntryPoint]:
+    """The subcommands installed distributions declare in the `dreamstream.commands` group."""
+    return {ep.name: ep for ep in entry_points(group=COMMANDS_ENTRY_POINTS)}
+
+
+def not_installed(name: str) -> click.Command:
+    """A stand-in for a development command whose distribution is not installed: whatever its
+    arguments, it says so on one line and exits 2."""
+    message = (
+        f"Error: `dreamstream {name}` is a development command from dreamstream-tools, which is not installed; "
+        f"from the repository root: {TOOLS_INSTALL}"
+    )
+
+    def run(args: tuple[str, ...]) -> None:
+        click.echo(message, err=True)
+        raise click.exceptions.Exit(2)
+
+    return click.Command(
+        name,
+        callback=run,
+        params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+        help=f"{DEV_COMMANDS[name].capitalize()}: not installed ({TOOLS_INSTALL}).",
+        short_help=f"[dev, not installed] {DEV_COMMANDS[name]}",
+        context_settings={"ignore_unknown_options": True},
+        add_help_option=False,
+    )
+
 
 class LazyGroup(click.Group):
-    """click's documented lazy-loading pattern: resolve a subcommand on first use."""
+    """click's documented lazy-loading pattern: resolve a subcommand on first use; the built-in ones
+    first, then the entry points, then a stand-in for a development command that is not installed."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS, *installed_commands(), *DEV_COMMANDS})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in LAZY_COMMANDS:
             module, attr = LAZY_COMMANDS[name].split(":")
             return getattr(importlib.import_module(module), attr)
-        return super().get_command(ctx, name)
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        entry_point = installed_commands().get(name)
+        if entry_point is not None:
+            try:
+                command = entry_point.load()
+            except ImportError as err:
+                raise click.ClickException(f"cannot load `dreamstream {name}` ({entry_point.value}): {err}") from err
+            if not isinstance(command, click.Command):
+                raise click.ClickException(f"`dreamstream {name}` ({entry_point.value}) is not a click command")
+            return command
+        return not_installed(name) if name in DEV_COMMANDS else None
 
 
 def _version() -> str:
@@ -67,24 +119,6 @@ def main(verbose: bool) -> None:
         raise click.ClickException(f"invalid settings: {describe_error(err)}") from None
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Qdrant request otherwise
-
-
-@main.command()
-@click.argument("event_files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object {scopes, audit}")
-@click.option("--timeout", "timeout_s", default=240.0, show_default=True, help="seconds to wait for the passes")
-def demo(event_files: tuple[Path, ...], as_json: bool, timeout_s: float) -> None:
-    """Run the pipeline end to end on EVENT_FILES (default: ../shared/fixtures) and show the result."""
-    from dreamstream.demo import default_event_files, render, run_demo
-
-    logging.getLogger().setLevel(logging.WARNING)
-    logging.getLogger("dreamstream.kafka").setLevel(logging.ERROR)  # broker start-up retries are expected here
-    say = (lambda msg: click.echo(msg, err=True)) if as_json else click.echo
-    try:
-        result = run_demo(get_settings(), list(event_files) or default_event_files(), timeout_s, say)
-    except (OSError, RuntimeError) as err:
-        raise click.ClickException(str(err)) from err
-    click.echo(json.dumps(result.to_json(), indent=2) if as_json else render(result))
 
 
 def serve_metrics(settings, ready=None) -> None:

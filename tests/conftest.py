@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
+try:
+    from dreamstream_tools.fixtures import FIXTURES_DIR as FIXTURES
+except ModuleNotFoundError as err:  # the harness, the local broker and the fixtures path live there
+    if err.name != "dreamstream_tools":
+        raise
+    raise ModuleNotFoundError(
+        "the tests need the development tools as well: python3 -m pip install -e '.[dev]' -e ./tools", name=err.name
+    ) from err
 
 TESTS = Path(__file__).resolve().parent
 SLOW_DIRS = (TESTS / "integration", TESTS / "chaos")
@@ -56,7 +63,7 @@ def workers(tmp_path):
     started = []
 
     def start(settings, name: str):
-        from dreamstream.pipeline import start_stream_worker
+        from dreamstream_tools.pipeline import start_stream_worker
 
         proc = start_stream_worker(settings, tmp_path / f"{name}.log")
         started.append(proc)

@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture(scope="session")
 def chaos_broker():
     """A private broker of the session's own, for the trials that stop and restart it."""
-    from dreamstream import local_kafka
+    from dreamstream_tools import local_kafka
     from tests.chaos.harness import KAFKA_HOME, KAFKA_PORT
 
     broker = local_kafka.start(KAFKA_HOME, port=KAFKA_PORT)

@@ -27,8 +27,8 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from consumers.runtime import open_runtime
-from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
-from dreamstream.pipeline import settings_env
+from dreamstream_tools.fixtures import FIXTURES_DIR as FIXTURES
+from dreamstream_tools.pipeline import settings_env
 from plumbing.kafka_io import flush_or_raise, make_producer
 from schemas import DreamJob
 from schemas.settings import Settings

@@ -21,7 +21,7 @@ import time
 import pytest
 from pydantic import SecretStr
 
-from dreamstream import local_kafka
+from dreamstream_tools import local_kafka
 from tests.chaos.faulty_model import FaultyModel
 from tests.chaos.harness import (
     KAFKA_HOME,

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from dreamstream import local_kafka
+from dreamstream_tools import local_kafka
 from tests.chaos.both_workers import PipelineRun, input_lines, run_pipeline
 from tests.chaos.harness import KAFKA_HOME, KAFKA_PORT, NOTES, RESULTS, compare
 

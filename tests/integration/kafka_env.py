@@ -3,7 +3,7 @@
 `broker_bootstrap()` uses KAFKA_BOOTSTRAP_SERVERS when set (CI starts one broker for the whole
 run), else starts or reuses a local broker on 127.0.0.1:19092 whose state lives in
 `<repo>/.dreamstream/test-kafka`. That broker is left running for the next test run; stop it with
-`python -m dreamstream.local_kafka stop --home .dreamstream/test-kafka`.
+`python -m dreamstream_tools.local_kafka stop --home .dreamstream/test-kafka`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from dreamstream import local_kafka
 from dreamstream.replay import REPLAY_PRODUCER
 from dreamstream.topic_admin import ensure_topics
+from dreamstream_tools import local_kafka
 from schemas.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

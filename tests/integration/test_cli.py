@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import pytest
 
 from consumers.api import start_api
-from dreamstream.pipeline import LocalPipeline, settings_env
+from dreamstream_tools.pipeline import LocalPipeline, settings_env
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]

@@ -26,7 +26,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from consumers.api import start_api
 from dreamstream.client import AsyncClient, Client, DreamstreamError, NotFound
-from dreamstream.pipeline import LocalPipeline, settings_env
+from dreamstream_tools.pipeline import LocalPipeline, settings_env
 from schemas.cloudevents import header_map
 from tests.integration.test_operations import free_port, scrape
 

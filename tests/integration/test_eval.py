@@ -19,11 +19,8 @@ CATEGORIES = {"knowledge_update", "temporal", "dedup", "retention", "isolation",
 
 
 def eval_command() -> list[str]:
-    """`python -m dreamstream.cli eval` once the command is registered there; until then the module's own entry."""
-    from dreamstream.cli import main
-
-    module = "dreamstream.cli" if "eval" in main.commands else "dreamstream.cli_eval"
-    return [sys.executable, "-m", module, "eval"]
+    """`dreamstream eval`, found through the dreamstream-tools entry points."""
+    return [sys.executable, "-m", "dreamstream.cli", "eval"]
 
 
 def run_eval(args: list[str], env: dict[str, str], timeout: float = 600) -> dict:
@@ -95,7 +92,7 @@ def test_eval_direct_on_a_generated_set(tmp_path):
         [
             sys.executable,
             "-m",
-            "dreamstream.cli_eval",
+            "dreamstream.cli",
             "eval-data",
             str(tmp_path / "set"),
             "--seed",

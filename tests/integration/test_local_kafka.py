@@ -10,8 +10,8 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, ConfigResource
 
-from dreamstream import local_kafka
 from dreamstream.topic_admin import TopicMismatchError, delete_topics, ensure_topics
+from dreamstream_tools import local_kafka
 from schemas.settings import Settings
 from tests.integration.kafka_env import TEST_KAFKA_HOME, TEST_KAFKA_PORT, unique_settings
 

@@ -14,7 +14,7 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 from prometheus_client.parser import text_string_to_metric_families
 
-from dreamstream.pipeline import LocalPipeline, settings_env
+from dreamstream_tools.pipeline import LocalPipeline, settings_env
 
 pytestmark = pytest.mark.integration
 AVA = "demo/travel-assistant/ava"

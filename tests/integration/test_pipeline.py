@@ -9,7 +9,7 @@ import time
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from dreamstream.pipeline import LocalPipeline
+from dreamstream_tools.pipeline import LocalPipeline
 from schemas import DeadLetter, DreamJob, JobLifecycleEvent, MemoryChangeEvent
 
 pytestmark = pytest.mark.integration

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from dreamstream.control import wait_until_read
-from dreamstream.pipeline import settings_env
+from dreamstream_tools.pipeline import settings_env
 
 pytestmark = pytest.mark.integration
 AVA = "demo/travel-assistant/ava"

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from consumers.snapshot import Snapshot
-from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
+from dreamstream_tools.fixtures import FIXTURES_DIR as FIXTURES
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord
 
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)

@@ -2,8 +2,8 @@
 10001, read-only root with the home on a volume, one image for both workers, no JVM).
 
 Building the image is too slow for CI; `README.md` ("Deploying") shows the build and a pass run
-inside it. This checks what can go wrong without a build: lint findings, and a package added to
-pyproject.toml but never copied into the image."""
+inside it. This checks what can go wrong without a build: lint findings, a package added to
+pyproject.toml but never copied into the image, and the development tools (tools/) copied in."""
 
 from __future__ import annotations
 
@@ -65,3 +65,5 @@ def test_every_package_of_the_project_is_copied_into_the_build() -> None:
         line[1:].rstrip("/") for line in (REPO / ".dockerignore").read_text().splitlines() if line.startswith("!")
     }
     assert packages | {"pyproject.toml", "README.md"} <= allowed, ".dockerignore keeps a package out of the context"
+    # The development tools (tools/: the local broker, the harness, the demo, the eval suite) stay out.
+    assert not {"tools", "dreamstream_tools"} & (copied | allowed)

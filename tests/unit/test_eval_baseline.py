@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from consumers.embedding import LocalEmbedder
-from dreamstream.evaluation.baseline import BaselineSearch
-from dreamstream.evaluation.dataset import load_dataset
-from dreamstream.evaluation.metrics import answer_containment, evidence_recall, knowledge_update
-from dreamstream.evaluation.ranking import HybridIndex
+from dreamstream_tools.evaluation.baseline import BaselineSearch
+from dreamstream_tools.evaluation.dataset import load_dataset
+from dreamstream_tools.evaluation.metrics import answer_containment, evidence_recall, knowledge_update
+from dreamstream_tools.evaluation.ranking import HybridIndex
 
 SCOPE = "acme/helpdesk/noor"
 OTHER = "globex/helpdesk/noor"

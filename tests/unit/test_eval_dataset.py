@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dreamstream.cli_eval import eval_command, eval_data_command
-from dreamstream.evaluation.dataset import KNOWN_CATEGORIES, DatasetError, Question, load_dataset
-from dreamstream.evaluation.evaluate import Evaluation, QuestionResult, Scores, StoreFigures
-from dreamstream.evaluation.matching import normalised_date, words
-from dreamstream.evaluation.metrics import NearDuplicates, Retention
-from dreamstream.evaluation.report import build_report, render_table
-from dreamstream.evaluation.synth import RELATIVE_FORMS, WEEKDAYS, generate, resolve
+from dreamstream_tools.cli_eval import eval_command, eval_data_command
+from dreamstream_tools.evaluation.dataset import KNOWN_CATEGORIES, DatasetError, Question, load_dataset
+from dreamstream_tools.evaluation.evaluate import Evaluation, QuestionResult, Scores, StoreFigures
+from dreamstream_tools.evaluation.matching import normalised_date, words
+from dreamstream_tools.evaluation.metrics import NearDuplicates, Retention
+from dreamstream_tools.evaluation.report import build_report, render_table
+from dreamstream_tools.evaluation.synth import RELATIVE_FORMS, WEEKDAYS, generate, resolve
 from language.dates import rewrite_relative_time
 
 SCOPE = "demo/travel-assistant/ava"

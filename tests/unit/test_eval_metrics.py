@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from dreamstream.evaluation.matching import (
+from dreamstream_tools.evaluation.matching import (
     Haystack,
     answer_date,
     contains_answer,
@@ -16,7 +16,7 @@ from dreamstream.evaluation.matching import (
     normalised_date,
     with_iso_dates,
 )
-from dreamstream.evaluation.metrics import (
+from dreamstream_tools.evaluation.metrics import (
     Item,
     answer_containment,
     compression,

@@ -8,9 +8,9 @@ from pathlib import Path
 from qdrant_client import QdrantClient
 
 from consumers.runtime import open_runtime
-from dreamstream.evaluation.dataset import load_dataset
-from dreamstream.evaluation.evaluate import evaluate
-from dreamstream.evaluation.runner import direct_run, dream_directly
+from dreamstream_tools.evaluation.dataset import load_dataset
+from dreamstream_tools.evaluation.evaluate import evaluate
+from dreamstream_tools.evaluation.runner import direct_run, dream_directly
 from schemas.settings import Settings
 
 SCOPE = "acme/helpdesk/noor"

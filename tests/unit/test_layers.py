@@ -10,7 +10,10 @@ is still a dependency) and checked against the allowed directions:
 - `consumers` (the consolidation worker) -> `schemas`, `language`, `plumbing`; inside it, the engines never
   import the phases (`consumers/engine/**` -> no `consumers.passes`), and the verify phase uses the
   engine interface, not the offline engine's rules;
-- `dreamstream` (the CLI and harness) -> anything.
+- `dreamstream` (the operator CLI, topic admin, replay, client, MCP server) -> any runtime layer;
+- `dreamstream_tools` (tools/dreamstream_tools: the local broker, the pipeline harness, the demo,
+  the evaluation suite) -> any runtime layer; no runtime layer ever imports it, so the runtime
+  wheel and the image work without it.
 """
 
 from __future__ import annotations
@@ -21,19 +24,27 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-OURS = ("language", "schemas", "plumbing", "streams", "consumers", "dreamstream", "bench", "tests")
+TOOLS = REPO / "tools"  # the dreamstream-tools distribution: its package is tools/dreamstream_tools
+RUNTIME = frozenset({"language", "schemas", "plumbing", "streams", "consumers", "dreamstream"})
+OURS = (*sorted(RUNTIME), "dreamstream_tools", "bench", "tests")
 ALLOWED: dict[str, frozenset[str]] = {
     "language": frozenset({"language", "schemas"}),
     "schemas": frozenset({"schemas"}),
     "plumbing": frozenset({"plumbing", "schemas"}),
     "streams": frozenset({"streams", "schemas", "language", "plumbing"}),
     "consumers": frozenset({"consumers", "schemas", "language", "plumbing"}),
-    "dreamstream": frozenset(OURS),
+    "dreamstream": RUNTIME,
+    "dreamstream_tools": RUNTIME | {"dreamstream_tools"},
 }
 
 
+def source_root(path: Path) -> Path:
+    """Module names are relative to the repository root, or to tools/ for the tools package."""
+    return TOOLS if path.is_relative_to(TOOLS) else REPO
+
+
 def module_name(path: Path) -> str:
-    parts = path.relative_to(REPO).with_suffix("").parts
+    parts = path.relative_to(source_root(path)).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -58,7 +69,9 @@ def imports_of(path: Path) -> set[str]:
 
 
 def modules(layer: str) -> list[Path]:
-    return sorted(p for p in (REPO / layer).rglob("*.py") if "__pycache__" not in p.parts)
+    """The modules under `layer` (a package path such as `consumers/engine`)."""
+    base = (TOOLS if layer.split("/")[0] == "dreamstream_tools" else REPO) / layer
+    return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def ours(name: str) -> str | None:
@@ -70,10 +83,8 @@ def within(name: str, package: str) -> bool:
     return name == package or name.startswith(package + ".")
 
 
-@pytest.mark.parametrize("layer", sorted(ALLOWED))
-def test_each_layer_imports_only_what_it_may(layer: str) -> None:
-    files = modules(layer)
-    assert files, f"no modules found under {layer}/"
+def wrong_imports(layer: str, files: list[Path]) -> list[str]:
+    """`module imports name` for every import of ours in `files` that `layer`'s rule forbids."""
     wrong = []
     for path in files:
         name = module_name(path)
@@ -82,6 +93,26 @@ def test_each_layer_imports_only_what_it_may(layer: str) -> None:
             if top is None or top in ALLOWED[layer]:
                 continue
             wrong.append(f"{name} imports {imported}")
+    return wrong
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_each_layer_imports_only_what_it_may(layer: str) -> None:
+    files = modules(layer)
+    assert files, f"no modules found under {layer}/"
+    assert wrong_imports(layer, files) == []
+
+
+@pytest.mark.parametrize("layer", sorted(RUNTIME))
+def test_the_runtime_never_imports_the_tools(layer: str) -> None:
+    """The runtime wheel and the image carry no dreamstream_tools: an import of it would fail there."""
+    assert "dreamstream_tools" not in ALLOWED[layer]
+    wrong = [
+        f"{module_name(p)} imports {i}"
+        for p in modules(layer)
+        for i in sorted(imports_of(p))
+        if ours(i) == "dreamstream_tools"
+    ]
     assert wrong == []
 
 
@@ -110,3 +141,9 @@ def test_the_checker_sees_imports() -> None:
     assert "consumers.engine.offline.contradiction" in imports_of(
         REPO / "consumers" / "engine" / "offline" / "verifier.py"
     )
+    # The tools package is scanned under its own name, and an import of it breaks a runtime rule.
+    demo = TOOLS / "dreamstream_tools" / "demo.py"
+    assert demo in modules("dreamstream_tools") and module_name(demo) == "dreamstream_tools.demo"
+    assert "dreamstream_tools.pipeline" in imports_of(demo) and "dreamstream.replay" in imports_of(demo)
+    assert "dreamstream_tools.demo imports dreamstream_tools.pipeline" in wrong_imports("dreamstream", [demo])
+    assert wrong_imports("dreamstream_tools", [demo]) == []

@@ -18,7 +18,7 @@ from consumers.engine.llm.parse import InvalidReply, ModelReply, parse_plan  # n
 from consumers.passes.gather import gather  # noqa: E402
 from consumers.runtime import Runtime, make_engine, open_runtime  # noqa: E402
 from consumers.snapshot import Snapshot  # noqa: E402
-from dreamstream.fixtures import FIXTURES_DIR as FIXTURES  # noqa: E402
+from dreamstream_tools.fixtures import FIXTURES_DIR as FIXTURES  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
 from tests.llm_server import ScriptedLlmServer  # noqa: E402

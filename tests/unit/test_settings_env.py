@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import SecretStr
 
-from dreamstream.pipeline import settings_env
+from dreamstream_tools.pipeline import settings_env
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 

@@ -13,11 +13,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from dreamstream import local_kafka
-from dreamstream.fixtures import FIXTURES_DIR as FIXTURES
-from dreamstream.pipeline import AuditEvent, LocalPipeline
 from dreamstream.replay import REPLAY_PRODUCER, read_events
 from dreamstream.topic_admin import delete_topics, ensure_topics
+from dreamstream_tools import local_kafka
+from dreamstream_tools.fixtures import FIXTURES_DIR as FIXTURES
+from dreamstream_tools.pipeline import AuditEvent, LocalPipeline
 from schemas import JobLifecycleEvent, MemoryRecord
 from schemas.settings import Settings
 

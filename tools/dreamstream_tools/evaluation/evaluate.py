@@ -22,10 +22,10 @@ import numpy as np
 from consumers.laps import Laps
 from consumers.runtime import Runtime
 from consumers.store.search import embedding_text
-from dreamstream.evaluation.baseline import BaselineSearch, add_item, memory_item
-from dreamstream.evaluation.dataset import Dataset, Question
-from dreamstream.evaluation.matching import Haystack, words
-from dreamstream.evaluation.metrics import (
+from dreamstream_tools.evaluation.baseline import BaselineSearch, add_item, memory_item
+from dreamstream_tools.evaluation.dataset import Dataset, Question
+from dreamstream_tools.evaluation.matching import Haystack, words
+from dreamstream_tools.evaluation.metrics import (
     Item,
     NearDuplicates,
     Retention,
@@ -42,7 +42,7 @@ from dreamstream.evaluation.metrics import (
     retention,
     undated_relative_times,
 )
-from dreamstream.evaluation.ranking import runtime_embedder
+from dreamstream_tools.evaluation.ranking import runtime_embedder
 from schemas import MemoryRecord
 
 TOP_SHOWN = 3

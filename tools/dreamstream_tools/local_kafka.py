@@ -101,7 +101,7 @@ def _paths(home: Path, port: int) -> _BrokerPaths:
 
 def ensure_jars(home: Path) -> Path:
     """Download the broker jars once into `<home>/kafka/libs-<digest>/` and return that directory."""
-    pom_text = resources.files("dreamstream").joinpath(POM_RESOURCE).read_text(encoding="utf-8")
+    pom_text = resources.files("dreamstream_tools").joinpath(POM_RESOURCE).read_text(encoding="utf-8")
     digest = hashlib.sha256(pom_text.encode()).hexdigest()[:12]
     libs = _kafka_dir(home) / f"libs-{digest}"
     done_marker = libs / ".complete"  # written last, so an interrupted download is redone
@@ -455,11 +455,11 @@ def status(home: Path, port: int | None = None) -> dict:
     }
 
 
-# --- `python -m dreamstream.local_kafka start|stop|status` (CI uses it; the CLI has `dreamstream kafka`)
+# --- `python -m dreamstream_tools.local_kafka start|stop|status` (CI uses it; the CLI has `dreamstream kafka`)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dreamstream.local_kafka", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m dreamstream_tools.local_kafka", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=("start", "stop", "status"))
     parser.add_argument("--home", type=Path, help="state directory (default: settings home)")
     parser.add_argument("--port", type=int, help="client port (start: default 9092)")

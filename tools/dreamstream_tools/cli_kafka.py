@@ -6,9 +6,9 @@ import json
 
 import click
 
-from dreamstream import local_kafka
-from dreamstream.local_kafka import LocalKafkaError
 from dreamstream.topic_admin import TopicAdminError, ensure_topics
+from dreamstream_tools import local_kafka
+from dreamstream_tools.local_kafka import LocalKafkaError
 from schemas.settings import get_settings
 
 

@@ -1,7 +1,7 @@
 """`dreamstream eval` and `dreamstream eval-data`: measure dreaming on an evaluation set.
 
-Registered on the main group in `dreamstream/cli.py`; `python -m dreamstream.cli_eval eval ...`
-runs the same commands on their own.
+They join the `dreamstream` command through the `dreamstream.commands` entry points
+(tools/pyproject.toml); `python -m dreamstream_tools.cli_eval eval ...` runs the same commands on their own.
 """
 
 from __future__ import annotations
@@ -69,10 +69,10 @@ def eval_command(
     as a baseline, of the raw transcripts; report the figures per category and overall."""
     from confluent_kafka import KafkaException
 
-    from dreamstream.evaluation.dataset import DatasetError, load_dataset
-    from dreamstream.evaluation.evaluate import evaluate
-    from dreamstream.evaluation.report import build_report, render_table
-    from dreamstream.evaluation.runner import RunError, run_passes
+    from dreamstream_tools.evaluation.dataset import DatasetError, load_dataset
+    from dreamstream_tools.evaluation.evaluate import evaluate
+    from dreamstream_tools.evaluation.report import build_report, render_table
+    from dreamstream_tools.evaluation.runner import RunError, run_passes
     from schemas.settings import get_settings
 
     logging.getLogger().setLevel(logging.WARNING)
@@ -134,7 +134,7 @@ def eval_command(
 )
 def eval_data_command(out_dir: Path, seed: int, scopes: int, messages: int) -> None:
     """Write a deterministic synthetic evaluation set (events, memory_adds, questions .jsonl) to OUT_DIR."""
-    from dreamstream.evaluation.synth import generate
+    from dreamstream_tools.evaluation.synth import generate
 
     data = generate(seed=seed, scopes=scopes, messages=messages)
     try:

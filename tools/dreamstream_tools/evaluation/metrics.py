@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dreamstream.evaluation.matching import (
+from dreamstream_tools.evaluation.matching import (
     Haystack,
     answer_date,
     date_mentions,

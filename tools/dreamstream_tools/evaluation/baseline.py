@@ -16,9 +16,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from dreamstream.evaluation.dataset import Dataset
-from dreamstream.evaluation.metrics import Item
-from dreamstream.evaluation.ranking import HybridIndex
+from dreamstream_tools.evaluation.dataset import Dataset
+from dreamstream_tools.evaluation.metrics import Item
+from dreamstream_tools.evaluation.ranking import HybridIndex
 from schemas import ConversationTurn, MemoryAdd, MemoryRecord
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from dreamstream.evaluation.dataset import KNOWN_CATEGORIES
-from dreamstream.evaluation.evaluate import Evaluation, QuestionResult
-from dreamstream.evaluation.metrics import NEAR_DUPLICATE_COSINE, mean
+from dreamstream_tools.evaluation.dataset import KNOWN_CATEGORIES
+from dreamstream_tools.evaluation.evaluate import Evaluation, QuestionResult
+from dreamstream_tools.evaluation.metrics import NEAR_DUPLICATE_COSINE, mean
 
 FIGURES = ("evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved", "top_k_words")
 MAX_LISTED = 20

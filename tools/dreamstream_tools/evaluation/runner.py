@@ -33,11 +33,11 @@ from qdrant_client import QdrantClient
 
 from consumers.laps import Laps
 from consumers.runtime import Runtime, open_runtime
-from dreamstream import local_kafka
-from dreamstream.demo import broker_configured, demo_settings
-from dreamstream.evaluation.dataset import Dataset
-from dreamstream.pipeline import LocalPipeline, PipelineError
 from dreamstream.topic_admin import delete_topics, ensure_topics
+from dreamstream_tools import local_kafka
+from dreamstream_tools.demo import broker_configured, demo_settings
+from dreamstream_tools.evaluation.dataset import Dataset
+from dreamstream_tools.pipeline import LocalPipeline, PipelineError
 from schemas import TERMINAL_JOB_STATUSES, ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, make_job_id
 from schemas.settings import Settings
 
