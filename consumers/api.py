@@ -44,8 +44,10 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from confluent_kafka import KafkaException
 from pydantic import ValidationError
 
@@ -55,7 +57,7 @@ from consumers.store import quarantine as decisions
 from consumers.store.history import ScopeReader, ScopeView, generations_json, record_history
 from consumers.store.memories import ScopeState
 from plumbing.kafka_io import send_control
-from schemas import ScopeError, parse_scope
+from schemas import MemoryRecord, ScopeError, parse_scope
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,7 @@ STORE_WAIT_S = 30.0
 MAX_K = 100
 MAX_PAGE = 1_000
 MAX_QUERY_CHARS = 1_000
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def make_app(
     token = settings.api_token.get_secret_value().encode() if settings.api_token else None
 
     @web.middleware
-    async def errors(request: web.Request, handler):
+    async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         try:
             return await handler(request)
         except web.HTTPException as exc:  # aiohttp's own (unknown route, wrong method): JSON too
@@ -145,7 +148,7 @@ def make_app(
             return _error(500, "internal error (see the worker's log)")
 
     @web.middleware
-    async def auth(request: web.Request, handler):
+    async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
         if token is not None and request.path not in OPEN_PATHS:
             scheme, _, given = request.headers.get("Authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token):
@@ -154,8 +157,8 @@ def make_app(
                 )
         return await handler(request)
 
-    async def blocking(fn: Callable[[], object]) -> object:
-        def run() -> object:
+    async def blocking(fn: Callable[[], T]) -> T:
+        def run() -> T:
             with guard():
                 return fn()
 
@@ -169,7 +172,11 @@ def make_app(
         _params(request)
         assigned = bool(ready())
         store, detail = await asyncio.to_thread(_store_reachable, guard, store_ping)
-        body = {"ready": assigned and store, "consumer_assigned": assigned, "store_reachable": store}
+        body: dict[str, bool | str] = {
+            "ready": assigned and store,
+            "consumer_assigned": assigned,
+            "store_reachable": store,
+        }
         if detail:
             body["store_error"] = detail
         return web.json_response(body, status=200 if body["ready"] else 503)
@@ -195,7 +202,7 @@ def make_app(
             lambda: (reader.state(scope), reader.records(scope, generation, include_inactive))
         )
         number = state.active_generation if generation is None else generation
-        body = {"scope": scope, "generation": number}
+        body: dict[str, object] = {"scope": scope, "generation": number}
         if limit is not None:
             end = offset + limit
             body["next_cursor"] = f"{number}:{end}" if end < len(records) else None
@@ -264,6 +271,7 @@ def make_app(
     async def decide(request: web.Request) -> web.Response:
         scope, action = _scope(request), request.match_info["action"]
         generation = _int_param({"generation": request.match_info["generation"]}, "generation", low=1)
+        assert generation is not None  # the route matched a non-empty {generation}
         body = await _decision_body(request, "force")
         force = body.get("force", False)
         if not isinstance(force, bool):
@@ -325,7 +333,7 @@ def _scope(request: web.Request) -> str:
     return scope
 
 
-def search_hit_json(record, score: float) -> dict:
+def search_hit_json(record: MemoryRecord, score: float) -> dict[str, Any]:
     """One search result. `consolidated` and `tier` are read defensively: a store that does not
     tell them yet serves curated memories only, from the core tier."""
     return {
@@ -381,7 +389,7 @@ def _bool_param(params: dict[str, str], name: str) -> bool:
     raise BadRequest(f"{name} must be true or false, got {raw!r}")
 
 
-async def _decision_body(request: web.Request, *optional: str) -> dict:
+async def _decision_body(request: web.Request, *optional: str) -> dict[str, Any]:
     """`{"by": who, "reason": why, ...}`: a decision always says who made it and why."""
     try:
         body = await request.json() if request.can_read_body else None
@@ -487,7 +495,7 @@ def start_api(
             loop.run_until_complete(runner.setup())
             site = web.TCPSite(runner, settings.api_host, settings.api_port)
             loop.run_until_complete(site.start())
-            bound.append(site._server.sockets[0].getsockname()[1])  # the real port when api_port is 0
+            bound.append(runner.addresses[0][1])  # the real port when api_port is 0
         except BaseException as err:  # surfaced to the caller of start_api
             failure.append(err)
             started.set()

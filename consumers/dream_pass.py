@@ -48,6 +48,10 @@ from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
 Outcome = Literal["completed", "no-op", "failed", "quarantined", "duplicate"]
+Stopped = Literal["no-op", "failed"]
+"""How a pass that writes no generation ends."""
+Written = Literal["completed", "quarantined"]
+"""How a pass that writes a generation ends: promoted, or held back by the gate."""
 AuditEvent = JobLifecycleEvent | MemoryChangeEvent
 T = TypeVar("T")
 
@@ -81,8 +85,8 @@ class Dreamed:
     result: EngineResult | None = None
     candidate: Candidate | None = None
     gate_reasons: tuple[str, ...] = ()
-    status: Outcome | None = None
-    """Set when the pass ends without writing a generation: "no-op" or "failed"."""
+    status: Stopped | None = None
+    """Set when the pass ends without writing a generation."""
     reason: str = ""
 
     @property
@@ -263,13 +267,13 @@ class DreamPass:
         candidate = out.candidate
         assert candidate is not None, "only a pass that reached the gate writes"
         passed = out.passed
-        status: Outcome = "completed" if passed else "quarantined"
+        status: Written = "completed" if passed else "quarantined"
         generation = state.next_generation
         reason = "; ".join(out.gate_reasons) or f"{len(candidate.changes)} changes"
         if not passed:
             out.notes.append(f"gate: generation {generation} quarantined, active memory unchanged: {reason}")
         after = len(candidate.active)
-        events = (
+        events: tuple[AuditEvent, ...] = (
             JobLifecycleEvent.for_job(
                 job,
                 status,
@@ -384,7 +388,7 @@ class DreamPass:
         self,
         state: ScopeState,
         job: DreamJob,
-        status: Outcome,
+        status: Stopped,
         reason: str,
         before: int,
         result: EngineResult | None,

@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import Counter, Histogram
+
+if TYPE_CHECKING:
+    from consumers.dream_pass import PassResult
 
 INDEXED = Counter("dreamstream_indexed_total", "Turns and memory-adds indexed into Qdrant", ["kind"])
 PASSES = Counter("dreamstream_passes_total", "Dream passes by trigger and outcome", ["trigger", "outcome"])
@@ -41,8 +46,8 @@ def declare_series(engine_name: str) -> None:
         QUARANTINE_DECISIONS.labels(decision)
 
 
-def record_pass(result, engine_name: str) -> None:
-    """Count one finished pass (a consumers.dream_pass.PassResult)."""
+def record_pass(result: PassResult, engine_name: str) -> None:
+    """Count one finished pass."""
     PASSES.labels(result.job.trigger, result.status).inc()
     if result.status == "duplicate":
         return

@@ -18,14 +18,24 @@ import json
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any, TypedDict
 
 import numpy as np
 
 from consumers.embedding.factory import make_embedder
-from consumers.embedding.hybrid import HybridIndex
+from consumers.embedding.hybrid import Fusion, HybridIndex
 from schemas.settings import Settings
 
-VARIANTS: dict[str, dict] = {
+
+class FusionOptions(TypedDict, total=False):
+    """Keyword arguments of `HybridIndex`."""
+
+    fusion: Fusion
+    rrf_k: float
+    dense_weight: float
+
+
+VARIANTS: dict[str, FusionOptions] = {
     "dense": {"fusion": "dense"},
     "bm25": {"fusion": "bm25"},
     "rrf k=60": {"fusion": "rrf", "rrf_k": 60.0},
@@ -39,7 +49,7 @@ VARIANTS: dict[str, dict] = {
 }
 
 
-def _read_jsonl(path: Path) -> list[dict]:
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
@@ -51,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
     args = parser.parse_args(argv)
 
-    messages: dict[str, list[dict]] = defaultdict(list)
+    messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for event in _read_jsonl(args.eval_dir / "events.jsonl"):
         messages[event["scope"]].append(event)  # the producer's order
     questions = [q for q in _read_jsonl(args.eval_dir / "questions.jsonl") if q.get("evidence_message_ids")]

@@ -62,7 +62,8 @@ def _trigrams(token: str) -> list[str]:
 
 def _normalise_rows(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
 
 
 class HashingEmbedder:
@@ -78,7 +79,8 @@ class HashingEmbedder:
         self.trigram_weight = trigram_weight
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self.embed_array(texts).tolist()
+        rows: list[list[float]] = self.embed_array(texts).tolist()
+        return rows
 
     def embed_array(self, texts: Sequence[str]) -> np.ndarray:
         """One L2-normalised row per text, as a float32 matrix of shape (len(texts), dims)."""

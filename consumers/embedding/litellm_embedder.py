@@ -66,7 +66,8 @@ class LitellmEmbedder:
         return self._dims
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self.embed_array(texts).tolist()
+        rows: list[list[float]] = self.embed_array(texts).tolist()
+        return rows
 
     def embed_array(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -110,7 +111,8 @@ class LitellmEmbedder:
         if not np.all(np.isfinite(rows)) or np.any(norms == 0):
             raise EmbeddingError(f"{self.name} answered a zero or non-finite vector")
         self._dims = rows.shape[1]
-        return rows / norms
+        unit: np.ndarray = rows / norms
+        return unit
 
 
 def _field(item: Any, name: str) -> Any:

@@ -151,7 +151,8 @@ class MiniLMEmbedder:
         return _model(self._onnx_path or model_file(), self.threads)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self.embed_array(texts).tolist()
+        rows: list[list[float]] = self.embed_array(texts).tolist()
+        return rows
 
     def embed_array(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), 384) float32 unit rows."""

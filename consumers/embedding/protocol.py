@@ -12,7 +12,11 @@ import numpy as np
 class Embedder(Protocol):
     name: str
     """Which model made the vectors (vectors of two models never share a collection)."""
-    dims: int
+
+    @property
+    def dims(self) -> int:
+        """The width of every vector (a store creates its collection with it)."""
+        ...
 
     def embed_array(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dims) float32, every row L2-normalised, so a dot product is a cosine."""

@@ -44,7 +44,10 @@ class EngineResult:
 class Curated(Protocol):
     """The candidate generation as verify reads it (`consumers.passes.apply.Candidate`)."""
 
-    records: Mapping[str, MemoryRecord]
+    @property
+    def records(self) -> Mapping[str, MemoryRecord]:
+        """Every record of the candidate by memory id (active or not); verify only reads it."""
+        ...
 
     @property
     def active(self) -> list[MemoryRecord]: ...

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import assert_never
 
 from consumers.snapshot import Snapshot
 from language.injection import is_injection
@@ -42,7 +43,7 @@ class Change:
     kind: ChangeKind
     memory_id: str
     before: MemoryRecord | None
-    after: MemoryRecord | None
+    after: MemoryRecord
     reason: str
     evidence_message_ids: tuple[str, ...] = ()
     action: str = ""
@@ -184,8 +185,9 @@ class _Applier:
     def merge(self, a: MergeAction) -> None:
         label = f"merge into {a.survivor!r}"
         survivor = self.resolve(a.survivor, label)
-        duplicates = [self.resolve(d, label) for d in a.duplicates]
-        if survivor is None or any(d is None for d in duplicates):
+        resolved = [self.resolve(d, label) for d in a.duplicates]
+        duplicates = [d for d in resolved if d is not None]
+        if survivor is None or len(duplicates) < len(resolved):
             return
         if any(d.memory_id == survivor.memory_id for d in duplicates):
             self.problems.append(f"{label}: a memory cannot be merged into itself")
@@ -283,18 +285,27 @@ def apply_actions(
     return _run(_Applier(snapshot, snapshot.job.requested_at, start=candidate, phase=phase), actions)
 
 
+def _handle(applier: _Applier, action: MemoryAction) -> None:
+    match action:
+        case CreateAction():
+            applier.create(action)
+        case UpdateAction():
+            applier.update(action)
+        case MergeAction():
+            applier.merge(action)
+        case SupersedeAction():
+            applier.supersede(action)
+        case ArchiveAction():
+            applier.archive(action)
+        case _:
+            assert_never(action)
+
+
 def _run(applier: _Applier, actions: tuple[MemoryAction, ...]) -> Candidate:
-    handlers = {
-        "create": applier.create,
-        "update": applier.update,
-        "merge": applier.merge,
-        "supersede": applier.supersede,
-        "archive": applier.archive,
-    }
     for action in actions:
         applier.problems, applier.staged, applier.kind = [], [], action.kind
         refs = dict(applier.refs)
-        handlers[action.kind](action)
+        _handle(applier, action)
         if applier.problems:
             applier.refs = refs  # a left-out create names nothing later actions could cite
             applier.candidate.notes.append(f"apply: left out {'; '.join(applier.problems)}")

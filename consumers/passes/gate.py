@@ -103,10 +103,9 @@ def gate(
     reasons: list[str] = [f"[{rule}] {detail}" for rule, detail in candidate.violations]
     known_messages = {t.message_id for t in snapshot.transcript}
     injected = set(injection_message_ids(snapshot.transcript))
+    pending_adds = [snapshot.memory(add_id) for add_id in snapshot.pending_add_ids]
     fresh = set(snapshot.new_message_ids) | {
-        message
-        for add_id in snapshot.pending_add_ids
-        for message in (snapshot.memory(add_id).evidence_message_ids if snapshot.memory(add_id) else ())
+        message for add in pending_adds if add is not None for message in add.evidence_message_ids
     }
     existing = {m.memory_id for m in snapshot.memories if m.memory_id not in snapshot.pending_add_ids}
 
@@ -126,7 +125,7 @@ def gate(
                 if reason:
                     reasons.append(reason)
         if change.action == "merge" and change.before is not None:
-            reason = _merge(change, candidate, related, rules)
+            reason = _merge(change, change.before, candidate, related, rules)
             if reason:
                 reasons.append(reason)
         if change.kind in ("superseded", "archived") and change.before is not None and not change.evidence_message_ids:
@@ -184,6 +183,7 @@ def _evidence(
 ) -> str | None:
     """Why this change to an existing memory is not supported, or None when it is."""
     memory, cited = change.before, change.evidence_message_ids
+    assert memory is not None  # update, supersede and archive change a stored record
     what = f"{change.kind} memory {change.memory_id}"
     if not cited:
         return None  # a prune without evidence is judged by the provenance rule
@@ -205,8 +205,10 @@ def _evidence(
     return f"[evidence-relevant] {what}: none of {sorted(clean)} says anything about {memory.text[:80]!r}"
 
 
-def _merge(change: Change, candidate: Candidate, related: _Relatedness, rules: GateRules) -> str | None:
-    before, after = change.before, change.after
+def _merge(
+    change: Change, before: MemoryRecord, candidate: Candidate, related: _Relatedness, rules: GateRules
+) -> str | None:
+    after = change.after
     if change.kind == "merged" and after is not None and after.merged_into:
         survivor = next(
             (c.before for c in candidate.changes if c.memory_id == after.merged_into and c.before is not None), None

@@ -54,7 +54,7 @@ _STOPWORD_ALTERNATION = "|".join(sorted(STOPWORDS, key=len, reverse=True))
 _LEADING_STOPWORDS = rf"(?i)^(?:(?:{_STOPWORD_ALTERNATION})(?:\s+|$))+"
 _TRAILING_STOPWORDS = rf"(?i)(?:(?:^|\s+)(?:{_STOPWORD_ALTERNATION}))+$"
 _CLAUSE_COMMA = rf"(?i),\s+((?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)"
-_SCHEMA = {
+_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "message_id": pl.String,
     "session_id": pl.String,
     "role": pl.String,

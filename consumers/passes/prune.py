@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from consumers.passes.apply import Candidate, apply_actions
 from consumers.snapshot import Snapshot
 from schemas import MemoryRecord, UpdateAction
-from schemas.actions import MemoryAction
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ELLIPSIS = "\u2026"
@@ -79,9 +78,9 @@ def condensed_text(text: str, limit: int) -> str:
 
 def condense_actions(
     snapshot: Snapshot, candidate: Candidate, limit: int
-) -> tuple[tuple[MemoryAction, ...], list[str]]:
+) -> tuple[tuple[UpdateAction, ...], list[str]]:
     known = {t.message_id for t in snapshot.transcript}
-    actions: list[MemoryAction] = []
+    actions: list[UpdateAction] = []
     notes: list[str] = []
     for memory in sorted(candidate.active, key=lambda m: m.memory_id):
         if memory.protected or len(memory.text) <= limit:

@@ -19,7 +19,7 @@ from consumers.metrics import INDEXED
 from consumers.runtime import Runtime
 from consumers.steps.retry import Retrier
 from consumers.steps.transient import is_transient_store
-from consumers.store.client import point_id
+from consumers.store.client import payload_of, point_id
 from plumbing.kafka_io import PRODUCER_HEADER
 from schemas import ConversationTurn, MemoryAdd
 from schemas.settings import Settings
@@ -36,7 +36,7 @@ SKIPPED = Counter(
 def _producer(msg: Any) -> str | None:
     headers = msg.headers() if hasattr(msg, "headers") else None
     for name, value in headers or ():
-        if name == PRODUCER_HEADER and value is not None:
+        if name == PRODUCER_HEADER and isinstance(value, bytes):
             return value.decode("utf-8", "replace")
     return None
 
@@ -85,6 +85,7 @@ class IndexStep:
                 return
             self._turns.setdefault(key, (event, offset))
         else:
+            assert isinstance(event, MemoryAdd)  # the two topics read here carry turns and memory-adds
             self._adds.append(event)
 
     def poll(self) -> None:
@@ -118,7 +119,7 @@ class IndexStep:
         store = self._runtime.transcripts
         ids = [point_id("turn", t.scope, t.message_id) for t, _ in turns]
         stored = {
-            str(p.id): p.payload["turn"]["content"]
+            str(p.id): payload_of(p)["turn"]["content"]
             for p in self._runtime.client.retrieve(store.transcripts, ids=ids, with_payload=True)
         }
         kept = []

@@ -16,11 +16,12 @@ import logging
 from collections import defaultdict, deque
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from confluent_kafka import OFFSET_INVALID, TopicPartition
 from pydantic import ValidationError
 
+from consumers.dream_pass import PassResult
 from consumers.forget import forget_scope
 from consumers.metrics import record_pass
 from consumers.runtime import Runtime
@@ -33,6 +34,7 @@ from schemas.errors import describe_validation_error
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 MAX_QUEUED_JOBS = 100
 
 
@@ -173,7 +175,7 @@ class JobStep:
         self.passes_run += 1
         record_pass(result, self._settings.engine)
 
-    def _run_pass(self, job: DreamJob, partition: int):
+    def _run_pass(self, job: DreamJob, partition: int) -> PassResult | None:
         try:
             return self._locked(lambda: self._runtime.dream_pass.run(job), "dream pass")
         except (GaveUp, Stopping):
@@ -206,8 +208,8 @@ class JobStep:
         self._publish.join()
         log.info("forgot %s: %s", job.scope, deleted)
 
-    def _locked(self, fn: Callable[[], Any], operation: str) -> Any:
-        def call() -> Any:
+    def _locked(self, fn: Callable[[], T], operation: str) -> T:
+        def call() -> T:
             with self._runtime.lock:
                 return fn()
 

@@ -14,11 +14,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
 
 from confluent_kafka import OFFSET_INVALID, KafkaError, KafkaException, TopicPartition
 
 from schemas.validation import home_partition
+
+Headers: TypeAlias = list[tuple[str, bytes]]
 
 
 @dataclass
@@ -29,9 +31,9 @@ class MemoryMessage:
     _key: bytes | None
     _value: bytes | None
     _error: KafkaError | None = None
-    _headers: list[tuple[str, bytes]] | None = None
+    _headers: Headers | None = None
 
-    def headers(self) -> list[tuple[str, bytes]] | None:
+    def headers(self) -> Headers | None:
         return self._headers
 
     def topic(self) -> str:
@@ -51,6 +53,12 @@ class MemoryMessage:
 
     def error(self) -> KafkaError | None:
         return self._error
+
+
+RebalanceCallback: TypeAlias = Callable[["MemoryConsumer", list[TopicPartition]], None]
+"""on_assign / on_revoke: (consumer, partitions), as confluent-kafka calls them."""
+DeliveryCallback: TypeAlias = Callable[[KafkaError | None, MemoryMessage], None]
+"""on_delivery: (error or None, message), as confluent-kafka calls it."""
 
 
 class MemoryBroker:
@@ -93,7 +101,7 @@ class MemoryBroker:
         key: bytes | None,
         value: bytes | None,
         partition: int | None = None,
-        headers: list[tuple[str, bytes]] | None = None,
+        headers: Headers | None = None,
     ) -> MemoryMessage:
         with self.lock:
             parts = self.logs.setdefault(topic, [[] for _ in range(self.partitions)])
@@ -120,13 +128,16 @@ class MemoryConsumer:
         self._topics: list[str] = []
         self._positions: dict[tuple[str, int], int] = {}
         self._paused: set[tuple[str, int]] = set()
-        self._on_assign: Callable | None = None
-        self._on_revoke: Callable | None = None
+        self._on_assign: RebalanceCallback | None = None
+        self._on_revoke: RebalanceCallback | None = None
         self._assigned = False
         self.closed = False
 
     def subscribe(
-        self, topics: list[str], on_assign: Callable | None = None, on_revoke: Callable | None = None
+        self,
+        topics: list[str],
+        on_assign: RebalanceCallback | None = None,
+        on_revoke: RebalanceCallback | None = None,
     ) -> None:
         self._topics = list(topics)
         self._on_assign, self._on_revoke = on_assign, on_revoke
@@ -213,7 +224,9 @@ class MemoryProducer:
 
     def __init__(self, broker: MemoryBroker) -> None:
         self._broker = broker
-        self._pending: list[tuple[str, bytes | None, bytes | None, int | None, Callable | None, Any]] = []
+        self._pending: list[
+            tuple[str, bytes | None, bytes | None, int | None, DeliveryCallback | None, Headers | None]
+        ] = []
 
     def produce(
         self,
@@ -221,8 +234,8 @@ class MemoryProducer:
         value: bytes | None = None,
         key: bytes | None = None,
         partition: int = -1,
-        on_delivery: Callable | None = None,
-        headers: list[tuple[str, bytes]] | None = None,
+        on_delivery: DeliveryCallback | None = None,
+        headers: Headers | None = None,
     ) -> None:
         self._pending.append((topic, key, value, partition, on_delivery, headers))
 

@@ -45,7 +45,7 @@ class RetryPolicy:
     """None retries for as long as the worker runs."""
 
     def delay(self, attempt: int) -> float:
-        return min(self.max_s, self.initial_s * (2 ** min(attempt, 30)))
+        return min(self.max_s, self.initial_s * (2.0 ** min(attempt, 30)))
 
 
 class Retrier:

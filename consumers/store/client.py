@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 import warnings
+from typing import Any
 
 from qdrant_client import QdrantClient, models
 
@@ -27,6 +28,13 @@ def open_qdrant(settings: Settings) -> QdrantClient:
     return QdrantClient(path=str(settings.qdrant_path))
 
 
+def payload_of(point: models.Record) -> dict[str, Any]:
+    """A point's payload. Every read here asks for it (`with_payload=True`), so it is there;
+    qdrant types it as optional because a read may leave it out."""
+    assert point.payload is not None, f"point {point.id} was read without its payload"
+    return point.payload
+
+
 def scope_filter(scope: str, *extra: models.Condition) -> models.Filter:
     """Every read is filtered by tenant AND scope: isolation does not rest on one field alone."""
     tenant = parse_scope(scope)[0]
@@ -45,7 +53,9 @@ def ensure_collection(
     """Create a collection once, with payload indexes (used by a server; local mode ignores them)."""
     if client.collection_exists(name):
         return
-    vectors = models.VectorParams(size=dims, distance=models.Distance.COSINE) if dims else {}
+    vectors: models.VectorParams | dict[str, models.VectorParams] = (
+        models.VectorParams(size=dims, distance=models.Distance.COSINE) if dims else {}
+    )
     client.create_collection(name, vectors_config=vectors)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Payload indexes have no effect in the local Qdrant")
@@ -53,7 +63,9 @@ def ensure_collection(
             client.create_payload_index(name, field, field_schema=schema)
 
 
-def scroll_all(client: QdrantClient, collection: str, flt: models.Filter, page: int = 1_000) -> list[models.Record]:
+def scroll_all(
+    client: QdrantClient, collection: str, flt: models.Filter | None, page: int = 1_000
+) -> list[models.Record]:
     records: list[models.Record] = []
     offset = None
     while True:

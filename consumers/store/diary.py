@@ -11,7 +11,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 from qdrant_client import QdrantClient, models
 
-from consumers.store.client import ensure_collection, point_id, scope_filter, scroll_all
+from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from schemas import JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.scope import parse_scope
 
@@ -50,11 +50,11 @@ class Diary:
 
     def get(self, scope: str, job_id: str) -> DiaryEntry | None:
         found = self._client.retrieve(self.collection, [point_id("diary", scope, job_id)], with_payload=True)
-        return DiaryEntry.model_validate(found[0].payload["entry"]) if found else None
+        return DiaryEntry.model_validate(payload_of(found[0])["entry"]) if found else None
 
     def entries(self, scope: str) -> list[DiaryEntry]:
         entries = [
-            DiaryEntry.model_validate(r.payload["entry"])
+            DiaryEntry.model_validate(payload_of(r)["entry"])
             for r in scroll_all(self._client, self.collection, scope_filter(scope))
         ]
         return sorted(entries, key=lambda e: e.written_at)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from consumers.store.diary import Diary, DiaryEntry
 from consumers.store.memories import GenerationInfo, MemoryStore, ScopeState
@@ -106,7 +106,7 @@ def readable_generations(state: ScopeState) -> list[GenerationInfo]:
     return sorted((g for g in state.generations if g.status != "rejected"), key=lambda g: g.generation)
 
 
-def generations_json(state: ScopeState) -> dict:
+def generations_json(state: ScopeState) -> dict[str, Any]:
     """The pointer as readers see it (without its internal record of applied jobs)."""
     return {
         "scope": state.scope,
@@ -133,7 +133,7 @@ class RecordVersion:
     record: MemoryRecord | None
     """None: the memory is not in that generation."""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "generation": self.generation.generation,
             "generation_status": self.generation.status,
@@ -161,7 +161,7 @@ class RecordChange:
     after: MemoryRecord
     fields: tuple[str, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "memory_id": self.memory_id,
             "fields": list(self.fields),
@@ -183,7 +183,7 @@ class GenerationDiff:
     def empty(self) -> bool:
         return not (self.added or self.removed or self.changed)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "scope": self.scope,
             "from": self.from_generation,
@@ -237,7 +237,7 @@ class TrailEntry:
     entry: DiaryEntry
     changes: tuple[MemoryChangeEvent, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         e = self.entry
         return {
             "job_id": e.job_id,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 from qdrant_client import QdrantClient, models
 
 from consumers.embedding.protocol import Embedder
-from consumers.store.client import ensure_collection, point_id, scope_filter, scroll_all
+from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
@@ -135,7 +135,7 @@ class MemoryStore:
         found = self._client.retrieve(self.scopes, [point_id("scope", scope)], with_payload=True)
         if not found:
             return ScopeState(scope=scope, tenant=parse_scope(scope)[0])
-        return ScopeState.model_validate(found[0].payload["state"])
+        return ScopeState.model_validate(payload_of(found[0])["state"])
 
     def save_state(self, state: ScopeState) -> None:
         """Write the pointer as given: one atomic point write (operator decisions use it)."""
@@ -151,7 +151,7 @@ class MemoryStore:
         flt = None
         if tenant:
             flt = models.Filter(must=[models.FieldCondition(key="tenant", match=models.MatchValue(value=tenant))])
-        return sorted(r.payload["scope"] for r in scroll_all(self._client, self.scopes, flt))
+        return sorted(payload_of(r)["scope"] for r in scroll_all(self._client, self.scopes, flt))
 
     # --- reading
     def generation_records(self, scope: str, generation: int) -> list[MemoryRecord]:
@@ -159,7 +159,7 @@ class MemoryStore:
             return []
         flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
         records = [
-            MemoryRecord.model_validate(r.payload["record"]) for r in scroll_all(self._client, self.memories, flt)
+            MemoryRecord.model_validate(payload_of(r)["record"]) for r in scroll_all(self._client, self.memories, flt)
         ]
         return sorted(records, key=lambda m: (m.created_at, m.memory_id))
 
@@ -178,10 +178,12 @@ class MemoryStore:
 
         def load() -> tuple[list[MemoryRecord], np.ndarray | None]:
             rows = self._active_points(scope, generation) if generation > 0 else []
-            records = [MemoryRecord.model_validate(r.payload["record"]) for r in rows]
+            records = [MemoryRecord.model_validate(payload_of(r)["record"]) for r in rows]
             known = {r.memory_id for r in records}
             fresh = [pending_record(a) for a in pending if a.memory_id not in known]
-            vectors = stack([r.vector for r in rows] + [None] * len(fresh), self._dims) if rows and not fresh else None
+            # The memories collection has one unnamed dense vector, so each point's is a list of floats.
+            stored = [cast("list[float] | None", r.vector) for r in rows]
+            vectors = stack(stored + [None] * len(fresh), self._dims) if rows and not fresh else None
             return records + fresh, vectors
 
         return self._search.search(scope, key, load, query, k)
@@ -200,7 +202,7 @@ class MemoryStore:
             )
             rows.extend(batch)
             if offset is None:
-                return sorted(rows, key=lambda r: (r.payload["record"]["created_at"], r.payload["memory_id"]))
+                return sorted(rows, key=lambda r: (payload_of(r)["record"]["created_at"], payload_of(r)["memory_id"]))
 
     # --- writing
     def write_candidate(self, scope: str, generation: int, records: Sequence[MemoryRecord]) -> None:
@@ -267,6 +269,7 @@ class MemoryStore:
         """Make an earlier kept generation active again (default: the one before the active one)."""
         state = self.state(scope)
         kept = [g for g in state.generations if g.status in ("active", "retired")]
+        target: GenerationInfo | None
         if to_generation is None:
             earlier = [g for g in kept if g.generation < state.active_generation]
             if not earlier:

@@ -136,6 +136,7 @@ def rollback(
     state = memories.rollback(scope, generation)
     ROLLBACKS.inc()
     target = state.generation(state.active_generation)
+    assert target is not None  # rollback made a kept generation active
     state = state.model_copy(
         update={
             "generations": tuple(

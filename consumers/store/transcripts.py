@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from qdrant_client import QdrantClient, models
 
-from consumers.store.client import ensure_collection, point_id, scope_filter, scroll_all
+from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.memories import Embed
 from schemas import ConversationTurn, MemoryAdd
 from schemas.scope import parse_scope
@@ -103,11 +103,17 @@ class TranscriptStore:
             rows.extend(batch)
             if offset is None:
                 break
-        rows.sort(key=lambda r: (r.payload["ts_epoch"], r.payload.get("offset", -1), r.payload["turn"]["message_id"]))
+        rows.sort(
+            key=lambda r: (
+                payload_of(r)["ts_epoch"],
+                payload_of(r).get("offset", -1),
+                payload_of(r)["turn"]["message_id"],
+            )
+        )
         indexed = _Indexed(
             time.monotonic(),
-            [ConversationTurn.model_validate(r.payload["turn"]) for r in rows],
-            [int(r.payload.get("offset", -1)) for r in rows],
+            [ConversationTurn.model_validate(payload_of(r)["turn"]) for r in rows],
+            [int(payload_of(r).get("offset", -1)) for r in rows],
             np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
             if rows
             else np.zeros((0, 0), dtype=np.float32),
@@ -138,7 +144,7 @@ class TranscriptStore:
         if cached is not None and time.monotonic() - cached[0] < self.PENDING_TTL_S:
             return list(cached[1])
         rows = scroll_all(self._client, self.inbox, scope_filter(scope))
-        adds = sorted((MemoryAdd.model_validate(r.payload["add"]) for r in rows), key=lambda a: (a.ts, a.memory_id))
+        adds = sorted((MemoryAdd.model_validate(payload_of(r)["add"]) for r in rows), key=lambda a: (a.ts, a.memory_id))
         self._pending[scope] = (time.monotonic(), adds)
         return list(adds)
 

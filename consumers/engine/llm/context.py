@@ -119,4 +119,5 @@ def _specific_weights(stored: list[MemoryRecord]) -> dict[str, float]:
 
 def _max_cosine(rows: list[list[float]], queries: list[list[float]]) -> np.ndarray:
     """Per row, its best cosine against any query (the embedder's vectors are unit length)."""
-    return (np.asarray(rows) @ np.asarray(queries).T).max(axis=1)
+    best: np.ndarray = (np.asarray(rows) @ np.asarray(queries).T).max(axis=1)
+    return best
