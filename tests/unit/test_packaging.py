@@ -92,3 +92,21 @@ def test_the_runtime_package_discovery_finds_no_tooling() -> None:
     assert {"dreamstream_tools", "dreamstream_tools.evaluation"} <= set(tools)
     assert TOOLS["tool"]["setuptools"]["package-data"]["dreamstream_tools"] == ["*.xml"]
     assert (TOOLS_PACKAGE / "kafka_pom.xml").exists()
+
+
+RUNTIME_PACKAGES = ("schemas", "plumbing", "language", "streams", "consumers", "dreamstream")
+
+
+def test_every_package_the_runtime_imports_is_declared_with_a_lower_bound() -> None:
+    declared = requirements(ROOT)
+    imported = set().union(*(third_party_imports(REPO / package) for package in RUNTIME_PACKAGES))
+    assert {"faust", "confluent_kafka", "qdrant_client", "polars", "msgspec"} <= imported, "the scan finds imports"
+    distributions = packages_distributions()
+    undeclared = []
+    for module in sorted(imported):
+        names = {canonicalize_name(d) for d in distributions.get(module, [])}
+        if not names & set(declared):
+            undeclared.append(f"{module} (from {sorted(names) or 'no installed distribution'})")
+    assert undeclared == [], "imported by the runtime but not declared in pyproject.toml"
+    unbounded = [str(r) for r in declared.values() if not {s.operator for s in r.specifier} & {">=", ">", "~=", "=="}]
+    assert unbounded == [], "every runtime dependency needs a lower bound"
