@@ -230,7 +230,7 @@ class Validator:
             )
         if contract.text_field is not None:
             text = getattr(record, contract.text_field)
-            if not text.strip():
+            if not text or text.isspace():  # `not text.strip()` without copying the text
                 return Rejected(f"{contract.text_field} is empty or whitespace only", "empty_content")
         if _NUL_ESCAPE in value:
             for name in contract.strings:
