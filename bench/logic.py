@@ -157,7 +157,6 @@ def heap_per_scope(settings, records: list[Record]) -> tuple[float, int]:
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     processor, tables, due, _ = run_logic(settings, sample)
-    processor.validator._homes.clear()  # a cache bounded by HOME_CACHE_LIMIT (its ~6 MB show in the RSS figure)
     processor._policies.clear()
     gc.collect()
     after = tracemalloc.get_traced_memory()[0]

@@ -24,20 +24,18 @@ and words the reason, so the answers and reasons are the same on both paths.
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
+from confluent_kafka import murmur2 as _murmur2
 from pydantic import ValidationError
 
 from schemas.errors import describe_validation_error
 from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.scope import SCOPE_RE
 from schemas.settings import Settings
-
-_unpack_words = struct.unpack_from
 
 Kind = Literal["turns", "memory-adds", "control"]
 InputModel = ConversationTurn | MemoryAdd | ControlEvent
@@ -62,27 +60,9 @@ __all__ = [
 
 def home_partition(key: bytes, partitions: int) -> int:
     """The partition Kafka's default partitioner gives a key: murmur2 (Java's, as librdkafka's
-    `murmur2_random`, aiokafka and Faust compute it), made positive, modulo the partition count."""
-    m, length = 0x5BD1E995, len(key)
-    h = (0x9747B28C ^ length) & 0xFFFFFFFF
-    whole = length >> 2
-    for k in _unpack_words(f"<{whole}I", key, 0) if whole else ():
-        k = (k * m) & 0xFFFFFFFF
-        k ^= k >> 24
-        h = ((h * m) & 0xFFFFFFFF) ^ ((k * m) & 0xFFFFFFFF)
-    tail = whole << 2
-    rest = length - tail
-    if rest == 3:
-        h ^= key[tail + 2] << 16
-    if rest >= 2:
-        h ^= key[tail + 1] << 8
-    if rest >= 1:
-        h ^= key[tail]
-        h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 13
-    h = (h * m) & 0xFFFFFFFF
-    h ^= h >> 15
-    return (h & 0x7FFFFFFF) % partitions
+    `murmur2_random`, aiokafka and Faust compute it), made positive, modulo the partition count.
+    librdkafka's own (confluent-kafka's `murmur2`, in C: ~0.05 µs against ~1.6 µs in Python)."""
+    return _murmur2(key, partitions)
 
 
 # --------------------------------------------------------------------------- fast-path structs
@@ -196,10 +176,7 @@ _SCOPE_FULLMATCH = SCOPE_RE.fullmatch
 
 
 class Validator:
-    """`validate_record` for one Settings: the limits and the partition count read once, and the
-    home partition of each key remembered (murmur2 in Python costs a few µs)."""
-
-    HOME_CACHE_LIMIT = 65_536
+    """`validate_record` for one Settings: the limits and the partition count read once."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -207,15 +184,9 @@ class Validator:
         self.max_bytes = settings.max_event_bytes
         self.ts_min, self.ts_max = settings.event_time_min, settings.event_time_max
         self._decoders = {kind: msgspec.json.Decoder(c.fast) for kind, c in CONTRACTS.items()}
-        self._homes: dict[bytes, int] = {}
 
     def home(self, key: bytes) -> int:
-        home = self._homes.get(key)
-        if home is None:
-            if len(self._homes) >= self.HOME_CACHE_LIMIT:
-                self._homes.clear()
-            home = self._homes[key] = home_partition(key, self.partitions)
-        return home
+        return home_partition(key, self.partitions)
 
     def validate(self, kind: Kind, key: bytes | None, value: bytes | None, partition: int) -> Valid | Rejected:
         if value is None:
@@ -241,7 +212,7 @@ class Validator:
             return Rejected(f"no key: events must be keyed by their scope ({scope!r})", "no_key")
         if key != scope.encode():
             return Rejected(f"key {key.decode('utf-8', 'replace')!r} disagrees with scope {scope!r}", "key_mismatch")
-        home = self.home(key)
+        home = home_partition(key, self.partitions)
         if partition != home:
             return Rejected(
                 f"partition {partition} is not the home partition {home} of scope {scope!r} "
@@ -259,7 +230,7 @@ class Validator:
             )
         if contract.text_field is not None:
             text = getattr(record, contract.text_field)
-            if not text.strip():
+            if not text or text.isspace():  # `not text.strip()` without copying the text
                 return Rejected(f"{contract.text_field} is empty or whitespace only", "empty_content")
         if _NUL_ESCAPE in value:
             for name in contract.strings:

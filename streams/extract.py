@@ -4,8 +4,9 @@ This runs on every turn of every tenant, so it is three precompiled regexes and 
 has to say "something here is worth a pass"; the dream pass does the careful reading. The regexes
 are the language layer's (`language.patterns`: the stream worker's cues beside the clause markers
 the pass uses). They run in polars (Rust's regex engine, over the whole batch at once: ~1 µs a
-turn against ~7 µs for Python's `re` one turn at a time); `extract` is the same code for a single
-turn.
+turn against ~7 µs for Python's `re` one turn at a time), and so does the entities' clean-up
+(drop, de-duplicate, cap: ~0.5 µs a turn less than in Python); `extract` is the same code for a
+single turn.
 
 Entities are capitalised words not at a sentence start, and tokens mixing letters and digits.
 Rust's regex has no look-behind, so each text gets a leading ". " and a match that begins with
@@ -14,6 +15,7 @@ its sentence end (". Word") is dropped: the same rule as "(?<![.!?]\\s)(?<!^)" b
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import polars as pl
@@ -21,7 +23,8 @@ import polars as pl
 from language.patterns import STREAM_COMMON_CAPS, STREAM_CORRECTION_CUE, STREAM_DECISION_CUE, STREAM_ENTITY
 
 MAX_ENTITIES_PER_TURN = 8
-_SENTENCE_END = (".", "!", "?")
+_DROPPED = "^(?:[.!?]|(?:" + "|".join(re.escape(word) for word in sorted(STREAM_COMMON_CAPS)) + ")$)"
+"""Entity matches to drop: those that begin with their sentence end, and the common capitalised words."""
 
 
 class TurnSignals(NamedTuple):
@@ -34,20 +37,17 @@ def extract_batch(roles: list[str], contents: list[str]) -> list[TurnSignals]:
     """Signals of each turn. Corrections and decisions count only when the user says them."""
     if not contents:
         return []
-    text = pl.Series("c", contents, dtype=pl.String)
-    corrections = text.str.contains(STREAM_CORRECTION_CUE).to_list()
-    decisions = text.str.contains(STREAM_DECISION_CUE).to_list()
-    found = (". " + text).str.extract_all(STREAM_ENTITY).to_list()
-    out = []
-    common, limit, ends = STREAM_COMMON_CAPS, MAX_ENTITIES_PER_TURN, _SENTENCE_END
-    for role, correction, decision, matches in zip(roles, corrections, decisions, found):
-        if matches:
-            names = tuple(dict.fromkeys(m for m in matches if not m.startswith(ends) and m not in common))[:limit]
-        else:
-            names = ()
-        user = role == "user"
-        out.append(TurnSignals(user and correction, user and decision, names))
-    return out
+    frame = pl.DataFrame({"role": roles, "text": contents}, schema={"role": pl.String, "text": pl.String})
+    user, text, match = pl.col("role") == "user", pl.col("text"), pl.element()
+    found = frame.select(
+        correction=user & text.str.contains(STREAM_CORRECTION_CUE),
+        decision=user & text.str.contains(STREAM_DECISION_CUE),
+        entities=(". " + text)
+        .str.extract_all(STREAM_ENTITY)
+        .list.eval(match.filter(~match.str.contains(_DROPPED)).unique(maintain_order=True).head(MAX_ENTITIES_PER_TURN)),
+    )
+    corrections, decisions, names = (column.to_list() for column in found.get_columns())
+    return list(map(TurnSignals, corrections, decisions, map(tuple, names)))
 
 
 def extract(role: str, content: str) -> TurnSignals:

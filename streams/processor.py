@@ -13,9 +13,10 @@ from __future__ import annotations
 import enum
 import json
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 import msgspec
@@ -57,6 +58,7 @@ class _Missing(enum.Enum):
 
 _MISSING: Final = _Missing.MISSING
 """Not in the batch's rows yet (a one-member enum, so `is _MISSING` narrows the row's type)."""
+_NO_ROWS: Final[Mapping[str, bytes]] = MappingProxyType({})
 
 T = TypeVar("T")
 T_contra = TypeVar("T_contra", contravariant=True)
@@ -209,9 +211,13 @@ class Processor:
             self.topics.control: "control",
         }
         self._policies: dict[str, TriggerPolicy] = {}
+        self._uniform = None if settings.tenant_policies else settings.trigger
+        """Every tenant's policy, when no tenant has its own (then no per-event tenant lookup)."""
         self._where: dict[tuple[str, int], str] = {}
 
     def policy(self, scope: str) -> TriggerPolicy:
+        if self._uniform is not None:
+            return self._uniform
         tenant = scope.partition("/")[0]
         policy = self._policies.get(tenant)
         if policy is None:
@@ -419,7 +425,7 @@ class Processor:
                 slot = (partition, event.scope)
                 signals = live.get(slot, _MISSING)
                 if signals is _MISSING:
-                    raw = tables.get(partition, {}).get(event.scope)
+                    raw = tables.get(partition, _NO_ROWS).get(event.scope)
                     if raw is None:
                         continue  # a forgotten or unknown scope is not resurrected by an outcome
                     signals = live[slot] = decode_row(raw)
@@ -431,7 +437,7 @@ class Processor:
             slot = (partition, scope)
             signals = live.get(slot, _MISSING)
             if signals is _MISSING:
-                signals = live[slot] = decode_row(tables.get(partition, {}).get(scope))
+                signals = live[slot] = decode_row(tables.get(partition, _NO_ROWS).get(scope))
             elif signals is None:  # forgotten earlier in this batch: a fresh row
                 signals = live[slot] = ScopeSignals()
             if kind == "control" and event.action == "forget":
@@ -443,7 +449,7 @@ class Processor:
             outcome_name = "accepted" if fresh else "duplicate"
             counts[(topic, outcome_name)] = counts.get((topic, outcome_name), 0) + 1
             if fresh:
-                decide_for(scope, signals, now, sink(partition))
+                decide_for(scope, signals, now, sinks.get(partition) or sink(partition))
         return batch
 
 
