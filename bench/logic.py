@@ -47,7 +47,7 @@ class Record:
 
 def run_logic(settings, records: list[Record]):
     """Fresh processor and tables; every batch processed and its rows written back as the loop does."""
-    from streams.loop import DueIndex
+    from streams.due_index import DueIndex
     from streams.processor import Processor
 
     processor = Processor(settings)

@@ -33,7 +33,8 @@ from mode import Service
 from schemas import ControlEvent
 from schemas.scope import ScopeError, parse_scope
 from schemas.settings import get_settings
-from streams.loop import DeliveryFailed, StreamLoop
+from streams.commits import DeliveryFailed
+from streams.loop import StreamLoop
 from streams.processor import BadInputStorm
 
 log = logging.getLogger(__name__)

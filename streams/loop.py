@@ -16,29 +16,27 @@ recognise what they already hold.
 
 from __future__ import annotations
 
-import heapq
 import json
 import logging
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import TypeAlias, cast
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
 from prometheus_client import Counter
 
-from plumbing.kafka_io import KAFKA_LOG, make_consumer, make_producer
+from plumbing.kafka_io import make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas import ControlEvent
 from schemas.cloudevents import audit_record
-from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
+from streams.broker_health import BrokerHealth, QuietKafkaLog
+from streams.commits import CommitTracker, DeliveryFailed
+from streams.due_index import DueIndex
 from streams.metrics import (
     DEAD_LETTERS,
     EVENTS,
     JOBS_EMITTED,
-    KAFKA_CONNECT_FAILURES,
-    KAFKA_UNREACHABLE,
     RESTORED_ROWS,
     SCOPES_TRACKED,
 )
@@ -50,195 +48,6 @@ log = logging.getLogger("streams.loop")
 
 Headers: TypeAlias = list[tuple[str, bytes]]
 Delivered: TypeAlias = Callable[[KafkaError | None, Message], None]
-
-_UNREACHABLE = {KafkaError._ALL_BROKERS_DOWN, KafkaError._TRANSPORT, KafkaError._RESOLVE}
-
-
-class DeliveryFailed(RuntimeError):
-    """The broker refused or lost an output: the offsets behind it must never be committed."""
-
-
-# --------------------------------------------------------------------------- logging while the broker is away
-
-
-class QuietKafkaLog:
-    """librdkafka's log lines through `dreamstream.kafka`, each facility at most once per
-    interval, with the count of lines held back (a broker outage repeats the same line on every
-    reconnect attempt)."""
-
-    def __init__(self, interval_s: float, target: logging.Logger = KAFKA_LOG) -> None:
-        self.interval, self.target = interval_s, target
-        self._last: dict[str, float] = {}
-        self._held: dict[str, int] = {}
-
-    def log(self, level: int, fmt: str, *args: object) -> None:
-        facility = str(args[0]) if args else fmt
-        now = time.monotonic()
-        if now - self._last.get(facility, -1e9) < self.interval:
-            self._held[facility] = self._held.get(facility, 0) + 1
-            return
-        self._last[facility] = now
-        held = self._held.pop(facility, 0)
-        suffix = f" ({held} similar lines held back in the last {self.interval:g}s)" if held else ""
-        self.target.log(level, fmt + suffix, *args)
-
-
-class BrokerHealth:
-    """Counts failed connection attempts; while the broker is unreachable, one log line per
-    `broker_retry_log_s` with the attempts so far, a gauge, and a growing back-off for the loop."""
-
-    def __init__(self, settings: Settings, say: logging.Logger = log) -> None:
-        self.interval = settings.broker_retry_log_s
-        self.bootstrap = settings.kafka_bootstrap_servers
-        self.say = say
-        self.down_since: float | None = None
-        self.fatal: KafkaError | None = None
-        self.attempts = 0
-        self._logged_at = -1e9
-        KAFKA_UNREACHABLE.set(0)
-
-    def error(self, err: KafkaError) -> None:
-        """librdkafka's error_cb (both clients)."""
-        now = time.monotonic()
-        if err.fatal():
-            self.fatal = err  # the loop stops at its next turn, uncommitted
-            self.say.critical("fatal Kafka client error: %s", err.str())
-            return
-        if err.code() in _UNREACHABLE:
-            self.attempts += 1
-            KAFKA_CONNECT_FAILURES.inc()
-            if self.down_since is None:
-                self.down_since = now
-                KAFKA_UNREACHABLE.set(1)
-            if now - self._logged_at >= self.interval:
-                self._logged_at = now
-                self.say.warning(
-                    "Kafka at %s unreachable for %.0fs: %d failed attempts so far (last: %s); retrying with back-off",
-                    self.bootstrap,
-                    now - self.down_since,
-                    self.attempts,
-                    err.str(),
-                )
-            return
-        if now - self._logged_at >= self.interval:
-            self._logged_at = now
-            self.say.warning("Kafka error: %s", err.str())
-
-    def ok(self) -> None:
-        if self.down_since is not None:
-            self.say.warning(
-                "Kafka at %s reachable again after %.0fs and %d failed attempts",
-                self.bootstrap,
-                time.monotonic() - self.down_since,
-                self.attempts,
-            )
-            self.down_since, self.attempts, self._logged_at = None, 0, -1e9
-            KAFKA_UNREACHABLE.set(0)
-
-    @property
-    def idle_sleep_s(self) -> float:
-        """How long the loop rests when a poll brought nothing: longer while the broker is away."""
-        if self.down_since is None:
-            return 0.02
-        return min(1.0, 0.05 * 2.0 ** min(self.attempts, 5))
-
-
-# --------------------------------------------------------------------------- commits
-
-
-class _Pending:
-    """One published batch: its input offsets, and the deliveries it still waits for."""
-
-    __slots__ = ("offsets", "remaining", "error")
-    error: KafkaError | None
-
-    def __init__(self, offsets: dict[tuple[str, int], int]) -> None:
-        self.offsets, self.remaining, self.error = offsets, 0, None
-
-    def delivered(self, err: KafkaError | None, _msg: Message) -> None:
-        self.remaining -= 1
-        if err is not None and self.error is None:
-            self.error = err
-
-
-class CommitTracker:
-    """Batches in publication order; offsets become committable strictly in that order."""
-
-    def __init__(self) -> None:
-        self.batches: deque[_Pending] = deque()
-
-    def add(self, offsets: dict[tuple[str, int], int]) -> _Pending:
-        pending = _Pending(offsets)
-        self.batches.append(pending)
-        return pending
-
-    def ready(self) -> dict[tuple[str, int], int]:
-        """Offsets of the finished head batches (removed); raises DeliveryFailed on a failure."""
-        done: dict[tuple[str, int], int] = {}
-        batches = self.batches
-        while batches and batches[0].remaining <= 0:
-            head = batches.popleft()
-            if head.error is not None:
-                raise DeliveryFailed(f"an output was not delivered: {head.error}")
-            done.update(head.offsets)
-        for pending in batches:
-            if pending.error is not None:
-                raise DeliveryFailed(f"an output was not delivered: {pending.error}")
-        return done
-
-    def clear(self) -> None:
-        self.batches.clear()
-
-
-# --------------------------------------------------------------------------- the timer's index
-
-
-class DueIndex:
-    """Scopes with unconsumed signal → a time at or before which no time-based trigger can fire,
-    with a heap so a timer tick touches only what is due (no rescan of every row).
-
-    Lazy on purpose: new events only move a scope's due time later, so `track` keeps the earlier
-    entry instead of pushing a new one per event (one heap entry per scope, not one per event).
-    `pop_due` therefore hands out candidates; the timer decides on the row and tracks again what
-    is not due yet."""
-
-    def __init__(self) -> None:
-        self.due: dict[str, float] = {}
-        self._heap: list[tuple[float, str]] = []
-
-    def track(self, scope: str, signals: ScopeSignals, policy: TriggerPolicy) -> None:
-        if signals.messages + signals.memory_adds == 0:
-            self.due.pop(scope, None)
-            return
-        due = signals.last_event_at + policy.idle_s
-        if policy.schedule_s and signals.last_pass_at:
-            due = min(due, signals.last_pass_at + policy.schedule_s)
-        known = self.due.get(scope)
-        if known is None or due < known:
-            self.due[scope] = due
-            heapq.heappush(self._heap, (due, scope))
-            if len(self._heap) > 2 * len(self.due) + 10_000:
-                self._heap = [(d, s) for s, d in self.due.items()]
-                heapq.heapify(self._heap)
-
-    def discard(self, scope: str) -> None:
-        self.due.pop(scope, None)
-
-    def pop_due(self, now: float, limit: int) -> list[str]:
-        out: list[str]
-        heap, due, out = self._heap, self.due, []
-        while heap and heap[0][0] <= now and len(out) < limit:
-            at, scope = heapq.heappop(heap)
-            if due.get(scope) == at:
-                del due[scope]
-                out.append(scope)
-        return out
-
-    def __len__(self) -> int:
-        return len(self.due)
-
-
-# --------------------------------------------------------------------------- the loop
 
 
 def changelog_key(scope: str) -> bytes:

@@ -9,16 +9,10 @@ import pytest
 
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from streams.loop import (
-    BrokerHealth,
-    CommitTracker,
-    DeliveryFailed,
-    DueIndex,
-    QuietKafkaLog,
-    StreamLoop,
-    _scope_of,
-    changelog_key,
-)
+from streams.broker_health import BrokerHealth, QuietKafkaLog
+from streams.commits import CommitTracker, DeliveryFailed
+from streams.due_index import DueIndex
+from streams.loop import StreamLoop, _scope_of, changelog_key
 from streams.processor import Processor
 from streams.signals import ScopeSignals
 
