@@ -18,7 +18,8 @@ from dreamstream_tools.evaluation.evaluate import Evaluation, QuestionResult, Sc
 from dreamstream_tools.evaluation.matching import normalised_date, words
 from dreamstream_tools.evaluation.metrics import NearDuplicates, Retention
 from dreamstream_tools.evaluation.report import build_report, render_table
-from dreamstream_tools.evaluation.synth import RELATIVE_FORMS, WEEKDAYS, generate, resolve
+from dreamstream_tools.evaluation.synth import generate
+from dreamstream_tools.evaluation.synth_corpus import RELATIVE_FORMS, WEEKDAYS, resolve
 from language.dates import rewrite_relative_time
 
 SCOPE = "demo/travel-assistant/ava"
