@@ -14,35 +14,9 @@ import zlib
 
 from bench.common import FIGURES, figure, say, section, timed
 from bench.profiling import profile_breakdown
+from tests.kafka_record import Record
 
 REPEATS = 3
-
-
-class Record:
-    """confluent-kafka Message accessors over a (topic, partition, offset, key, value) tuple."""
-
-    __slots__ = ("_t", "_p", "_o", "_k", "_v")
-
-    def __init__(self, topic, partition, offset, key, value) -> None:
-        self._t, self._p, self._o, self._k, self._v = topic, partition, offset, key, value
-
-    def topic(self):
-        return self._t
-
-    def partition(self):
-        return self._p
-
-    def offset(self):
-        return self._o
-
-    def key(self):
-        return self._k
-
-    def value(self):
-        return self._v
-
-    def error(self):
-        return None
 
 
 def run_logic(settings, records: list[Record]):

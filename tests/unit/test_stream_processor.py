@@ -13,6 +13,7 @@ from schemas.settings import Settings
 from schemas.validation import home_partition
 from streams.processor import BadInputStorm, Outputs, Processor
 from streams.signals import ScopeSignals
+from tests.kafka_record import Record
 
 POLICY = TriggerPolicy(
     threshold_messages=3,
@@ -280,28 +281,6 @@ def test_redelivered_events_are_not_counted_twice():
     for i in range(5):  # a restart redelivers what was not yet committed
         feed(processor, signals, TOPICS.turns, i, turn(i))
     assert signals.messages == 5
-
-
-class Record:
-    """Stands in for confluent-kafka's Message."""
-
-    def __init__(self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None) -> None:
-        self._t, self._p, self._o, self._k, self._v = topic, partition, offset, key, value
-
-    def topic(self):
-        return self._t
-
-    def partition(self):
-        return self._p
-
-    def offset(self):
-        return self._o
-
-    def key(self):
-        return self._k
-
-    def value(self):
-        return self._v
 
     def error(self):
         return None
