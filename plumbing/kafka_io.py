@@ -55,7 +55,7 @@ def make_consumer(settings: Settings, group_id: str, **extra: object) -> Consume
 
 
 class DeliveryFailed(KafkaException):
-    pass
+    """The broker refused or lost an output: the input offsets behind it must never be committed."""
 
 
 def flush_or_raise(producer: Producer, errors: list[str], timeout_s: float = 30.0) -> None:

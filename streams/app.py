@@ -30,10 +30,10 @@ from confluent_kafka import KafkaError, Message
 from faust.app.base import BootStrategy
 from mode import Service
 
+from plumbing.kafka_io import DeliveryFailed
 from schemas import ControlEvent
 from schemas.scope import ScopeError, parse_scope
 from schemas.settings import get_settings
-from streams.commits import DeliveryFailed
 from streams.loop import StreamLoop
 from streams.processor import BadInputStorm
 

@@ -7,9 +7,7 @@ from collections import deque
 
 from confluent_kafka import KafkaError, Message
 
-
-class DeliveryFailed(RuntimeError):
-    """The broker refused or lost an output: the offsets behind it must never be committed."""
+from plumbing.kafka_io import DeliveryFailed
 
 
 class _Pending:

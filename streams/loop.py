@@ -25,13 +25,13 @@ from typing import TypeAlias, cast
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
 from prometheus_client import Counter
 
-from plumbing.kafka_io import make_consumer, make_producer
+from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas import ControlEvent
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 from streams.broker_health import BrokerHealth, QuietKafkaLog
-from streams.commits import CommitTracker, DeliveryFailed
+from streams.commits import CommitTracker
 from streams.due_index import DueIndex
 from streams.metrics import (
     DEAD_LETTERS,
