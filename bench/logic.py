@@ -92,19 +92,9 @@ def timer_figures(settings, tables, due) -> None:
     """A timer tick when nothing is due, and one when every tracked scope is due (worst case,
     bounded by NUDGES_PER_TICK): only the due scopes are touched, never a rescan of every row."""
     from streams.loop import StreamLoop
-    from streams.signals import ScopeSignals
+    from tests.timer_loop import TimerOnlyLoop
 
-    class Quiet(StreamLoop):
-        def __init__(self):  # no Kafka clients: only the timer's state
-            from streams.processor import Processor
-
-            self.processor, self.tables, self.due, self.sent = Processor(settings), tables, due, 0
-
-        def send_control(self, event, partition, on_delivery=None):
-            event.model_dump_json()
-            self.sent += 1
-
-    loop = Quiet()
+    loop = TimerOnlyLoop(settings, tables, due)
     entries = len(due)
     t_idle = min(timed(lambda: loop.nudge_quiet_scopes(time.time())) for _ in range(3))
     far = max(due.due.values(), default=0) + 10 * 86_400
@@ -119,9 +109,8 @@ def timer_figures(settings, tables, due) -> None:
         "timer_tick_busy_ms",
         round(t_busy * 1e3, 1),
         f"timer tick with every scope due: {touched:,} scopes looked at (cap {StreamLoop.NUDGES_PER_TICK:,} per "
-        f"tick), {loop.sent:,} nudges: {t_busy * 1e3:,.0f} ms ({t_busy / max(touched, 1) * 1e6:.1f} µs/scope)",
+        f"tick), {len(loop.nudged):,} nudges: {t_busy * 1e3:,.0f} ms ({t_busy / max(touched, 1) * 1e6:.1f} µs/scope)",
     )
-    del ScopeSignals
 
 
 def heap_per_scope(settings, records: list[Record]) -> tuple[float, int]:

@@ -13,9 +13,9 @@ from schemas.settings import Settings
 from streams.broker_health import BrokerHealth, QuietKafkaLog
 from streams.commits import CommitTracker
 from streams.due_index import DueIndex
-from streams.loop import StreamLoop, _scope_of, changelog_key
-from streams.processor import Processor
+from streams.loop import _scope_of, changelog_key
 from streams.signals import ScopeSignals
+from tests.timer_loop import TimerOnlyLoop
 
 
 def test_offsets_commit_only_in_batch_order_once_every_delivery_is_in():
@@ -67,14 +67,7 @@ def test_the_timer_nudges_a_scope_only_once_its_latest_event_is_idle_long_enough
     sees a later event, and tracks it again instead of nudging."""
     settings = Settings(trigger=TriggerPolicy(idle_s=100, schedule_s=0, cooldown_s=0))
 
-    class Timer(StreamLoop):
-        def __init__(self) -> None:  # the timer's state only, no Kafka clients
-            self.processor, self.tables, self.due, self.nudged = Processor(settings), {}, DueIndex(), []
-
-        def send_control(self, event, partition, on_delivery=None) -> None:
-            self.nudged.append(event.scope)
-
-    timer = Timer()
+    timer = TimerOnlyLoop(settings)
     scope = "a/b/c"
     partition = timer.processor.validator.home(scope.encode())
     first = ScopeSignals(partition=partition, messages=1, tokens=5, last_event_at=1000.0)
