@@ -44,17 +44,40 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         return error_response(500, "internal error (see the worker's log)")
 
 
-def bearer_auth(token: bytes | None) -> Middleware:
-    """With a token, every route outside OPEN_PATHS needs `Authorization: Bearer <token>`."""
+ROLE = "dreamstream.role"
+"""Where authentication leaves the caller's role on the request: "agent" or "operator"."""
+
+
+def bearer_auth(token: bytes | None, operator_token: bytes | None = None) -> Middleware:
+    """With a token, every route outside OPEN_PATHS needs `Authorization: Bearer <token>`.
+
+    Roles: with `operator_token` set, it names the operator and `token` an agent; without it there
+    is one role, and whoever passes (anyone, when no token is set either) is an operator, as before
+    roles existed."""
 
     @web.middleware
     async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
+        request[ROLE] = "operator" if operator_token is None else "agent"
         if token is not None and request.path not in OPEN_PATHS:
             scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token):
+            presented = given.strip().encode()
+            is_operator = operator_token is not None and hmac.compare_digest(presented, operator_token)
+            if scheme.lower() != "bearer" or not (is_operator or hmac.compare_digest(presented, token)):
                 return error_response(
                     401, "missing or wrong bearer token", headers={"WWW-Authenticate": 'Bearer realm="dreamstream"'}
                 )
+            if is_operator:
+                request[ROLE] = "operator"
         return await handler(request)
 
     return auth
+
+
+def is_operator(request: web.Request) -> bool:
+    return bool(request.get(ROLE) == "operator")
+
+
+def require_operator(request: web.Request, what: str) -> None:
+    """403 unless the caller holds the operator role."""
+    if not is_operator(request):
+        raise web.HTTPForbidden(reason=f"{what} needs the operator role (the operator token)")
