@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from contextvars import ContextVar
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -44,8 +45,9 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         return error_response(500, "internal error (see the worker's log)")
 
 
-ROLE = "dreamstream.role"
-"""Where authentication leaves the caller's role on the request: "agent" or "operator"."""
+ROLE: ContextVar[str] = ContextVar("dreamstream_api_role", default="agent")
+"""The caller's role, "agent" or "operator", set by authentication for the request's own task
+(each request runs in a task of its own, so roles never leak between requests)."""
 
 
 def bearer_auth(token: bytes | None, operator_token: bytes | None = None) -> Middleware:
@@ -57,7 +59,7 @@ def bearer_auth(token: bytes | None, operator_token: bytes | None = None) -> Mid
 
     @web.middleware
     async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
-        request[ROLE] = "operator" if operator_token is None else "agent"
+        role = "operator" if operator_token is None else "agent"
         if token is not None and request.path not in OPEN_PATHS:
             scheme, _, given = request.headers.get("Authorization", "").partition(" ")
             presented = given.strip().encode()
@@ -67,14 +69,19 @@ def bearer_auth(token: bytes | None, operator_token: bytes | None = None) -> Mid
                     401, "missing or wrong bearer token", headers={"WWW-Authenticate": 'Bearer realm="dreamstream"'}
                 )
             if is_operator:
-                request[ROLE] = "operator"
-        return await handler(request)
+                role = "operator"
+        reset = ROLE.set(role)
+        try:
+            return await handler(request)
+        finally:
+            ROLE.reset(reset)
 
     return auth
 
 
 def is_operator(request: web.Request) -> bool:
-    return bool(request.get(ROLE) == "operator")
+    """Whether the caller of `request` (the one this task serves) holds the operator role."""
+    return ROLE.get() == "operator"
 
 
 def require_operator(request: web.Request, what: str) -> None:
