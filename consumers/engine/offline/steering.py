@@ -107,14 +107,14 @@ def steer_plan(plan: ActionPlan, steering: Sequence[Steering], embed: EmbedArray
         elif drop and action.ref not in referenced:
             dropped[action.ref] = drop[0]
     actions: list[MemoryAction] = []
-    for action in plan.actions:
-        if isinstance(action, CreateAction) and action.ref in dropped:
-            notes.append(f"steering: not created, about {dropped[action.ref]!r}: {action.text[:80]!r}")
+    for step in plan.actions:
+        if isinstance(step, CreateAction) and step.ref in dropped:
+            notes.append(f"steering: not created, about {dropped[step.ref]!r}: {step.text[:80]!r}")
             continue
-        if isinstance(action, CreateAction) and action.ref in kept and action.confidence < KEPT_CONFIDENCE:
-            action = action.model_copy(update={"confidence": KEPT_CONFIDENCE})
-            notes.append(f"steering: kept for the core tier, about {kept[action.ref]!r}: {action.text[:80]!r}")
-        actions.append(action)
+        if isinstance(step, CreateAction) and step.ref in kept and step.confidence < KEPT_CONFIDENCE:
+            step = step.model_copy(update={"confidence": KEPT_CONFIDENCE})
+            notes.append(f"steering: kept for the core tier, about {kept[step.ref]!r}: {step.text[:80]!r}")
+        actions.append(step)
     if not dropped and not kept:
         notes.append(f"steering: keep {list(rules.keep)}, drop {list(rules.drop)}: no new memory was about them")
     return ActionPlan(actions=tuple(actions)), notes
