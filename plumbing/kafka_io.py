@@ -86,7 +86,7 @@ def send_control(
         producer.produce(
             settings.topics.control,
             key=scope.encode(),
-            value=event.model_dump_json().encode(),
+            value=event.model_dump_json(exclude_none=True).encode(),  # plain events read as before
             on_delivery=lambda err, msg: None if err is None else errors.append(str(err)),
         )
         requests[request_id] = scope
