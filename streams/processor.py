@@ -29,7 +29,7 @@ from schemas.settings import Settings
 from schemas.validation import FastControl, FastEvent, FastMemoryAdd, FastTurn, Kind, Rejected, validator_for
 from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
-from streams.signals import TENANT_ROW_PREFIX, ScopeSignals, tenant_row_key
+from streams.signals import ScopeSignals, tenant_row_key
 
 if TYPE_CHECKING:
     from confluent_kafka import KafkaError
@@ -457,7 +457,8 @@ class Processor:
                 continue
             signals_found = next(found) if kind == "turns" else None
             scope = event.scope
-            if kind == "control" and event.action == "steer" and event.steering["applies_to"] == "tenant":
+            tenant_row = kind == "control" and event.action == "steer" and event.steering["applies_to"] == "tenant"
+            if tenant_row:
                 scope = tenant_row_key(scope)  # one copy of a tenant's steering per partition, not the carrier's row
             slot = (partition, scope)
             signals = live.get(slot, _MISSING)
@@ -473,7 +474,7 @@ class Processor:
             fresh = self.apply(event, topic, partition, offset, signals, now, signals_found)
             outcome_name = "accepted" if fresh else "duplicate"
             counts[(topic, outcome_name)] = counts.get((topic, outcome_name), 0) + 1
-            if fresh and not scope.startswith(TENANT_ROW_PREFIX):
+            if fresh and not tenant_row:
                 decide_for(scope, signals, now, sinks.get(partition) or sink(partition))
         return batch
 
