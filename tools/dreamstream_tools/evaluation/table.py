@@ -114,18 +114,19 @@ def _coverage_blocks() -> list[Block]:
 
 
 def _block_lines(title: str, rows: list[tuple[str, dict[str, Any]]], blocks: list[Block]) -> list[str]:
-    width = 22 + sum(WIDTH * len(columns) + 1 for _, columns in blocks)
+    names = max([18, *(len(name) + 1 for name, _ in rows)])  # long category names keep the columns aligned
+    width = names + 4 + sum(WIDTH * len(columns) + 1 for _, columns in blocks)
     lines = [
         title,
-        f"{'':22}" + "".join(f" {heading:^{WIDTH * len(columns)}}" for heading, columns in blocks),
-        f"{'category':<18}{'n':>4}"
+        " " * (names + 4) + "".join(f" {heading:^{WIDTH * len(columns)}}" for heading, columns in blocks),
+        f"{'category':<{names}}{'n':>4}"
         + "".join(" " + "".join(f"{c:>{WIDTH}}" for c, _ in columns) for _, columns in blocks),
     ]
     for name, group in rows:
         if name == "overall":
             lines.append("-" * width)
         lines.append(
-            f"{name:<18}{group['questions']:>4}"
+            f"{name:<{names}}{group['questions']:>4}"
             + "".join(" " + "".join(f"{cell(group):>{WIDTH}}" for _, cell in columns) for _, columns in blocks)
         )
     return lines
