@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import tempfile
 import time
+from contextlib import ExitStack
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -53,6 +56,35 @@ def _one_line(err: BaseException) -> str:
     type=click.FloatRange(min=1),
     help="seconds to wait for the pipeline's passes",
 )
+@click.option(
+    "--budget-words",
+    type=click.IntRange(min=1),
+    help="words both sides read per question at equal budget (default: the words of the memory side's top k)",
+)
+@click.option(
+    "--scopes",
+    "scope_patterns",
+    multiple=True,
+    metavar="PATTERN",
+    help="only the scopes matching this shell-style pattern, e.g. 'eval/locomo/conv-2*' (repeatable)",
+)
+@click.option(
+    "--limit-scopes", default=0, type=click.IntRange(min=0), help="only the first N (selected) scopes, in name order"
+)
+@click.option(
+    "--supersessions-sample",
+    default=0,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="add N random supersessions (old text, new text, the new one's evidence) to the report, to judge by hand",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="seed of the supersession sample")
+@click.option(
+    "--embedding-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="DREAMSTREAM_EVAL_EMBED_CACHE",
+    help="keep MiniLM vectors on disk in DIR between runs (env DREAMSTREAM_EVAL_EMBED_CACHE); never changes results",
+)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
 def eval_command(
     events: Path,
@@ -63,16 +95,24 @@ def eval_command(
     direct: bool,
     pass_every: int,
     timeout_s: float,
+    budget_words: int | None,
+    scope_patterns: tuple[str, ...],
+    limit_scopes: int,
+    supersessions_sample: int,
+    seed: int,
+    embedding_cache: Path | None,
     as_json: bool,
 ) -> None:
     """Replay EVENTS through the pipeline, dream, then ask QUESTIONS of the curated memories and,
     as a baseline, of the raw transcripts; report the figures per category and overall."""
     from confluent_kafka import KafkaException
 
-    from dreamstream_tools.evaluation.dataset import DatasetError, load_dataset
+    from dreamstream_tools.evaluation.dataset import DatasetError, load_dataset, select_scopes
+    from dreamstream_tools.evaluation.embedding_cache import persistent_embeddings
     from dreamstream_tools.evaluation.evaluate import evaluate
     from dreamstream_tools.evaluation.report import build_report, render_table
     from dreamstream_tools.evaluation.runner import RunError, run_passes
+    from dreamstream_tools.evaluation.supersessions import sample_report
     from schemas.settings import get_settings
 
     logging.getLogger().setLevel(logging.WARNING)
@@ -81,19 +121,27 @@ def eval_command(
         raise click.UsageError("--pass-every needs --direct (the pipeline's own trigger policy decides its passes)")
     started = time.perf_counter()
     try:
-        dataset = load_dataset(events, questions, memory_adds)
-        settings = get_settings()
-        engine = engine or settings.engine
-        say(
-            f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
-            f"in {len(dataset.scopes)} scopes; dreaming {'directly' if direct else 'through the pipeline'} "
-            f"with the {engine} engine"
-        )
-        with run_passes(
-            dataset, settings, direct=direct, engine=engine, pass_every=pass_every, timeout_s=timeout_s, say=say
-        ) as run:
+        with ExitStack() as stack:
+            dataset = load_dataset(events, questions, memory_adds)
+            if scope_patterns or limit_scopes:
+                dataset = dataset.subset(select_scopes(dataset.scopes, scope_patterns, limit_scopes))
+                if not direct:  # the pipeline replays files: write the selected events out
+                    dataset = dataset.write_events(Path(stack.enter_context(tempfile.TemporaryDirectory())))
+            settings = get_settings()
+            engine = engine or settings.engine
+            say(
+                f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
+                f"in {len(dataset.scopes)} scopes; dreaming {'directly' if direct else 'through the pipeline'} "
+                f"with the {engine} engine"
+            )
+            disk = stack.enter_context(persistent_embeddings(embedding_cache, settings, say))
+            run = stack.enter_context(
+                run_passes(
+                    dataset, settings, direct=direct, engine=engine, pass_every=pass_every, timeout_s=timeout_s, say=say
+                )
+            )
             asked = time.perf_counter()
-            evaluation = evaluate(run.runtime, dataset, k, say)
+            evaluation = evaluate(run.runtime, dataset, k, say, budget_words=budget_words)
             timings = {
                 **run.timings,
                 "evaluate_s": time.perf_counter() - asked,
@@ -112,6 +160,9 @@ def eval_command(
         "memory_adds": len(dataset.adds),
         "questions": len(dataset.questions),
     }
+    if scope_patterns or limit_scopes:
+        inputs["selected_scopes"] = dataset.scopes
+    sampled = list(evaluation.store.supersessions)
     report = build_report(
         evaluation,
         mode="direct" if direct else "pipeline",
@@ -119,6 +170,8 @@ def eval_command(
         inputs=inputs,
         passes=passes,
         timings=timings,
+        supersessions=sample_report(sampled, supersessions_sample, seed) if supersessions_sample else None,
+        embedding_cache=asdict(disk.figures) if disk is not None else None,
     )
     click.echo(json.dumps(report, ensure_ascii=False) if as_json else render_table(report))
 
