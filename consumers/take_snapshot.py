@@ -69,4 +69,5 @@ def take_snapshot(
         new_message_ids=frozenset(turn.message_id for turn, offset in rows if offset >= covered),
         long_inactive_ids=long_inactive_ids(state, memories, current, inactive_after),
         taken_at=datetime.now(UTC),
+        offsets={turn.message_id: offset for turn, offset in rows},
     )
