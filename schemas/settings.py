@@ -102,7 +102,7 @@ class Settings(BaseSettings):
         default=16, ge=1, le=1_000, description="model calls a pass may make; the rest of its messages wait"
     )
     llm_chars_per_token: float = Field(
-        default=3.0, gt=0.5, le=10, description="how many prompt characters one token is taken to hold (cautious)"
+        default=2.5, gt=0.5, le=10, description="how many prompt characters one token is taken to hold (cautious)"
     )
     max_memory_chars: int = Field(default=2_000, ge=100, description="gate: longest memory text a pass may write")
     condense_chars: int = Field(default=1_000, ge=80, description="prune: longer memories keep their first sentences")

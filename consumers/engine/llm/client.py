@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from schemas.settings import Settings
 litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners in worker logs
 log = logging.getLogger(__name__)
 JSON_MODE = {"type": "json_object"}
+Prompt = Callable[[bool], list[ChatMessage]]
 _SCHEMA_WORDS = ("response_format", "json_schema", "schema")
 
 
@@ -54,10 +56,12 @@ class ModelClient:
         self.structured = True
         """False once the provider refused a json_schema response format: JSON mode from then on."""
 
-    def complete(self, messages: list[ChatMessage], schema_format: dict[str, Any], spend: Spend) -> ModelReply:
+    def complete(self, messages: Prompt, schema_format: dict[str, Any], spend: Spend) -> ModelReply:
+        """`messages(structured)`: the chat messages for a call with (True) or without the schema
+        as the response format."""
         if self.structured:
             try:
-                return self._call(messages, schema_format, spend)
+                return self._call(messages(True), schema_format, spend)
             except litellm.exceptions.BadRequestError as err:
                 if isinstance(err, litellm.exceptions.ContextWindowExceededError) or not _about_schema(err):
                     raise self._failure(err) from err
@@ -66,7 +70,7 @@ class ModelClient:
             except openai.OpenAIError as err:
                 raise self._failure(err) from err
         try:
-            return self._call(messages, JSON_MODE, spend)
+            return self._call(messages(False), JSON_MODE, spend)
         except openai.OpenAIError as err:
             raise self._failure(err) from err
 

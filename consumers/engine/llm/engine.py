@@ -24,7 +24,7 @@ from consumers.engine.llm.client import ModelClient, PromptTooLong, Spend
 from consumers.engine.llm.context import PromptContext, PromptLimits
 from consumers.engine.llm.merge import ChunkPlan, merge_plans, scoped_refs
 from consumers.engine.llm.parse import InvalidReply, parse_plan
-from consumers.engine.llm.prompt import build_messages, repair_messages
+from consumers.engine.llm.prompt import ChatMessage, build_messages, repair_messages
 from consumers.engine.llm.schema import response_format
 from consumers.engine.offline.verifier import verify_claims
 from consumers.signals import Signals
@@ -95,7 +95,8 @@ class LlmEngine:
     ) -> tuple[ActionPlan, frozenset[str], list[str]]:
         """Every chunk in turn, within the call budget; the joined plan, the unread new message ids
         and the notes for the diary."""
-        fixed = self._budget.tokens("".join(m["content"] for m in build_messages(snapshot, _EMPTY, 0)))
+        empty = build_messages(snapshot, _EMPTY, 0, structured=self._client.structured)
+        fixed = self._budget.tokens("".join(m["content"] for m in empty))
         planner = ChunkPlanner(snapshot, signals.motives, self._limits, self._budget, self._embed, fixed)
         parts: list[ChunkPlan] = []
         notes: list[str] = []
@@ -139,10 +140,13 @@ class LlmEngine:
         """One call; one repair call only when the first reply is not a usable plan (and the call
         budget allows it)."""
         context = chunk.context
-        messages = build_messages(snapshot, context, self._limits.max_text_chars, chunk.motives)
+
+        def messages(structured: bool) -> list[ChatMessage]:
+            return build_messages(snapshot, context, self._limits.max_text_chars, chunk.motives, structured=structured)
+
         shown_messages = frozenset(t.message_id for t in context.messages)
         known_messages = frozenset(t.message_id for t in snapshot.transcript)
-        schema = response_format(context.memory_ids, shown_messages)
+        schema = response_format(context.memory_ids, shown_messages, self._budget.reply_tokens)
         reply = self._client.complete(messages, schema, spend)
         try:
             return parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
@@ -152,8 +156,10 @@ class LlmEngine:
             notes.append(
                 f"part {context.part}: first reply unusable ({first_problem}); asked the model once to repair it"
             )
-            repair = repair_messages(messages, reply.content or "", str(first_problem))
-            reply = self._client.complete(repair, schema, spend)
+            bad, problem = reply.content or "", str(first_problem)
+            reply = self._client.complete(
+                lambda structured: repair_messages(messages(structured), bad, problem), schema, spend
+            )
         try:
             return parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
         except InvalidReply as second_problem:

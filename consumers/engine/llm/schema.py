@@ -4,7 +4,9 @@ It is the `ActionPlan` schema narrowed to one chunk: ids may only be those the c
 shows (memory ids as enums, message ids as enums), so a provider that enforces the schema, or a
 local model whose grammar is made from it, cannot invent one. Every field an action needs is
 required and nothing else is offered (no `prune`, no `confidence`): a plan valid here is a valid
-`ActionPlan`. Texts are bounded, so a small model cannot run on until the token limit.
+`ActionPlan`. Texts are bounded, and so is the number of actions, by what the reply budget can
+hold (`TOKENS_PER_ACTION` each), so the grammar of a local model closes the plan before the token
+limit cuts it off.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Collection
 from typing import Any
 
 MAX_ACTIONS = 40
+TOKENS_PER_ACTION = 150
+"""About what one action of short texts and a few evidence ids takes, pretty-printed."""
 MAX_RATIONALE_CHARS = 300
 MAX_TEXT_CHARS = 600
 _MEMORY = {"$ref": "#/$defs/memory_id"}
@@ -28,9 +32,13 @@ def _action(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def plan_schema(memory_ids: Collection[str], message_ids: Collection[str]) -> dict[str, Any]:
+def max_actions(reply_tokens: int) -> int:
+    return max(1, min(MAX_ACTIONS, reply_tokens // TOKENS_PER_ACTION))
+
+
+def plan_schema(memory_ids: Collection[str], message_ids: Collection[str], reply_tokens: int) -> dict[str, Any]:
     """The reply schema for a prompt showing these memories and transcript messages."""
-    evidence = {"type": "array", "items": _MESSAGE, "minItems": 1, "maxItems": 8}
+    evidence = {"type": "array", "items": _MESSAGE, "minItems": 1, "maxItems": 4}
     text = _string(MAX_TEXT_CHARS)
     variants: list[dict[str, Any]] = []
     defs: dict[str, Any] = {}
@@ -49,7 +57,7 @@ def plan_schema(memory_ids: Collection[str], message_ids: Collection[str]) -> di
             _action("supersede", {"target": _MEMORY, "replacement": _string(256), "evidence_message_ids": evidence}),
             _action("archive", {"target": _MEMORY, "evidence_message_ids": evidence}),
         ]
-    actions: dict[str, Any] = {"type": "array", "maxItems": MAX_ACTIONS if variants else 0}
+    actions: dict[str, Any] = {"type": "array", "maxItems": max_actions(reply_tokens) if variants else 0}
     if variants:
         actions["items"] = {"oneOf": variants}
     return {
@@ -61,8 +69,6 @@ def plan_schema(memory_ids: Collection[str], message_ids: Collection[str]) -> di
     }
 
 
-def response_format(memory_ids: Collection[str], message_ids: Collection[str]) -> dict[str, Any]:
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "ActionPlan", "schema": plan_schema(memory_ids, message_ids), "strict": False},
-    }
+def response_format(memory_ids: Collection[str], message_ids: Collection[str], reply_tokens: int) -> dict[str, Any]:
+    schema = plan_schema(memory_ids, message_ids, reply_tokens)
+    return {"type": "json_schema", "json_schema": {"name": "ActionPlan", "schema": schema, "strict": False}}
