@@ -125,7 +125,7 @@ def dream(
     try:
         out.result = engine.propose(snapshot, signals)
     except EngineError as err:
-        out.status, out.reason = "failed", f"engine {engine.name} failed: {err}"
+        out.status, out.reason, out.result = "failed", f"engine {engine.name} failed: {err}", err.spent
         return out
     out.notes.extend(out.result.notes)
     lap("propose")

@@ -101,6 +101,10 @@ class Settings(BaseSettings):
     llm_max_calls_per_pass: int = Field(
         default=16, ge=1, le=1_000, description="model calls a pass may make; the rest of its messages wait"
     )
+    llm_structured_output: bool = Field(
+        default=True,
+        description="send the plan's JSON Schema as response_format; false: JSON mode only (the schema in the prompt)",
+    )
     llm_chars_per_token: float = Field(
         default=2.5, gt=0.5, le=10, description="how many prompt characters one token is taken to hold (cautious)"
     )

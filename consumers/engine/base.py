@@ -27,6 +27,9 @@ class EngineError(RuntimeError):
     """The engine could not produce a valid plan (e.g. malformed model output). The pass fails
     and memory stays as it was; it is never read as "no changes"."""
 
+    spent: EngineResult | None = None
+    """What the engine used before it failed (model calls, tokens), for the diary and metrics."""
+
 
 @dataclass(frozen=True)
 class EngineResult:

@@ -53,8 +53,9 @@ class ModelClient:
         self._timeout_s = settings.llm_timeout_s
         self._retries = settings.llm_retries
         self._reply_tokens = settings.llm_reply_tokens
-        self.structured = True
-        """False once the provider refused a json_schema response format: JSON mode from then on."""
+        self.structured = settings.llm_structured_output
+        """False when switched off, or once the provider refused a json_schema response format:
+        JSON mode from then on."""
 
     def complete(self, messages: Prompt, schema_format: dict[str, Any], spend: Spend) -> ModelReply:
         """`messages(structured)`: the chat messages for a call with (True) or without the schema

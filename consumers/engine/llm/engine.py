@@ -72,6 +72,15 @@ class LlmEngine:
                 spend.seconds,
                 err,
             )
+            err.spent = EngineResult(
+                plan=ActionPlan(),
+                motives=signals.motives,
+                model_calls=spend.calls,
+                prompt_tokens=spend.prompt_tokens,
+                completion_tokens=spend.completion_tokens,
+                cost_usd=spend.cost_usd,
+                model_seconds=spend.seconds,
+            )
             raise
         notes.append(
             f"model: {spend.calls} calls, {spend.prompt_tokens} prompt + {spend.completion_tokens} completion "
