@@ -30,6 +30,12 @@ def _one_line(err: BaseException) -> str:
 @click.option("--memory-adds", "memory_adds", type=_FILE, help="memory-adds (JSONL)")
 @click.option("--engine", type=click.Choice(["offline", "llm"]), help="dream engine (default: the configured one)")
 @click.option(
+    "--llm-base-url",
+    "llm_base_url",
+    help="with --engine llm: any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: llm_api_base)",
+)
+@click.option("--llm-model", "llm_model", help="with --engine llm: the litellm model name, e.g. openai/qwen2.5-7b")
+@click.option(
     "--k",
     "k",
     default=10,
@@ -59,6 +65,8 @@ def eval_command(
     questions: Path,
     memory_adds: Path | None,
     engine: str | None,
+    llm_base_url: str | None,
+    llm_model: str | None,
     k: int,
     direct: bool,
     pass_every: int,
@@ -71,6 +79,7 @@ def eval_command(
 
     from dreamstream_tools.evaluation.dataset import DatasetError, load_dataset
     from dreamstream_tools.evaluation.evaluate import evaluate
+    from dreamstream_tools.evaluation.model_use import model_use, render_model_use, with_model
     from dreamstream_tools.evaluation.report import build_report, render_table
     from dreamstream_tools.evaluation.runner import RunError, run_passes
     from schemas.settings import get_settings
@@ -82,7 +91,7 @@ def eval_command(
     started = time.perf_counter()
     try:
         dataset = load_dataset(events, questions, memory_adds)
-        settings = get_settings()
+        settings = with_model(get_settings(), llm_base_url, llm_model)
         engine = engine or settings.engine
         say(
             f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
@@ -100,6 +109,7 @@ def eval_command(
                 **{f"evaluate.{name}": value for name, value in evaluation.timings.items()},
             }
             passes = dict(run.pass_statuses)
+            use = model_use(run.runtime, dataset.scopes)
     except (DatasetError, RunError, OSError, RuntimeError, KafkaException) as err:
         raise click.ClickException(_one_line(err)) from err
     timings["total_s"] = time.perf_counter() - started
@@ -120,7 +130,13 @@ def eval_command(
         passes=passes,
         timings=timings,
     )
-    click.echo(json.dumps(report, ensure_ascii=False) if as_json else render_table(report))
+    report["model_use"] = use
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        click.echo(render_table(report))
+        if engine == "llm":
+            click.echo(render_model_use(use, settings.llm_model))
 
 
 @click.command("eval-data")
