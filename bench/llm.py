@@ -13,7 +13,7 @@ real model's are its own tokenizer's. Beside each figure: the **floor**, the tok
 messages' and memory-adds' own rows alone (what any engine must send to read them once), and the
 ratio prompt / floor (the system prompt, context messages and memories on top). "Per consolidated
 message" divides the prompt tokens by the new messages plus memory-adds the pass read. The engine
-runs with the defaults (`llm_context_tokens` 16,000, `llm_reply_tokens` 2,000, `llm_max_calls_per_pass`
+runs with the defaults (`llm_context_tokens` 16,000, `llm_reply_tokens` 4,000, `llm_max_calls_per_pass`
 raised so that every cell reads everything) and the hashing embedder (the MiniLM one only changes
 which memories are ranked first). CPU seconds are the engine's own (chunking, ranking, parsing),
 beside wall seconds. The load average is printed at the start and the end.

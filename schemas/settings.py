@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     llm_context_tokens: int = Field(
         default=16_000, ge=512, description="the model's context: each chunk's prompt plus its reply budget fits it"
     )
-    llm_reply_tokens: int = Field(default=2_000, ge=64, description="reply budget per model call (max_tokens)")
+    llm_reply_tokens: int = Field(default=4_000, ge=64, description="reply budget per model call (max_tokens)")
     llm_max_calls_per_pass: int = Field(
         default=16, ge=1, le=1_000, description="model calls a pass may make; the rest of its messages wait"
     )

@@ -23,6 +23,7 @@ import json
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -184,6 +185,10 @@ class ModelServer:
             process.wait(timeout=10)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="the local SmolLM2 model server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -200,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
             f"weights {weights}; node packages in {SERVER_DIR / 'node_modules'} ({time.perf_counter() - started:.1f} s)"
         )
         if args.command == "serve":
+            # SIGTERM (and SIGINT, which a shell's background job ignores) stop the server too
+            signal.signal(signal.SIGTERM, _interrupt)
+            signal.signal(signal.SIGINT, _interrupt)
             with ModelServer(weights, port=args.port, threads=args.threads) as server:
                 print(f"serving {server.info} — litellm: model={MODEL_NAME!r}, api_base={server.url!r}", flush=True)
                 try:

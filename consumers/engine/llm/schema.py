@@ -15,10 +15,12 @@ from collections.abc import Collection
 from typing import Any
 
 MAX_ACTIONS = 40
-TOKENS_PER_ACTION = 150
-"""About what one action of short texts and a few evidence ids takes, pretty-printed."""
-MAX_RATIONALE_CHARS = 300
-MAX_TEXT_CHARS = 600
+TOKENS_PER_ACTION = 300
+"""The most one action can take: 300 + 160 + 40 characters of text, four ids and the keys,
+pretty-printed, at 2.5 characters a token."""
+MAX_RATIONALE_CHARS = 160
+MAX_TEXT_CHARS = 300
+MAX_REF_CHARS = 40
 _MEMORY = {"$ref": "#/$defs/memory_id"}
 _MESSAGE = {"$ref": "#/$defs/message_id"}
 
@@ -44,7 +46,7 @@ def plan_schema(memory_ids: Collection[str], message_ids: Collection[str], reply
     defs: dict[str, Any] = {}
     if message_ids:
         defs["message_id"] = {"enum": sorted(message_ids)}
-        variants.append(_action("create", {"ref": _string(64), "text": text, "evidence_message_ids": evidence}))
+        variants.append(_action("create", {"ref": _string(MAX_REF_CHARS), "text": text, "evidence_message_ids": evidence}))
     if memory_ids:
         defs["memory_id"] = {"enum": sorted(memory_ids)}
         variants.append(

@@ -58,7 +58,7 @@ def test_the_schema_offers_only_the_ids_the_prompt_shows():
 
 
 def test_without_memories_only_creates_are_offered_and_the_reply_budget_bounds_the_actions():
-    schema = plan_schema(set(), {"late"}, reply_tokens=450)
+    schema = plan_schema(set(), {"late"}, reply_tokens=950)
     actions = schema["properties"]["actions"]
     assert [v["properties"]["kind"]["const"] for v in actions["items"]["oneOf"]] == ["create"]
     assert (
