@@ -29,7 +29,8 @@ MODEL_CALLS = Counter("dreamstream_model_calls_total", "Model calls made by drea
 MODEL_TOKENS = Counter("dreamstream_model_tokens_total", "Model tokens used by dream passes", ["engine", "kind"])
 MODEL_COST = Counter("dreamstream_model_cost_usd_total", "Model cost of dream passes, USD", ["engine"])
 MESSAGES_LEFT = Counter(
-    "dreamstream_pass_messages_left_total", "New messages a pass left for the next one (the model's call budget ran out)"
+    "dreamstream_pass_messages_left_total",
+    "New messages a pass left for the next one (the model's call budget ran out)",
 )
 QUARANTINES = Counter("dreamstream_quarantines_total", "Candidate generations quarantined by the gate")
 ROLLBACKS = Counter("dreamstream_rollbacks_total", "Rollbacks to an earlier generation (counted where they happen)")

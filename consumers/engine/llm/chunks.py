@@ -28,6 +28,9 @@ from consumers.snapshot import Snapshot
 from schemas import ConversationTurn, CreateAction, MemoryRecord, Motive
 from schemas.actions import MemoryAction
 
+MOTIVE_SHARE = 0.15
+"""Of a part's data room, at most this share for the SIGNALS block."""
+
 
 @dataclass(frozen=True)
 class TokenBudget:
@@ -89,6 +92,11 @@ class ChunkPlanner:
                 f"llm_context_tokens {budget.context_tokens} leaves no room for messages: the fixed prompt takes "
                 f"about {fixed_tokens} tokens and the reply {budget.reply_tokens}"
             )
+        # The SIGNALS block gets a fixed share of the room (the motives that fit it, in order), so
+        # a pass with many motives does not crowd out every part's memories.
+        max_chars = limits.max_text_chars
+        self._motive_tokens = [budget.tokens(data_line(row)) for row in motive_rows(motives, max_chars)]
+        self._motive_room = min(sum(self._motive_tokens), int(self._data_tokens * MOTIVE_SHARE))
         self._new = _new_in_partition_order(snapshot)
         self._items = self._make_items()
         self.new_messages = len(self._new)
@@ -175,14 +183,14 @@ class ChunkPlanner:
             if item.turn is not None:
                 rows.append(message_row(item.turn, new=True, max_chars=max_chars))
                 before = previous.get(item.turn.message_id)
-                if before is not None:  # an upper bound: the context message may be new, or shared
+                if before is not None and before.message_id not in snapshot.new_message_ids:
                     rows.append(message_row(before, new=False, max_chars=max_chars))
             item.tokens = sum(self._budget.tokens(data_line(row)) for row in rows)
         return items
 
     def _taken(self, start: int) -> int:
         """How many items from `start` fit the message share of the room."""
-        room = self._data_tokens * self._limits.message_share
+        room = (self._data_tokens - self._motive_room) * self._limits.message_share
         used = count = 0
         for item in self._items[start:]:
             if count and used + item.tokens > room:
@@ -200,10 +208,16 @@ class ChunkPlanner:
         adds = [m for item in items for m in item.adds]
         messages = with_previous_in_session(self._snapshot.transcript, new_ids)
         shown = {t.message_id for t in messages}
-        motives = tuple(m for m in self._motives if not m.message_ids or not shown.isdisjoint(m.message_ids))
+        motives = self._motives_for(shown)
         max_chars = self._limits.max_text_chars
-        used = sum(item.tokens for item in items)
-        used += sum(self._budget.tokens(data_line(r)) for r in motive_rows(motives, max_chars))
+        used = sum(item.tokens for item in items) + self._motive_room
+        # a new message's context message that is new as well but read in another part
+        chosen = set(new_ids)
+        used += sum(
+            self._budget.tokens(data_line(message_row(t, new=False, max_chars=max_chars)))
+            for t in messages
+            if t.message_id not in chosen and t.message_id in self._snapshot.new_message_ids
+        )
         touched = self._touched(start, count, shown, {m.memory_id for m in adds})
         fitted: list[MemoryRecord] = []
         for memory in touched:
@@ -230,6 +244,18 @@ class ChunkPlanner:
             touched_left_out=len(touched) - len(fitted),
         )
         return Chunk(context, motives, start, start + count, used)
+
+    def _motives_for(self, shown: set[str]) -> tuple[Motive, ...]:
+        """The motives citing a shown message (or none), in order, as many as the motive room holds."""
+        kept, used = [], 0
+        for motive, tokens in zip(self._motives, self._motive_tokens):
+            if motive.message_ids and shown.isdisjoint(motive.message_ids):
+                continue
+            if used + tokens > self._motive_room:
+                break
+            kept.append(motive)
+            used += tokens
+        return tuple(kept)
 
     @property
     def _created_ids(self) -> set[str]:

@@ -46,7 +46,9 @@ def plan_schema(memory_ids: Collection[str], message_ids: Collection[str], reply
     defs: dict[str, Any] = {}
     if message_ids:
         defs["message_id"] = {"enum": sorted(message_ids)}
-        variants.append(_action("create", {"ref": _string(MAX_REF_CHARS), "text": text, "evidence_message_ids": evidence}))
+        variants.append(
+            _action("create", {"ref": _string(MAX_REF_CHARS), "text": text, "evidence_message_ids": evidence})
+        )
     if memory_ids:
         defs["memory_id"] = {"enum": sorted(memory_ids)}
         variants.append(
