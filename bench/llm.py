@@ -9,7 +9,7 @@ OpenAI-compatible server (fast, replies an empty plan), plus one small cell on t
 Scopes are `bench.dream.make_scope` (deterministic, seeded): 100 old messages before the new ones,
 two pending memory-adds, stored memories about one project each. Prompt tokens are counted on the
 requests the engine sent with litellm's token counter (cl100k, as gpt-4o-mini counts them); the
-real model's are its own tokenizer's. Beside each figure: the **floor**, the tokens of the new
+real model's are its own tokenizer's (its floor is still cl100k, so its ratio mixes the two). Beside each figure: the **floor**, the tokens of the new
 messages' and memory-adds' own rows alone (what any engine must send to read them once), and the
 ratio prompt / floor (the system prompt, context messages and memories on top). "Per consolidated
 message" divides the prompt tokens by the new messages plus memory-adds the pass read. The engine
