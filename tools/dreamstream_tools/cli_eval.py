@@ -33,6 +33,12 @@ def _one_line(err: BaseException) -> str:
 @click.option("--memory-adds", "memory_adds", type=_FILE, help="memory-adds (JSONL)")
 @click.option("--engine", type=click.Choice(["offline", "llm"]), help="dream engine (default: the configured one)")
 @click.option(
+    "--llm-base-url",
+    "llm_base_url",
+    help="with --engine llm: any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: llm_api_base)",
+)
+@click.option("--llm-model", "llm_model", help="with --engine llm: the litellm model name, e.g. openai/qwen2.5-7b")
+@click.option(
     "--k",
     "k",
     default=10,
@@ -91,6 +97,8 @@ def eval_command(
     questions: Path,
     memory_adds: Path | None,
     engine: str | None,
+    llm_base_url: str | None,
+    llm_model: str | None,
     k: int,
     direct: bool,
     pass_every: int,
@@ -110,6 +118,7 @@ def eval_command(
     from dreamstream_tools.evaluation.dataset import DatasetError, load_dataset, select_scopes
     from dreamstream_tools.evaluation.embedding_cache import persistent_embeddings
     from dreamstream_tools.evaluation.evaluate import evaluate
+    from dreamstream_tools.evaluation.model_use import model_use, render_model_use, with_model
     from dreamstream_tools.evaluation.report import build_report, render_table
     from dreamstream_tools.evaluation.runner import RunError, run_passes
     from dreamstream_tools.evaluation.supersessions import sample_report
@@ -127,7 +136,7 @@ def eval_command(
                 dataset = dataset.subset(select_scopes(dataset.scopes, scope_patterns, limit_scopes))
                 if not direct:  # the pipeline replays files: write the selected events out
                     dataset = dataset.write_events(Path(stack.enter_context(tempfile.TemporaryDirectory())))
-            settings = get_settings()
+            settings = with_model(get_settings(), llm_base_url, llm_model)
             engine = engine or settings.engine
             say(
                 f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
@@ -148,6 +157,7 @@ def eval_command(
                 **{f"evaluate.{name}": value for name, value in evaluation.timings.items()},
             }
             passes = dict(run.pass_statuses)
+            use = model_use(run.runtime, dataset.scopes)
     except (DatasetError, RunError, OSError, RuntimeError, KafkaException) as err:
         raise click.ClickException(_one_line(err)) from err
     timings["total_s"] = time.perf_counter() - started
@@ -173,7 +183,13 @@ def eval_command(
         supersessions=sample_report(sampled, supersessions_sample, seed) if supersessions_sample else None,
         embedding_cache=asdict(disk.figures) if disk is not None else None,
     )
-    click.echo(json.dumps(report, ensure_ascii=False) if as_json else render_table(report))
+    report["model_use"] = use
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        click.echo(render_table(report))
+        if engine == "llm":
+            click.echo(render_model_use(use, settings.llm_model))
 
 
 @click.command("eval-data")
