@@ -8,15 +8,16 @@ OpenAI-compatible server (fast, replies an empty plan), plus one small cell on t
 
 Scopes are `bench.dream.make_scope` (deterministic, seeded): 100 old messages before the new ones,
 two pending memory-adds, stored memories about one project each. Prompt tokens are counted on the
-requests the engine sent with litellm's token counter (cl100k, as gpt-4o-mini counts them); the
-real model's are its own tokenizer's (its floor is still cl100k, so its ratio mixes the two).
-Beside each figure: the **floor**, the tokens of the new messages' and memory-adds' own rows alone (what any engine must send to read them once), and the
-ratio prompt / floor (the system prompt, context messages and memories on top). "Per consolidated
-message" divides the prompt tokens by the new messages plus memory-adds the pass read. The engine
-runs with the defaults (`llm_context_tokens` 16,000, `llm_reply_tokens` 4,000, `llm_max_calls_per_pass`
-raised so that every cell reads everything) and the hashing embedder (the MiniLM one only changes
-which memories are ranked first). CPU seconds are the engine's own (chunking, ranking, parsing),
-beside wall seconds. The load average is printed at the start and the end.
+requests the engine sent with litellm's token counter (cl100k, as gpt-4o-mini counts them); the real
+model's are its own tokenizer's (its floor is still cl100k, so its ratio mixes the two). Beside each
+figure: the **floor**, the tokens of the new messages' and memory-adds' own rows alone (what any
+engine must send to read them once), and the ratio prompt / floor (the system prompt, context
+messages and memories on top). "Per consolidated message" divides the prompt tokens by the new
+messages plus memory-adds the pass read. The engine runs with the defaults (`llm_context_tokens`
+16,000, `llm_reply_tokens` 4,000, `llm_max_calls_per_pass` raised so that every cell reads
+everything) and the hashing embedder (the MiniLM one only changes which memories are ranked first).
+CPU seconds are the engine's own (chunking, ranking, parsing), beside wall seconds. The load average
+is printed at the start and the end.
 """
 
 from __future__ import annotations
