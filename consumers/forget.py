@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from consumers.store import Diary, MemoryStore, TranscriptStore
-from consumers.store.client import scope_filter
+from consumers.store.client import StoreClient, scope_filter
 
 
 def forget_scope(
-    client: QdrantClient, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, scope: str
+    client: StoreClient, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, scope: str
 ) -> dict[str, int]:
     """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary.
     Returns how many records each store held. Idempotent: forgetting twice deletes nothing more."""

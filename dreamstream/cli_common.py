@@ -29,10 +29,11 @@ from typing import Any
 import click
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from pydantic import ValidationError
-from qdrant_client import QdrantClient
 
 from consumers.embedding import make_embedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
+from consumers.store.client import StoreClient
+from consumers.store.edge import StoreInUse
 from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
 from schemas import MemoryRecord, audit_event_adapter, parse_scope
 from schemas.cloudevents import unframe
@@ -175,7 +176,7 @@ def progress(length: int, label: str) -> Iterator[Callable[[int], None]]:
 # --- the store, directly or through the worker's API
 @dataclass
 class Stores:
-    client: QdrantClient
+    client: StoreClient
     memories: MemoryStore
     transcripts: TranscriptStore
     diary: Diary
@@ -192,6 +193,8 @@ def open_stores(settings: Settings) -> Stores:
     worker) holds the embedded store."""
     try:
         client = open_qdrant(settings)
+    except StoreInUse as err:
+        raise StoreLocked(str(err)) from err
     except RuntimeError as err:
         # qdrant-client's local mode turns portalocker's LockException into this RuntimeError.
         if "already accessed by another instance" not in str(err):

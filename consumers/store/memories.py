@@ -14,10 +14,10 @@ from typing import Literal, cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from consumers.embedding.protocol import Embedder
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
@@ -106,7 +106,7 @@ class _EmbedFunction:
 class MemoryStore:
     def __init__(
         self,
-        client: QdrantClient,
+        client: StoreClient,
         prefix: str,
         dims: int,
         embed: Embed,

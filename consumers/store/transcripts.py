@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.memories import Embed
 from schemas import ConversationTurn, MemoryAdd
 from schemas.scope import parse_scope
@@ -33,7 +33,7 @@ class TranscriptStore:
     """How long this process trusts its copy of a scope's inbox. Its own writes (add, absorb,
     forget) drop the copy at once; another process's writes show within this time."""
 
-    def __init__(self, client: QdrantClient, prefix: str, dims: int, embed: Embed) -> None:
+    def __init__(self, client: StoreClient, prefix: str, dims: int, embed: Embed) -> None:
         self._client = client
         self._embed = embed
         self._pending: dict[str, tuple[float, list[MemoryAdd]]] = {}
