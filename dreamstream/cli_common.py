@@ -272,6 +272,11 @@ class HttpReader:
         body = self._get(self._scope_path(scope, "memories"), query)
         return [MemoryRecord.model_validate(m) for m in body["memories"]]
 
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        return next(
+            (m for m in self.records(scope, generation, include_inactive=True) if m.memory_id == memory_id), None
+        )
+
     def diary(self, scope: str) -> list[DiaryEntry]:
         return [DiaryEntry.model_validate(e) for e in self._get(self._scope_path(scope, "diary"))["entries"]]
 

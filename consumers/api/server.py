@@ -12,10 +12,11 @@ from aiohttp import web
 
 from consumers.api.app import make_app
 from consumers.api.context import ApiContext, Decisions
-from consumers.api.guard import StoreGuard
+from consumers.api.guard import ReadPool, StoreGuard
 from consumers.audit_publisher import AuditPublisher
 from consumers.runtime import Runtime
 from consumers.store import quarantine as decisions
+from consumers.store.client import needs_serialising
 from consumers.store.history import ScopeView
 from plumbing.kafka_io import send_control
 from schemas.settings import Settings
@@ -28,11 +29,14 @@ class ApiServer:
     url: str
     _loop: asyncio.AbstractEventLoop
     _thread: threading.Thread
+    _reads: ReadPool | None = None
 
     def stop(self, timeout_s: float = 10.0) -> None:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout_s)
+        if self._reads is not None:
+            self._reads.close()
 
 
 class ApiError(RuntimeError):
@@ -45,7 +49,13 @@ def start_api(
     """Serve the API on settings.api_host:settings.api_port (0: any free port) in a daemon
     thread. `ready` says whether the worker's consumer has partitions; `lock` (default
     `runtime.lock`) is the one the worker holds while it uses the store."""
-    guard = StoreGuard(None if settings.qdrant_url else (lock if lock is not None else runtime.lock))
+    worker_lock = lock if lock is not None else runtime.lock
+    guard = StoreGuard(None if settings.qdrant_url else worker_lock)
+    reads = ReadPool(
+        settings.api_read_threads,
+        settings.api_read_queue,
+        StoreGuard(worker_lock if needs_serialising(runtime.client) else None),
+    )
 
     def trigger(scope: str, reason: str) -> str:
         return next(iter(send_control(settings, [scope], "trigger", reason)))
@@ -74,7 +84,7 @@ def start_api(
             runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish
         ),
     )
-    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator))
+    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, reads))
     loop = asyncio.new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []
@@ -112,4 +122,4 @@ def start_api(
     host = f"[{settings.api_host}]" if ":" in settings.api_host else settings.api_host
     url = f"http://{host}:{bound[0]}"
     log.info("HTTP API on %s%s", url, " (bearer token required)" if settings.api_token else "")
-    return ApiServer(url, loop, thread)
+    return ApiServer(url, loop, thread, reads)

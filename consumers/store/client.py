@@ -81,12 +81,19 @@ def ensure_collection(
 
 
 def scroll_all(
-    client: StoreClient, collection: str, flt: models.Filter | None, page: int = 1_000
+    client: StoreClient,
+    collection: str,
+    flt: models.Filter | None,
+    page: int = 1_000,
+    *,
+    with_vectors: bool = False,
 ) -> list[models.Record]:
     records: list[models.Record] = []
     offset = None
     while True:
-        batch, offset = client.scroll(collection, scroll_filter=flt, limit=page, offset=offset, with_payload=True)
+        batch, offset = client.scroll(
+            collection, scroll_filter=flt, limit=page, offset=offset, with_payload=True, with_vectors=with_vectors
+        )
         records.extend(batch)
         if offset is None:
             return records
