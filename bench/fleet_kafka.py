@@ -114,7 +114,6 @@ def run(home: Path, scopes: int, messages: int, workers: int, figure: Figure, ti
             producer.poll(0)
         producer.flush(60)
         replay_s = time.perf_counter() - started
-        job_at: dict[str, float] = {}
         ids: dict[str, str] = {}
         for s in fleet:
             watermarks = {settings.topics.turns: marks[s.scope]}
