@@ -56,6 +56,7 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Store
         settings.generations_kept,
         embedder=embedder,
         pending=transcripts.pending,
+        evidence_vectors=transcripts.message_vectors if settings.memory_vectors == "evidence" else None,
     )
     diary = Diary(client, prefix)
     dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings, embedder))

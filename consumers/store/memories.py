@@ -115,9 +115,12 @@ class MemoryStore:
         *,
         embedder: Embedder | None = None,
         pending: Callable[[str], list[MemoryAdd]] | None = None,
+        evidence_vectors: Callable[[str, Sequence[str]], np.ndarray | None] | None = None,
     ) -> None:
         """`pending` reads a scope's not-yet-consolidated memory-adds (the transcript store's inbox),
-        so search returns them at once."""
+        so search returns them at once. `evidence_vectors` (the transcript index's vectors of a
+        scope's messages) lets a memory written from messages reuse their vectors instead of
+        embedding its text again (settings.memory_vectors = "evidence")."""
         self._client = client
         self._embed = embed
         self.embed = embed
@@ -126,6 +129,7 @@ class MemoryStore:
         self._kept = generations_kept
         self._search = ScopeSearch(embedder or _EmbedFunction(embed, dims))
         self._pending = pending
+        self._evidence_vectors = evidence_vectors
         self._generations = GenerationsCache()
         self.memories = f"{prefix}_memories"
         self.scopes = f"{prefix}_scopes"
@@ -265,6 +269,13 @@ class MemoryStore:
             entry = self._generation(scope, active)
             if entry.vectors is not None:
                 known = {embedding_text(m.text): entry.vectors[i] for i, m in enumerate(entry.records)}
+        if self._evidence_vectors is not None:
+            for m, text in zip(records, texts):
+                if text not in known and m.origin == "transcript" and m.evidence_message_ids:
+                    found = self._evidence_vectors(scope, m.evidence_message_ids)
+                    if found is not None:
+                        mean = found.mean(axis=0)
+                        known[text] = mean / max(float(np.linalg.norm(mean)), 1e-12)
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
             known.update(zip(missing, self._embed_array(missing)))

@@ -24,6 +24,8 @@ class _Indexed:
     turns: list[ConversationTurn]
     offsets: list[int]
     vectors: np.ndarray
+    rows: dict[str, int]
+    """message id -> its row in `vectors`."""
 
 
 class TranscriptStore:
@@ -84,6 +86,15 @@ class TranscriptStore:
         order = np.argsort(-scores, kind="stable")[:k]
         return [(indexed.turns[i], float(scores[i])) for i in order]
 
+    def message_vectors(self, scope: str, message_ids: Sequence[str]) -> np.ndarray | None:
+        """The indexed vectors of these messages of the scope, one row each; None when one is not
+        indexed (a pass reads a scope's vectors once, so this costs no store read after it)."""
+        indexed = self._indexed(scope)
+        rows = [indexed.rows.get(m) for m in message_ids]
+        if not rows or any(r is None for r in rows):
+            return None
+        return indexed.vectors[[r for r in rows if r is not None]]
+
     def _indexed(self, scope: str) -> _Indexed:
         """The scope's indexed messages in producer order (time, then Kafka offset), read once for
         the window and the searches of a pass."""
@@ -117,6 +128,7 @@ class TranscriptStore:
             np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
             if rows
             else np.zeros((0, 0), dtype=np.float32),
+            {payload_of(r)["turn"]["message_id"]: i for i, r in enumerate(rows)},
         )
         self._vectors[scope] = indexed
         return indexed
