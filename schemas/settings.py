@@ -68,9 +68,9 @@ class Settings(BaseSettings):
         description="a memory written from messages: embed its text (embed), or reuse the mean of its "
         "evidence messages' indexed vectors (evidence: one embedding per message in all)",
     )
-    api_read_threads: int = Field(default=4, ge=1, le=64, description="HTTP API: store reads run at once")
+    api_read_threads: int = Field(default=2, ge=1, le=64, description="HTTP API: store reads run at once")
     api_read_queue: int = Field(
-        default=64, ge=0, le=10_000, description="HTTP API: reads waiting for a thread; beyond that a 429 at once"
+        default=8, ge=0, le=10_000, description="HTTP API: reads waiting for a thread; beyond that a 429 at once"
     )
 
     # --- When a scope dreams (DREAMSTREAM_TRIGGER__IDLE_S=300;
