@@ -70,7 +70,14 @@ class Settings(BaseSettings):
     )
     api_read_threads: int = Field(default=2, ge=1, le=64, description="HTTP API: store reads run at once")
     api_read_queue: int = Field(
-        default=8, ge=0, le=10_000, description="HTTP API: reads waiting for a thread; beyond that a 429 at once"
+        default=32, ge=0, le=10_000, description="HTTP API: reads waiting for a thread; beyond that a 429 at once"
+    )
+    api_read_wait_s: float = Field(
+        default=0.1,
+        gt=0,
+        le=60,
+        description="HTTP API: a read that would wait longer than this for a thread (judged from recent reads) "
+        "is answered 429 at once",
     )
 
     # --- When a scope dreams (DREAMSTREAM_TRIGGER__IDLE_S=300;

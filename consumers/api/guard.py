@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -73,13 +74,19 @@ class StoreGuard:
 
 class ReadPool:
     """Runs the API's store reads on `threads` threads of their own, with at most `queue` more
-    waiting; past that, `ReadsBusy` at once. `guard` serialises with the worker only when the
-    store needs it (local mode)."""
+    waiting, and only while the wait they would have stays within `wait_s` (judged from the
+    recent time a read takes); past either, `ReadsBusy` at once. So a read is answered soon or
+    refused soon, on a quiet machine and a busy one alike. `guard` serialises with the worker
+    only when the store needs it (local mode)."""
 
-    def __init__(self, threads: int, queue: int, guard: StoreGuard | None = None) -> None:
+    def __init__(self, threads: int, queue: int, guard: StoreGuard | None = None, wait_s: float = float("inf")) -> None:
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dreamstream-read")
+        self._threads = threads
         self._limit = threads + queue
+        self._wait_s = wait_s
         self._admitted = 0
+        self._read_s = 0.0
+        """Moving average of a read's wall time (0 until the first read)."""
         self._guard = guard or StoreGuard(None)
         self.refused = 0
 
@@ -88,8 +95,9 @@ class ReadPool:
         return self._guard
 
     async def run(self, fn: Callable[[], T]) -> T:
-        # Only the API's event loop calls this, so the count needs no lock.
-        if self._admitted >= self._limit:
+        # Only the API's event loop calls this, so the counts need no lock.
+        expected_wait = (self._admitted - self._threads + 1) / self._threads * self._read_s
+        if self._admitted >= self._limit or (self._admitted >= self._threads and expected_wait > self._wait_s):
             self.refused += 1
             raise ReadsBusy(f"{self._admitted} reads are running or waiting; retry in {RETRY_AFTER_S}s")
         self._admitted += 1
@@ -98,10 +106,13 @@ class ReadPool:
             with self._guard():
                 return fn()
 
+        started = time.perf_counter()
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, call)
         finally:
             self._admitted -= 1
+            took = time.perf_counter() - started
+            self._read_s = took if self._read_s == 0.0 else 0.9 * self._read_s + 0.1 * took
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

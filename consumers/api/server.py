@@ -55,6 +55,7 @@ def start_api(
         settings.api_read_threads,
         settings.api_read_queue,
         StoreGuard(worker_lock if needs_serialising(runtime.client) else None),
+        settings.api_read_wait_s,
     )
 
     def trigger(scope: str, reason: str) -> str:

@@ -48,6 +48,22 @@ def test_a_full_pool_refuses_at_once_and_frees_its_places():
     asyncio.run(scenario())
 
 
+def test_a_read_that_would_wait_longer_than_the_budget_is_refused_at_once():
+    async def scenario() -> None:
+        pool = ReadPool(threads=1, queue=10, wait_s=0.05)
+        await pool.run(lambda: time.sleep(0.2))  # reads take 0.2 s here
+        release = threading.Event()
+        running = asyncio.create_task(pool.run(release.wait))
+        await asyncio.sleep(0.02)
+        with pytest.raises(ReadsBusy):  # room in the queue, but it would wait ~0.2 s > 0.05 s
+            await pool.run(lambda: "never")
+        release.set()
+        await running
+        pool.close()
+
+    asyncio.run(scenario())
+
+
 @pytest.fixture
 def view(tmp_path):
     client = EdgeClient(tmp_path / "edge")
