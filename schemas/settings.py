@@ -65,8 +65,8 @@ class Settings(BaseSettings):
     )
     memory_vectors: Literal["embed", "evidence"] = Field(
         default="embed",
-        description="a memory written from messages: embed its text (embed), or, when it says most of what "
-        "its evidence messages say, reuse the mean of their indexed vectors (evidence)",
+        description="a memory written from messages: embed its text (embed), or reuse the mean of its "
+        "evidence messages' indexed vectors (evidence: one embedding per message in all)",
     )
     api_read_threads: int = Field(default=2, ge=1, le=64, description="HTTP API: store reads run at once")
     api_read_queue: int = Field(

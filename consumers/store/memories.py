@@ -20,7 +20,6 @@ from consumers.embedding.protocol import Embedder
 from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.generations_cache import CachedGeneration, GenerationsCache
 from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
-from language.tokens import token_set
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
 
@@ -116,7 +115,7 @@ class MemoryStore:
         *,
         embedder: Embedder | None = None,
         pending: Callable[[str], list[MemoryAdd]] | None = None,
-        evidence_vectors: Callable[[str, Sequence[str]], tuple[np.ndarray, list[str]] | None] | None = None,
+        evidence_vectors: Callable[[str, Sequence[str]], np.ndarray | None] | None = None,
     ) -> None:
         """`pending` reads a scope's not-yet-consolidated memory-adds (the transcript store's inbox),
         so search returns them at once. `evidence_vectors` (the transcript index's vectors of a
@@ -274,8 +273,8 @@ class MemoryStore:
             for m, text in zip(records, texts):
                 if text not in known and m.origin == "transcript" and m.evidence_message_ids:
                     found = self._evidence_vectors(scope, m.evidence_message_ids)
-                    if found is not None and says_most_of(text, found[1]):
-                        mean = found[0].mean(axis=0)
+                    if found is not None:
+                        mean = found.mean(axis=0)
                         known[text] = mean / max(float(np.linalg.norm(mean)), 1e-12)
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
@@ -366,16 +365,6 @@ class MemoryStore:
         self._generations.drop(scope, generation)
         flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
         self._client.delete(self.memories, points_selector=models.FilterSelector(filter=flt), wait=True)
-
-
-EVIDENCE_COVERAGE = 0.6
-"""A memory takes its messages' vectors only when it says most of what they say: a memory made of
-one sentence of a long message is embedded itself (the message's vector is about the rest too)."""
-
-
-def says_most_of(text: str, messages: Sequence[str]) -> bool:
-    said = frozenset().union(*(token_set(m) for m in messages))
-    return bool(said) and len(said & token_set(text)) >= EVIDENCE_COVERAGE * len(said)
 
 
 def _with_job(state: ScopeState, applied: AppliedJob) -> tuple[AppliedJob, ...]:

@@ -86,15 +86,14 @@ class TranscriptStore:
         order = np.argsort(-scores, kind="stable")[:k]
         return [(indexed.turns[i], float(scores[i])) for i in order]
 
-    def message_vectors(self, scope: str, message_ids: Sequence[str]) -> tuple[np.ndarray, list[str]] | None:
-        """The indexed vectors and texts of these messages of the scope; None when one is not
+    def message_vectors(self, scope: str, message_ids: Sequence[str]) -> np.ndarray | None:
+        """The indexed vectors of these messages of the scope, one row each; None when one is not
         indexed (a pass reads a scope's vectors once, so this costs no store read after it)."""
         indexed = self._indexed(scope)
         rows = [indexed.rows.get(m) for m in message_ids]
         if not rows or any(r is None for r in rows):
             return None
-        found = [r for r in rows if r is not None]
-        return indexed.vectors[found], [indexed.turns[r].content for r in found]
+        return indexed.vectors[[r for r in rows if r is not None]]
 
     def _indexed(self, scope: str) -> _Indexed:
         """The scope's indexed messages in producer order (time, then Kafka offset), read once for
