@@ -6,13 +6,14 @@ from aiohttp import web
 
 from consumers.api.context import ApiContext
 from consumers.api.middleware import bearer_auth, json_errors
-from consumers.api.routes import operator, probes, reads
+from consumers.api.routes import operator, probes, reads, steering, writes
 
 
 def make_app(ctx: ApiContext) -> web.Application:
     settings = ctx.settings
     token = settings.api_token.get_secret_value().encode() if settings.api_token else None
-    app = web.Application(middlewares=[json_errors, bearer_auth(token)])
-    for module in (probes, reads, operator):
+    operator_token = settings.api_operator_token.get_secret_value().encode() if settings.api_operator_token else None
+    app = web.Application(middlewares=[json_errors, bearer_auth(token, operator_token)])
+    for module in (probes, writes, reads, operator, steering):
         app.add_routes(module.routes(ctx))
     return app

@@ -5,20 +5,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from consumers.api.app import make_app
-from consumers.api.context import ApiContext, Decisions
+from consumers.api.context import ApiContext, Decisions, Writes
 from consumers.api.guard import ReadPool, StoreGuard
+from consumers.api.outbox import Outbox
 from consumers.audit_publisher import AuditPublisher
 from consumers.runtime import Runtime
 from consumers.store import quarantine as decisions
 from consumers.store.client import needs_serialising
 from consumers.store.history import ScopeView
-from plumbing.kafka_io import send_control
+from consumers.store.search import pending_record
+from schemas import ControlEvent, MemoryRecord
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -29,12 +32,18 @@ class ApiServer:
     url: str
     _loop: asyncio.AbstractEventLoop
     _thread: threading.Thread
+    _outbox: Outbox | None = None
     _reads: ReadPool | None = None
 
     def stop(self, timeout_s: float = 10.0) -> None:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout_s)
+        if self._outbox is not None:
+            left = self._outbox.close(timeout_s)
+            if left:
+                log.warning("HTTP API stopped with %d events its producer could not deliver", left)
+            self._outbox = None
         if self._reads is not None:
             self._reads.close()
 
@@ -57,9 +66,20 @@ def start_api(
         StoreGuard(worker_lock if needs_serialising(runtime.client) else None),
         settings.api_read_wait_s,
     )
+    outbox = Outbox(settings)
 
     def trigger(scope: str, reason: str) -> str:
-        return next(iter(send_control(settings, [scope], "trigger", reason)))
+        event = ControlEvent(scope=scope, action="trigger", request_id=f"req-{uuid.uuid4().hex[:12]}", reason=reason)
+        outbox.publish("control", [event])
+        return event.request_id
+
+    def memory(scope: str, memory_id: str) -> MemoryRecord | None:
+        """The memory as readers see it now: a memory-add not curated yet, or active in the active generation."""
+        for add in runtime.transcripts.pending(scope):
+            if add.memory_id == memory_id:
+                return pending_record(add)
+        found = runtime.memories.record(scope, runtime.memories.state(scope).active_generation, memory_id)
+        return found if found is not None and found.is_active else None
 
     def ping() -> None:
         runtime.client.get_collections()
@@ -85,7 +105,8 @@ def start_api(
             runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish
         ),
     )
-    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, reads))
+    writes = Writes(outbox, memory, runtime.steering.get, runtime.steering.set)
+    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes, reads))
     loop = asyncio.new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []
@@ -123,4 +144,4 @@ def start_api(
     host = f"[{settings.api_host}]" if ":" in settings.api_host else settings.api_host
     url = f"http://{host}:{bound[0]}"
     log.info("HTTP API on %s%s", url, " (bearer token required)" if settings.api_token else "")
-    return ApiServer(url, loop, thread, reads)
+    return ApiServer(url, loop, thread, outbox, reads)

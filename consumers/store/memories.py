@@ -52,6 +52,10 @@ class GenerationInfo(BaseModel):
     memories_active: int = 0
     decisions: tuple[OperatorDecision, ...] = ()
     """Operator decisions about this generation (approve, reject, rollback to it), oldest first."""
+    based_on: int | None = None
+    """The generation it was built from (the active one when its pass ran; 0: none). Readers follow
+    these links for what a memory said before an in-place change (`consumers/store/validity.py`).
+    None on generations written before it was recorded."""
 
 
 class AppliedJob(BaseModel):
@@ -226,6 +230,15 @@ class MemoryStore:
 
     def _embed_array(self, texts: Sequence[str]) -> np.ndarray:
         return np.asarray(self._embed(texts), dtype=np.float32).reshape(len(texts), self._dims)
+
+    def pending_records(self, scope: str) -> list[MemoryRecord]:
+        """The scope's memory-adds no pass has curated yet, as readers see them (`consolidated=False`)."""
+        return [pending_record(a) for a in self._pending(scope)] if self._pending is not None else []
+
+    def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
+        """`records` ranked for `query` by the store's hybrid search, without caching an index
+        (what held at some time: `as_of` reads)."""
+        return self._search.rank(records, query, k)
 
     # --- writing
     def write_candidate(self, scope: str, generation: int, records: Sequence[MemoryRecord]) -> None:

@@ -97,8 +97,7 @@ def _context(view: ScopeView, lock: threading.RLock, reads: ReadPool) -> ApiCont
         lambda: True,
         StoreGuard(lock, wait_s=0.2),
         lambda scope, reason: "req-1",
-        None,
-        reads,
+        reads=reads,
     )
 
 

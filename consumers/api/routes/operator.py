@@ -13,6 +13,7 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from consumers.api.context import ApiContext
+from consumers.api.middleware import require_operator
 from consumers.api.params import BadRequest, decision_body, int_param, query_params, scope_of, trigger_reason
 from consumers.api.routes import SCOPE_PATH
 from consumers.store.history import generations_json
@@ -20,6 +21,7 @@ from consumers.store.history import generations_json
 
 def routes(ctx: ApiContext) -> list[web.RouteDef]:
     async def rollback(request: web.Request) -> web.Response:
+        require_operator(request, "a rollback")
         scope, body = scope_of(request), await decision_body(request, "generation")
         generation = body.get("generation")
         if generation is not None and (
@@ -30,6 +32,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         return web.json_response(generations_json(state))
 
     async def decide(request: web.Request) -> web.Response:
+        require_operator(request, "a quarantine decision")
         scope, action = scope_of(request), request.match_info["action"]
         generation = int_param({"generation": request.match_info["generation"]}, "generation", low=1)
         assert generation is not None  # the route matched a non-empty {generation}

@@ -8,10 +8,11 @@ from typing import Any
 from aiohttp import web
 
 from consumers.api.context import ApiContext
-from consumers.api.params import BadRequest, bool_param, int_param, page_cursor, query_params, scope_of
+from consumers.api.params import BadRequest, bool_param, int_param, page_cursor, query_params, scope_of, time_param
 from consumers.api.routes import SCOPE_PATH
 from consumers.store.history import RecordVersion, generations_json, record_history
 from consumers.store.memories import ScopeState
+from consumers.store.validity import memories_as_of
 from schemas import MemoryRecord
 
 MAX_K = 100
@@ -39,7 +40,23 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
 
     async def memories(request: web.Request) -> web.Response:
         scope = scope_of(request)
-        params = query_params(request, "generation", "include_inactive", "limit", "cursor")
+        params = query_params(request, "generation", "include_inactive", "limit", "cursor", "as_of")
+        as_of = time_param(params, "as_of")
+        if as_of is not None:
+            clash = next((n for n in ("generation", "include_inactive", "limit", "cursor") if params.get(n)), None)
+            if clash:
+                raise BadRequest(
+                    f"as_of reads what held then along the active generation; it does not combine with {clash}"
+                )
+            state, held = await ctx.read(lambda: (reader.state(scope), memories_as_of(reader, scope, as_of)))
+            return web.json_response(
+                {
+                    "scope": scope,
+                    "generation": state.active_generation,
+                    "as_of": as_of.isoformat(),
+                    "memories": [m.model_dump(mode="json") for m in held],
+                }
+            )
         generation = int_param(params, "generation")
         include_inactive = bool_param(params, "include_inactive")
         limit = int_param(params, "limit", low=1, high=MAX_PAGE)
@@ -65,22 +82,23 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
 
     async def search(request: web.Request) -> web.Response:
         scope = scope_of(request)
-        params = query_params(request, "q", "k")
+        params = query_params(request, "q", "k", "as_of")
         query = params.get("q", "").strip()
         if not query:
             raise BadRequest("q (the search text) is required")
         if len(query) > MAX_QUERY_CHARS:
             raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
         k = int_param(params, "k", low=1, high=MAX_K) or 10
-        hits = await ctx.read(lambda: reader.search(scope, query, k))
-        return web.json_response(
-            {
-                "scope": scope,
-                "query": query,
-                "k": k,
-                "results": [search_hit_json(record, score) for record, score in hits],
-            }
-        )
+        as_of = time_param(params, "as_of")
+        if as_of is None:
+            hits = await ctx.read(lambda: reader.search(scope, query, k))
+        else:
+            hits = await ctx.read(lambda: reader.search_as_of(scope, query, k, as_of))
+        body: dict[str, object] = {"scope": scope, "query": query, "k": k}
+        if as_of is not None:
+            body["as_of"] = as_of.isoformat()
+        body["results"] = [search_hit_json(record, score) for record, score in hits]
+        return web.json_response(body)
 
     async def memory(request: web.Request) -> web.Response:
         scope = scope_of(request)
