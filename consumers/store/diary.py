@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from schemas import JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.scope import parse_scope
 
@@ -44,7 +44,7 @@ class DiaryEntry(BaseModel):
 
 
 class Diary:
-    def __init__(self, client: QdrantClient, prefix: str) -> None:
+    def __init__(self, client: StoreClient, prefix: str) -> None:
         self._client = client
         self.collection = f"{prefix}_diary"
         ensure_collection(client, self.collection, None, {"tenant": _KW, "scope": _KW})
