@@ -8,7 +8,8 @@ Multi-person chats written as one stream prefix each message with the speaker's 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 # One to three capitalised words, then a colon and a space: "Caroline: ...", "Mary Ann: ...".
@@ -36,14 +37,19 @@ def split_speaker(content: str) -> Speaker:
     return Speaker(match.group("name"), match.group("body"))
 
 
+MIN_PREFIXED_MESSAGES = 2
+"""A name prefixes at least this many messages to be a speaker: "Done: seat 14A booked" once is not."""
+
+
 def participants(contents: Iterable[str]) -> tuple[str, ...]:
-    """The distinct named speakers, in order of first appearance."""
-    seen: dict[str, None] = {}
+    """The distinct named speakers, in order of first appearance (a name that prefixes a single
+    message is a word followed by a colon, not a speaker)."""
+    seen: Counter[str] = Counter()
     for content in contents:
         name = split_speaker(content).name
         if name is not None:
-            seen.setdefault(name, None)
-    return tuple(seen)
+            seen[name] += 1
+    return tuple(name for name, count in seen.items() if count >= MIN_PREFIXED_MESSAGES)
 
 
 def other_participant(speaker: str | None, names: tuple[str, ...]) -> str | None:
@@ -51,3 +57,57 @@ def other_participant(speaker: str | None, names: tuple[str, ...]) -> str | None
     if speaker is None or len(names) != 2 or speaker not in names:
         return None
     return names[1] if names[0] == speaker else names[0]
+
+
+# --- who the two roles of a chat are, when the messages carry no name prefix
+_VOCATIVE_OPENER = re.compile(
+    r"^\s*(?i:hi|hiya|hey|hello|heya|yo|thanks|thank you|thx|congrats|congratulations|wow|oh|aw+|yes|yeah|no|sure"
+    r"|sorry|good (?:morning|afternoon|evening|night)|morning|bye|cheers|haha|omg|ok|okay|dear)"
+    r"(?:\s+(?i:so much|a lot|again))?[,!.]?\s+(?P<name>[A-Z][a-z]{1,20})\b(?!\s+[A-Z])"
+)
+_VOCATIVE_CLOSER = re.compile(r",\s+(?P<name>[A-Z][a-z]{1,20})\s*[!.?]+(?:\s|$)")
+_LIFE_CUE = re.compile(
+    r"(?i)\b(?:my\s+(?:wife|husband|partner|boyfriend|girlfriend|kids?|son|daughter|mom|mum|dad|mother|father|"
+    r"parents|brother|sister|family|dog|cat|friends?|grandma|grandpa|boss)|i\s+(?:went|got|visited|saw|met|took"
+    r"|bought|started|finished|tried|made|had|was)\b|last (?:week|weekend|night|month|year))"
+)
+_MARKDOWN = re.compile(r"^\s*(?:#{1,6}\s|[-*]\s|\d+\.\s|```)", re.MULTILINE)
+PERSON_SHARE = 0.2
+"""An "assistant" speaking of their own life (family, outings, "last weekend") in this share of
+their messages, in chat-sized messages without markup, is a person, not an AI assistant."""
+CHAT_MEDIAN_WORDS = 60
+
+
+def addressed_names(contents: Iterable[str]) -> Counter[str]:
+    """The names a speaker calls the other by ("Hey Mel!", "Thanks, Jon.")."""
+    found: Counter[str] = Counter()
+    for content in contents:
+        for pattern in (_VOCATIVE_OPENER, _VOCATIVE_CLOSER):
+            for match in pattern.finditer(content):
+                if match.group("name").lower() not in _NOT_NAMES:
+                    found[match.group("name")] += 1
+    return found
+
+
+def speaks_as_person(contents: Sequence[str]) -> bool:
+    """Whether the messages read as a person chatting (short, no markup, about their own life)
+    rather than an AI assistant (long, structured, about the user's task)."""
+    if not contents:
+        return False
+    sizes = sorted(len(c.split()) for c in contents)
+    if sizes[len(sizes) // 2] > CHAT_MEDIAN_WORDS:
+        return False
+    marked = sum(1 for c in contents if _MARKDOWN.search(c))
+    life = sum(1 for c in contents if _LIFE_CUE.search(c))
+    return marked <= 0.1 * len(contents) and life >= PERSON_SHARE * len(contents)
+
+
+def addressee(names: Counter[str], exclude: str | None = None) -> str | None:
+    """The name one side calls the other by most, when it is said at least twice and clearly the
+    most frequent (a chat's two people call each other by name; third names come and go)."""
+    ranked = [(n, c) for n, c in names.most_common() if n != exclude]
+    if not ranked or ranked[0][1] < 2:
+        return None
+    if len(ranked) > 1 and ranked[1][1] * 2 > ranked[0][1]:
+        return None
+    return ranked[0][0]

@@ -8,7 +8,7 @@ from datetime import UTC
 import pytest
 
 from language.chatter import caption_subject, classify_sentence, read_sentences, sentences
-from language.dates import said_on, without_stamp
+from language.dates import said_on, stamp_day, stamped, without_stamp
 from language.speakers import other_participant, participants, split_speaker
 
 
@@ -79,16 +79,19 @@ def test_speaker_prefix_names_the_speaker_only_when_it_is_a_name() -> None:
 
 
 def test_two_person_chat_you_is_the_other() -> None:
-    names = participants(["Priya: hi", "Omar: hello", "Priya: how are you?"])
-    assert names == ("Priya", "Omar")
+    names = participants(["Priya: hi", "Omar: hello", "Priya: how are you?", "Omar: fine", "Done: one colon"])
+    assert names == ("Priya", "Omar"), "a word that prefixes a single message is not a speaker"
     assert other_participant("Priya", names) == "Omar"
     assert other_participant("Omar", names) == "Priya"
     assert other_participant("Priya", ("Priya", "Omar", "Lee")) is None  # three people: "you" is ambiguous
 
 
 def test_statement_stamp_round_trips() -> None:
-    from datetime import datetime
+    from datetime import date, datetime
 
-    text = f"Priya passed the bar exam. {said_on(datetime(2024, 2, 3, 10, tzinfo=UTC))}"
-    assert text.endswith("(said on 2024-02-03)")
+    text = stamped("Priya passed the bar exam.", datetime(2024, 2, 3, 10, tzinfo=UTC))
+    assert text == "[2024-02-03] Priya passed the bar exam." and said_on(date(2024, 2, 3)) == "[2024-02-03]"
     assert without_stamp(text) == "Priya passed the bar exam."
+    assert stamp_day(text) == date(2024, 2, 3)
+    older = "Priya passed the bar exam. (said on 2024-02-03)"  # memories written before the stamp led
+    assert without_stamp(older) == "Priya passed the bar exam." and stamp_day(older) == date(2024, 2, 3)
