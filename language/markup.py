@@ -4,7 +4,8 @@ Messages written to or by an assistant carry Markdown and code: fenced blocks, i
 bullet lists, bold. Code is never a memory (it is the user's program, not a fact about them), and
 markup must not glue a heading, a list item and the next sentence into one "sentence". So:
 
-- fenced code blocks (```…```, ~~~…~~~) and indented code are dropped; an unclosed fence drops
+- fenced code blocks (```…```, ~~~…~~~) and lines indented by four spaces or a tab (without a
+  list marker) are dropped; an unclosed fence drops
   the rest of the message (what follows an opened fence is code until it is closed);
 - inline code keeps its text without the backticks (`Flask-Login` is a name worth keeping);
 - each heading, list item, table row and quoted line becomes its own line, without its marker,
@@ -48,7 +49,6 @@ def plain_text(text: str) -> str:
     """The message as prose lines; code, markers and empty lines gone."""
     lines: list[str] = []
     in_fence = False
-    previous_blank = True
     for raw in text.splitlines():
         if _FENCE.match(raw):
             in_fence = not in_fence
@@ -56,18 +56,16 @@ def plain_text(text: str) -> str:
         if in_fence:
             continue
         if not raw.strip():
-            previous_blank = True
             continue
         if _TABLE_RULE.match(raw) or _RULE.match(raw):
             continue
-        if _INDENTED_CODE.match(raw) and previous_blank and not _BULLET.match(raw):
-            continue  # an indented block after a blank line is code, not a nested list item
+        if _INDENTED_CODE.match(raw) and not _BULLET.match(raw):
+            continue  # indented by four without a list marker: code, not prose
         block = _is_block_line(raw)
         line = _QUOTE.sub("", _BULLET.sub("", _HEADING.sub("", raw)))
         if raw.lstrip().startswith("|"):
             line = " ".join(cell.strip() for cell in line.strip().strip("|").split("|") if cell.strip())
         line = _strip_inline(line).strip()
-        previous_blank = False
         if not line:
             continue
         if block and not line.endswith(_SENTENCE_END):

@@ -200,6 +200,7 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
 
 # "My husband and I are", "Sam and I were": a short noun phrase opening its clause, then "and I".
 # Not "..., and I want" (two clauses) nor "I love dogs and I walk them".
+_GONNA = re.compile(r"(?i)(\b(?:am|is|are|was|were)|['\u2019](?:m|re|s))\s+gonna\b")
 _JOINT_SUBJECT = re.compile(
     r"(?:^|[,;:.!?]\s+|\b(?:but|so|because|when|while|since|that|then|if)\s+)"
     r"(?:(?:my|our|his|her|the)\s+)?[\w'\u2019-]+(?:\s+[A-Z][\w'-]+)?\s+(?:and|&)\s+$",
@@ -264,5 +265,6 @@ def to_third_person(
             return group
         raise AssertionError(f"unhandled first-person form {match.group(0)!r}")
 
+    statement = _GONNA.sub(r"\1 going to", statement)
     rewritten = _FIRST_PERSON.sub(replace, statement)
     return rewritten[:1].upper() + rewritten[1:]

@@ -37,19 +37,14 @@ def split_speaker(content: str) -> Speaker:
     return Speaker(match.group("name"), match.group("body"))
 
 
-MIN_PREFIXED_MESSAGES = 2
-"""A name prefixes at least this many messages to be a speaker: "Done: seat 14A booked" once is not."""
-
-
 def participants(contents: Iterable[str]) -> tuple[str, ...]:
-    """The distinct named speakers, in order of first appearance (a name that prefixes a single
-    message is a word followed by a colon, not a speaker)."""
-    seen: Counter[str] = Counter()
+    """The distinct named speakers, in order of first appearance."""
+    seen: dict[str, None] = {}
     for content in contents:
         name = split_speaker(content).name
         if name is not None:
-            seen[name] += 1
-    return tuple(name for name, count in seen.items() if count >= MIN_PREFIXED_MESSAGES)
+            seen.setdefault(name, None)
+    return tuple(seen)
 
 
 def other_participant(speaker: str | None, names: tuple[str, ...]) -> str | None:

@@ -25,6 +25,7 @@ from language import patterns
 from language.chatter import classify_sentence, content_words, is_reaction, sentences
 from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
 from language.markup import plain_text
+from language.patterns import compiled
 from language.values import carries_value, new_values
 
 UnitKind = Literal["statement", "asked", "suggested", "caption"]
@@ -46,6 +47,7 @@ _PROPOSAL = re.compile(r"(?i)^(?:how about|what about|why don't we|why not|shall
 MIN_ADVICE_CONTENT_WORDS = 3
 """Advice or an invitation to another person ("Find a trainer who checks your form") says
 something at this many content words; "Take care!" and "Look at this!" do not."""
+_QUESTION_START = compiled(patterns.QUESTION_START)
 _ASKING_KINDS = frozenset({"question", "request"})
 _DASH = re.compile(r"\s+[-\u2013\u2014]{1,2}\s+")
 _DEICTIC = frozenset({"it", "it's", "its", "that", "that's", "this", "they", "they're", "those", "these"})
@@ -111,6 +113,10 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
                 kept[-1] = f"{kept[-1]}, {body}"
             continue
         kind, _ = classify(body)
+        if kind == "question" and index > 0 and not _QUESTION_START.match(body):
+            # "..., my sister booked the hall for June 8?": the sentence's "?" belongs to an earlier piece
+            body = body.rstrip("? ")
+            kind, _ = classify(body)
         if kind not in _DROPPED_KINDS or kind in keep:
             kept.append(body)
             continue

@@ -61,10 +61,10 @@ def is_reported_speech(text: str) -> bool:
     return is_assistant_note(text) or _ASKED.match(text) is not None
 
 
-def _score(sentence: str, asked_text: str, asked: frozenset[str], people: tuple[str, ...]) -> int:
+def _score(sentence: str, known: str, asked: frozenset[str], people: tuple[str, ...]) -> int:
     """What the sentence adds: a value the user did not give (2), words of the user's message
     (up to 3: it answers it), the user's world ("your ...", 1)."""
-    score = 2 if new_values(sentence, asked_text, people) else 0
+    score = 2 if new_values(sentence, known, people) else 0
     shared = canonical_tokens(sentence) & asked
     score += min(len(shared), 3)
     if _YOU.search(sentence):
@@ -86,14 +86,17 @@ def assistant_note(
     asked: ConversationTurn | None,
     user_name: str | None,
     people: tuple[str, ...] = (),
+    told: str = "",
 ) -> Fact | None:
-    """The memory an assistant turn leaves (`asked`: the user message it answers), or None."""
+    """The memory an assistant turn leaves, or None (`asked`: the user message it answers;
+    `told`: what the user said before in the session, whose values the assistant only repeats)."""
     candidates = _candidates(turn.content)
     if not candidates:
         return None
     asked_text = plain_text(asked.content) if asked is not None else ""
     asked_tokens = canonical_tokens(asked_text)
-    scored = [(_score(s, asked_text, asked_tokens, people), -i, s) for i, s in enumerate(candidates)]
+    known = f"{asked_text}\n{told}"
+    scored = [(_score(s, known, asked_tokens, people), -i, s) for i, s in enumerate(candidates)]
     chosen: list[tuple[int, str]] = []
     words = 0
     for score, neg_index, sentence in sorted(scored, reverse=True):
@@ -104,7 +107,7 @@ def assistant_note(
             continue
         chosen.append((-neg_index, sentence))
         words += size
-    if not chosen or not any(new_values(s, asked_text, people) for _, s in chosen):
+    if not chosen or not any(new_values(s, known, people) for _, s in chosen):
         return None  # it only repeats what the user said ("Noted: the deadline is May 3")
     said = " ".join(
         finish_sentence(

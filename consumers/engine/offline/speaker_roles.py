@@ -90,9 +90,11 @@ def read_roles(
 ) -> ChatRoles:
     user_texts = [t.content for t in turns if t.role == "user"]
     assistant_texts = [t.content for t in turns if t.role == "assistant"]
-    named = participants([*user_texts, *assistant_texts])
     setting = configured_role(scope, roles or {})
+    named = participants(user_texts)
     is_person = setting == "person" if setting is not None else (not named and speaks_as_person(assistant_texts))
+    if is_person:  # an AI assistant's "Done: ..." or "Noted: ..." is not a speaker's name
+        named = participants([*user_texts, *assistant_texts])
     user_name = detect_user_name(user_texts)
     assistant_name = None
     if is_person:

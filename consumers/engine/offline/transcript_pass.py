@@ -34,6 +34,8 @@ NOTED_COSINE = 0.55
 UPDATE_COSINE = 0.75
 """Two statements give one attribute two values when, numbers masked, they are this close."""
 FACT_CONFIDENCE = 0.8
+TOLD_MESSAGES = 5
+"""An assistant turn is news only for values the user's last this many messages of the session lack."""
 ASSISTANT_CONFIDENCE = 0.6
 """What an AI assistant said is advice the user may or may not have taken: below a person's own statement."""
 
@@ -82,6 +84,8 @@ class TranscriptPass:
         """Every message read on its own, with the message it answers: what it states does not
         depend on the memories or on which pass reads it."""
         readings: list[_Reading] = []
+        told: dict[str, list[str]] = defaultdict(list)
+        """Per session: the user's recent messages (values an assistant only repeats are not news)."""
         last_assistant: dict[str, ConversationTurn] = {}
         previous: dict[str, tuple[ConversationTurn, TurnSpeaker]] = {}
         """Per session: the last message and its speaker (the one the next message answers)."""
@@ -96,11 +100,14 @@ class TranscriptPass:
                     turn, speaker, self.roles.people, replied[0] if replied else None, replied[1] if replied else None
                 )
             else:
-                note = assistant_note(turn, replied[0] if replied else None, self.user_name, self.roles.people)
+                recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
+                note = assistant_note(turn, replied[0] if replied else None, self.user_name, self.roles.people, recent)
                 facts = [note] if note is not None else []
             readings.append(_Reading(turn, speaker, last_assistant.get(turn.session_id), facts))
             if turn.role == "assistant":
                 last_assistant[turn.session_id] = turn
+            else:
+                told[turn.session_id].append(turn.content)
             previous[turn.session_id] = (turn, speaker)
         return readings
 
