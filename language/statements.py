@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from language import patterns
-from language.chatter import classify_sentence, content_words, is_reaction, sentences
+from language.chatter import INTERJECTIONS, classify_sentence, content_words, is_reaction, sentences
 from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
 from language.markup import plain_text
 from language.patterns import compiled
@@ -105,8 +105,8 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
     pieces = _pieces(sentence)
     for index, piece in enumerate(pieces):
         body = strip_lead_ins(piece)
-        if not body:
-            continue
+        if not body or (not kept and _first_word(body) in INTERJECTIONS and classify_sentence(body) == "chatter"):
+            continue  # "Thanks, Dario, I'll try it": the thanks and the name only address
         last_asks = is_question and index == len(pieces) - 1
         if index > 0 and _first_word(body) in _RELATIVE_OPENERS and not last_asks:
             if kept:
