@@ -18,7 +18,7 @@ _NUMBER = re.compile(r"(?<![\w.])[$\u20ac\u00a3]?\d[\d.,:/-]*(?:%|[a-zA-Z]{1,3}\
 _CODE_WORD = re.compile(r"\b(?:[A-Za-z]+\d[\w.]*|v\d[\w.]*)\b")
 _QUOTED = re.compile(r"[\"\u201c][^\"\u201d]{2,60}[\"\u201d]")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019+#.-]*[\w+#]|\b[A-Z]\b")
-_SENTENCE_OPENER = re.compile(r"(?:^|[.!?:;\n]\s*|[\"\u201c(]\s*)$")
+_OPENER_MARKS = frozenset('.!?:;\n"\u201c(')
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "tv", "a"}) | frozenset(WEEKDAYS)
 _MONTH_WORDS = (frozenset(MONTHS) | frozenset(m[:3] for m in MONTHS)) - {"may", "mar"}  # the modal, "to mar"
 
@@ -31,10 +31,18 @@ def names(text: str, ignore: Iterable[str] = ()) -> list[str]:
     for match in _CAPITALISED.finditer(text):
         word = match.group(0).rstrip(".")
         lower = word.lower().replace("\u2019", "'")
-        if lower in _NOT_NAMES or lower in skip or _SENTENCE_OPENER.search(text[: match.start()]):
+        if lower in _NOT_NAMES or lower in skip or _opens_sentence(text, match.start()):
             continue
         found.append(word)
     return found
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """The word at `start` is the first of its text, sentence, line or quotation."""
+    index = start - 1
+    while index >= 0 and text[index] in " \t":
+        index -= 1
+    return index < 0 or text[index] in _OPENER_MARKS
 
 
 def numbers(text: str) -> list[str]:
@@ -65,6 +73,7 @@ def value_words(text: str, ignore_names: Iterable[str] = ()) -> set[str]:
     return found
 
 
-def new_values(text: str, known: str, ignore_names: Iterable[str] = ()) -> set[str]:
-    """Values `text` states that `known` does not."""
-    return value_words(text, ignore_names) - value_words(known, ignore_names)
+def new_values(text: str, known: str | set[str], ignore_names: Iterable[str] = ()) -> set[str]:
+    """Values `text` states that `known` does not (`known`: a text, or its `value_words`)."""
+    known_values = known if isinstance(known, set) else value_words(known, ignore_names)
+    return value_words(text, ignore_names) - known_values

@@ -28,7 +28,7 @@ from language.dates import rewrite_relative_time, stamped
 from language.injection import is_injection
 from language.markup import plain_text
 from language.person import to_third_person
-from language.values import new_values
+from language.values import new_values, value_words
 from schemas import ConversationTurn
 
 ATTRIBUTION = re.compile(r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?The assistant (?:recommended|said):")
@@ -61,7 +61,7 @@ def is_reported_speech(text: str) -> bool:
     return is_assistant_note(text) or _ASKED.match(text) is not None
 
 
-def _score(sentence: str, known: str, asked: frozenset[str], people: tuple[str, ...]) -> int:
+def _score(sentence: str, known: set[str], asked: frozenset[str], people: tuple[str, ...]) -> int:
     """What the sentence adds: a value the user did not give (2), words of the user's message
     (up to 3: it answers it), the user's world ("your ...", 1)."""
     score = 2 if new_values(sentence, known, people) else 0
@@ -95,7 +95,7 @@ def assistant_note(
         return None
     asked_text = plain_text(asked.content) if asked is not None else ""
     asked_tokens = canonical_tokens(asked_text)
-    known = f"{asked_text}\n{told}"
+    known = value_words(f"{asked_text}\n{told}", people)
     scored = [(_score(s, known, asked_tokens, people), -i, s) for i, s in enumerate(candidates)]
     chosen: list[tuple[int, str]] = []
     words = 0

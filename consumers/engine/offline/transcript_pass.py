@@ -129,21 +129,16 @@ class TranscriptPass:
             self._add_statement(turn, fact.text, kind, subject)
 
     def _prefetch(self, readings: Sequence[_Reading]) -> None:
-        """Embed what the walk will compare in one batch (the embedder caches by text) instead of
-        two texts at a time inside it: statements a memory-add also noted, and statements with a
-        number (compared with their numbers masked)."""
+        """Embed what the walk will compare with a memory-add in one batch (the embedder caches
+        by text) instead of two texts at a time inside it: the statements of messages an add
+        cites, and the adds."""
         texts: list[str] = []
         for reading in readings:
-            if reading.turn.message_id in self.consumed:
-                continue
             noted = self.cited_by.get(reading.turn.message_id, ())
-            for fact in reading.facts:
-                if noted:
-                    texts.append(fact.body)
-                    texts.extend(without_stamp(n) for n in noted)
-                statement = without_stamp(fact.text)
-                if quantities(statement):
-                    texts.append(mask_quantities(statement))
+            if not noted or reading.turn.message_id in self.consumed:
+                continue
+            texts.extend(fact.body for fact in reading.facts)
+            texts.extend(without_stamp(n) for n in noted)
         if texts:
             self.prefetch(list(dict.fromkeys(texts)))
 
