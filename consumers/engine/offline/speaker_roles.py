@@ -8,8 +8,9 @@ Three shapes of chat reach the engine:
   own statements (`assistant_notes`);
 - two people given as `user` and `assistant` without name prefixes: both are people. Which of the
   last two a scope is comes from the `assistant_roles` setting (per tenant, agent or scope prefix)
-  or, unset, from the text: an "assistant" who writes chat-sized messages without markup and speaks
-  of their own life ("my wife", "I went", "last weekend") is a person (`speakers.speaks_as_person`).
+  or, unset, from the text: an "assistant" whose turns are about as long as the user's, without
+  markup, and tell of their own life ("my wife", "I went", "last weekend") is a person
+  (`speakers.speaks_as_person`).
   Each person's name is the one the other calls them by ("Hey Mel!"), or an introduction.
 """
 
@@ -92,7 +93,9 @@ def read_roles(
     assistant_texts = [t.content for t in turns if t.role == "assistant"]
     setting = configured_role(scope, roles or {})
     named = participants(user_texts)
-    is_person = setting == "person" if setting is not None else (not named and speaks_as_person(assistant_texts))
+    is_person = (
+        setting == "person" if setting is not None else (not named and speaks_as_person(assistant_texts, user_texts))
+    )
     if is_person:  # an AI assistant's "Done: ..." or "Noted: ..." is not a speaker's name
         named = participants([*user_texts, *assistant_texts])
     user_name = detect_user_name(user_texts)
