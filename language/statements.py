@@ -192,6 +192,7 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     split = _split(sentence, is_question)
     kept = ", ".join(split.kept).rstrip(",?; ")
     units: list[Unit] = []
+    kept = _without_interjections(kept)
     if kept and classify_sentence(kept) == "statement" and not _only_names_left(kept, ignore_names):
         units.append(Unit(kept, "statement", _first_word(kept) in _LEANS_BACK))
     # What is asked keeps the values the statement does not have ("... so can you tell me how it
@@ -246,6 +247,19 @@ def _describes_previous(sentence: str) -> bool:
     """ "It was a really peaceful trip." after the speaker's own statement judges what they just
     told, not what the listener said: it belongs with that statement."""
     return _first_word(sentence) in _DEICTIC and is_reaction(sentence) and not sentence.rstrip().endswith("?")
+
+
+_INTERJECTION_LEAD = re.compile(
+    r"(?i)^(?:(?:wow|whoa|woah|omg|haha+|lol|aw+|ooh|oh|ah+|hmm+|cool|nice|great|awesome|oops|phew|gosh|geez|jeez)"
+    r"[,!.]*\s+)+"
+)
+
+
+def _without_interjections(text: str) -> str:
+    """ "Wow, Jolene's relationship started from a friendship" says "Jolene's relationship ...";
+    a yes or no ("Yeah, twice a week") is part of the answer and stays."""
+    stripped = _INTERJECTION_LEAD.sub("", text)
+    return stripped[:1].upper() + stripped[1:] if stripped and stripped != text else text
 
 
 def _with_stop(text: str) -> str:
