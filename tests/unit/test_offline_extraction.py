@@ -45,6 +45,16 @@ PEN_PALS = [
 ]
 
 
+def test_a_long_message_is_one_memory_per_statement() -> None:
+    scope = "t/pals/long"
+    line = (
+        "Ines: I spent the whole of last spring restoring an old wooden sailing boat with my uncle in Split. "
+        "Separately, my employer finally approved a four-day week for everyone in the design team from September."
+    )
+    made = creates(scope, [("user", line)])
+    assert len(made) == 2 and all(a.evidence_message_ids == ("s1#0",) for a in made)
+
+
 def test_one_fact_per_memory_unrelated_lines_are_not_glued_and_glue_is_not_stored() -> None:
     made = creates("t/pals/a", PEN_PALS)
     texts = said(made)
@@ -86,7 +96,9 @@ def test_what_the_assistant_said_is_stored_attributed_never_as_the_users() -> No
     assert "45 minutes" in note and "38%" in note and "print" not in note and "Certainly" not in note
     assert " you" not in note.lower(), "its 'you' is the user it advised"
     assert "3" not in texts, "a confirmation that only repeats the user's values adds nothing"
-    assert texts["0"] == "Hana is a product designer. | Hana's launch review moved to June 12."
+    assert texts["0"] == "Hana is a product designer. Hana's launch review moved to June 12.", (
+        "a short message is one memory"
+    )
 
 
 def test_an_assistant_note_needs_a_value_the_user_did_not_give() -> None:

@@ -139,8 +139,25 @@ def message_facts(
             body = f"{speaker.name or 'The user'} suggested: {body}"
         elif position == 0 and unit.leans_back and (question := _question_answered(answered, asker)):
             body = f'Asked "{question}", {speaker.name or "the user"} said: {_yes_or_no(body)}'
+        previous = facts[-1] if facts else None
+        if previous is not None and _joins(previous, unit.kind, body):
+            body = f"{previous.body} {body}"
+            facts[-1] = Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), "statement", previous.source)
+            continue
         facts.append(Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), unit.kind, unit.text))
     return facts
+
+
+SHORT_MESSAGE_WORDS = 30
+"""Statements of one message that together hold at most this many words are one memory: a chat
+line of two short sentences is one thing said ("I'm keen on counselling. My aunt is a counsellor
+too."), and each memory costs its reader a date and a name."""
+
+
+def _joins(previous: Fact, kind: str, body: str) -> bool:
+    return (
+        previous.kind == kind == "statement" and len(previous.body.split()) + len(body.split()) <= SHORT_MESSAGE_WORDS
+    )
 
 
 def _add_caption(
