@@ -19,7 +19,8 @@ timestamp of the message it came from. Conventions (documented because people di
   dated 9999-12-31 saying "tomorrow" is data to keep, not a reason to fail.
 
 With `annotate=True` the original wording is kept in parentheses ("on 2026-03-10 (next
-Tuesday)"); such an annotated expression is recognised and never rewritten twice.
+Tuesday)"), except after a possessive ("2026-03-10's meeting"); such an annotated expression is
+recognised and never rewritten twice.
 """
 
 from __future__ import annotations
@@ -237,7 +238,9 @@ def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bo
         else:
             rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
         changed = True
-        return f"{rendered} ({match.group('expr')}{match.group('poss') or ''})" if annotate else rendered
+        if annotate and match.group("poss"):  # "2023-06-20's (tomorrow's) opening" would read as undated
+            return rendered
+        return f"{rendered} ({match.group('expr')})" if annotate else rendered
 
     rewritten = _EXPRESSION.sub(replace, text)
     return TimeRewrite(rewritten, changed)

@@ -161,6 +161,23 @@ _GENERIC_AFTER = re.compile(
 )
 
 
+_AUX_YOU = re.compile(r"\b([Aa]re|[Ww]ere|[Dd]o|[Hh]ave|[Aa]ren't|[Ww]eren't|[Dd]on't|[Hh]aven't)\s+you\b")
+_SINGULAR_AUX = {"are": "is", "were": "was", "do": "does", "have": "has", "aren't": "isn't", "weren't": "wasn't"}
+_SINGULAR_AUX.update({"don't": "doesn't", "haven't": "hasn't"})
+
+
+def _agreed_aux(aux: str) -> str:
+    """ "Are you ...?" asked of one person named: "Is Bo ...?"."""
+    agreed = _SINGULAR_AUX[aux.lower()]
+    return agreed[:1].upper() + agreed[1:] if aux[:1].isupper() else agreed
+
+
+_AUX_BEFORE = re.compile(
+    r"(?i)\b(?:are|were|do|does|did|can|could|will|would|should|shall|have|had|may|might|must|aren't|don't"
+    r"|didn't|can't|won't|haven't)\s+$"
+)
+
+
 def _is_generic_you(statement: str, match: re.Match[str]) -> bool:
     if not match.group("you"):
         return False
@@ -174,6 +191,7 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small")."""
     if generic_you and any(_is_generic_you(statement, m) for m in _SECOND_PERSON.finditer(statement)):
         return statement
+    statement = _AUX_YOU.sub(lambda m: f"{_agreed_aux(m.group(1))} {other}", statement)
 
     def replace(match: re.Match[str]) -> str:
         if match.group("you_be"):
@@ -189,6 +207,8 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
         if match.group("yourself"):
             return "themself"
         verb = match.group("you_verb")
+        if verb is not None and _AUX_BEFORE.search(statement[: match.start()]):
+            verb = None  # "Are you free?", "Did you go?": the auxiliary carries the tense
         if verb in ("guys", "all", "two", "both"):
             return match.group(0)  # "you guys": several people, not the one listener
         if verb is None or verb in _NOT_VERBS:

@@ -104,3 +104,17 @@ def test_names_come_from_introductions_only() -> None:
 )
 def test_today_meaning_nowadays_is_not_dated(said: str, written: str) -> None:
     assert rewrite_relative_time(said, date(2025, 4, 2)).text == written
+
+
+def test_questions_to_the_listener_agree_with_their_name() -> None:
+    assert to_third_person("Are you free on Friday?", "Noor", other="Ivo") == "Is Ivo free on Friday?"
+    assert to_third_person("Where do you keep your bike?", "Noor", other="Ivo") == "Where does Ivo keep Ivo's bike?"
+    assert to_third_person("Did you sell it?", "Noor", other="Ivo") == "Did Ivo sell it?"
+
+
+def test_a_possessive_relative_time_is_dated_without_its_words() -> None:
+    said = rewrite_relative_time("Tomorrow's recital starts at six.", date(2025, 4, 2), annotate=True).text
+    assert said == "2025-04-03's recital starts at six."
+    assert rewrite_relative_time("I left yesterday.", date(2025, 4, 2), annotate=True).text == (
+        "I left on 2025-04-01 (yesterday)."
+    )

@@ -92,7 +92,8 @@ def _question_answered(answered: ConversationTurn | None, asker: TurnSpeaker | N
     questions = [s for s in sentences(plain_text(asker.body)) if s.rstrip().endswith("?")]
     if not questions or len(questions[-1].split()) > CONTEXT_MAX_WORDS:
         return None
-    return to_third_person(questions[-1], asker.name, other=asker.listener).rstrip()
+    asked = rewrite_relative_time(questions[-1], answered.ts, annotate=True).text
+    return to_third_person(asked, asker.name, other=asker.listener).rstrip()
 
 
 _YES = re.compile(r"(?i)^(?:yeah|yep|yup|yes|sure|definitely|absolutely)\b[,!.]?")
