@@ -155,21 +155,20 @@ left). A sentence that opens the same way but goes on to say something ("It's im
 people to remember those who served") is a statement."""
 
 
-_LISTENER = frozenset({"you", "your", "you're", "youre", "yours", "you've", "you'll"})
-_JUDGING_OPENERS = frozenset({"sounds", "looks", "seems", "glad", "hope", "hoping", "wish"})
+_JUDGING_OPENERS = frozenset({"sounds", "looks", "seems"})
 
 
 def is_reaction(sentence: str) -> bool:
     """It opens on the listener or on what was just said and judges it, adding little of its own
-    ("That's a gorgeous song"), or judging the listener's news ("Glad to hear you found a great
-    group", "Sounds like a lovely trip for your family")."""
+    ("That's a gorgeous song"), or says how the listener's news sounds ("Sounds like a lovely trip
+    for your family")."""
     words = _WORD.findall(sentence.lower().replace("\u2019", "'"))
     while words and words[0] in INTERJECTIONS:
         words = words[1:]
     if not words or words[0] not in REACTION_OPENERS or not any(w in EVALUATIVE for w in words):
         return False
     little = len([w for w in words if w not in NOT_CONTENT]) <= REACTION_MAX_CONTENT_WORDS
-    return little or words[0] in _JUDGING_OPENERS or bool(set(words[1:]) & _LISTENER)
+    return little or words[0] in _JUDGING_OPENERS
 
 
 def read_sentences(text: str) -> list[Sentence]:

@@ -172,6 +172,10 @@ def _agreed_aux(aux: str) -> str:
     return agreed[:1].upper() + agreed[1:] if aux[:1].isupper() else agreed
 
 
+# "you" is a subject where a clause starts: the text's start, after punctuation or a conjunction.
+_SUBJECT_SLOT = re.compile(
+    r"(?:^|[,;:.!?\-\u2013\u2014(\"]\s*|\b(?:and|but|so|because|if|when|that|since|as|or|then|while)\s+)$", re.I
+)
 _AUX_BEFORE = re.compile(
     r"(?i)\b(?:are|were|do|does|did|can|could|will|would|should|shall|have|had|may|might|must|aren't|don't"
     r"|didn't|can't|won't|haven't)\s+$"
@@ -207,8 +211,9 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
         if match.group("yourself"):
             return "themself"
         verb = match.group("you_verb")
-        if verb is not None and _AUX_BEFORE.search(statement[: match.start()]):
-            verb = None  # "Are you free?", "Did you go?": the auxiliary carries the tense
+        before = statement[: match.start()]
+        if verb is not None and (_AUX_BEFORE.search(before) or not _SUBJECT_SLOT.search(before)):
+            verb = None  # "Did you go?": the auxiliary agrees; "sending you the recipe": an object
         if verb in ("guys", "all", "two", "both"):
             return match.group(0)  # "you guys": several people, not the one listener
         if verb is None or verb in _NOT_VERBS:

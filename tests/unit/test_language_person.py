@@ -118,3 +118,10 @@ def test_a_possessive_relative_time_is_dated_without_its_words() -> None:
     assert rewrite_relative_time("I left yesterday.", date(2025, 4, 2), annotate=True).text == (
         "I left on 2025-04-01 (yesterday)."
     )
+
+
+def test_you_as_an_object_takes_no_verb_ending() -> None:
+    assert to_third_person("I'm sending you the photos tonight", "Noor", other="Ivo") == (
+        "Noor is sending Ivo the photos tonight"
+    )
+    assert to_third_person("I told you, and you agreed", "Noor", other="Ivo") == "Noor told Ivo, and Ivo agreed"

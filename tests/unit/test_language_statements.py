@@ -141,3 +141,9 @@ def test_requested_action() -> None:
 
 def test_units_are_plain_tuples() -> None:
     assert statement_units("I sold the blue van in May.") == [Unit("I sold the blue van in May.", "statement", False)]
+
+
+def test_a_wish_about_oneself_is_no_reaction() -> None:
+    said = "Wish I had more time, but I've started baking bread on Sundays and it's been a great escape."
+    assert texts(said) == ["Wish I had more time, I've started baking bread on Sundays and it's been a great escape."]
+    assert texts("It's a wooden whistle to remind you of the good summer.") != [], "it says what the gift is"
