@@ -163,3 +163,21 @@ def test_pleasantries_are_not_memories(line: str) -> None:
     turn = ConversationTurn(**rows("t/p/q", [("user", line)])[0])
     roles = read_roles("t/p/q", [turn])
     assert message_facts(turn, roles.speaker(turn)) == []
+
+
+def test_what_each_message_states_does_not_depend_on_where_the_pass_starts() -> None:
+    from consumers.engine.offline.plan_builder import PlanBuilder
+    from consumers.engine.offline.transcript_pass import TranscriptPass
+    from consumers.engine.offline.working_set import WorkingSet
+
+    turns = [ConversationTurn(**r) for r in rows("t/pals/cut", PEN_PALS)]
+    roles = read_roles("t/pals/cut", turns)
+
+    def read(window: list[ConversationTurn]) -> dict[str, list[str]]:
+        walk = TranscriptPass(PlanBuilder(), WorkingSet(), roles, frozenset(), [])
+        return {r.turn.message_id: [f.text for f in r.facts] for r in walk._read(window)}
+
+    whole = read(turns)
+    for cut in range(1, len(turns)):
+        later = read(turns[cut - 1 :])  # a pass starting at `cut` still reads the message it answers
+        assert {m: later[m] for m in list(later)[1:]} == {m: whole[m] for m in list(later)[1:]}, cut
