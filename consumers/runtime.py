@@ -25,7 +25,7 @@ def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
         return LlmEngine(settings)
     from consumers.engine.offline import OfflineEngine
 
-    return OfflineEngine(embedder or make_embedder(settings))
+    return OfflineEngine(embedder or make_embedder(settings), assistant_roles=settings.assistant_roles)
 
 
 @dataclass

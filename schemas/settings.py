@@ -152,6 +152,11 @@ class Settings(BaseSettings):
     gate_min_merge_similarity: float = Field(
         default=0.5, ge=0, le=1, description="gate: embedding similarity of texts a merge may join"
     )
+    assistant_roles: dict[str, Literal["person", "assistant"]] = Field(
+        default_factory=dict,
+        description='who the `assistant` role is, per tenant, agent or scope prefix: {"acme/pen-pals": "person"} '
+        "(two people chatting); unset scopes are read from the text",
+    )
     trusted_producers: list[str] = Field(
         default_factory=list,
         description="memory-add producers (the `producer` header) whose `protected: true` is honoured",
