@@ -17,7 +17,7 @@ from consumers.runtime import Runtime, make_engine  # noqa: E402
 from consumers.snapshot import Snapshot  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
-from tests.llm_server import ScriptedLlmServer  # noqa: E402
+from tests.llm_server import Reply, ScriptedLlmServer  # noqa: E402
 from tests.unit.feed import Feed
 from tests.unit.llm_engine.support import (
     EMPTY_PLAN,
@@ -244,6 +244,34 @@ def test_repair_call_feeds_the_problem_back_and_applies_the_fix(established: Fee
     assert (result.engine.model_calls, result.engine.prompt_tokens, result.engine.completion_tokens) == (2, 1650, 50)
     assert any("repair" in note for note in result.engine.notes)
     assert {m.memory_id: m.text for m in all_records(rt)}["ava-m1"] == "Ava prefers aisle seats"
+
+
+def test_a_reply_cut_off_at_the_token_limit_is_repaired_with_room_for_one_action(
+    established: Feed, llm: ScriptedLlmServer
+):
+    """A grammar-bound local model can still run out of reply tokens (escapes, long texts): the
+    repair call then asks for one action, which fits the reply budget."""
+    rt = established.rt
+    llm.script(Reply('{"actions": [{"kind": "update", "target": "ava-m1", "text": "Ava pref', finish_reason="length"))
+    llm.reply(
+        plan_json(
+            {
+                "kind": "update",
+                "target": "ava-m1",
+                "text": "Ava prefers aisle seats",
+                "evidence_message_ids": ["ava-s2#2"],
+                "rationale": "Ava corrected it",
+            }
+        )
+    )
+
+    result = rt.dream_pass.run(established.job())
+
+    assert result.status == "completed", result.reason
+    first, repair = (llm.requests[0]["response_format"], llm.requests[1]["response_format"])
+    assert first["json_schema"]["schema"]["properties"]["actions"]["maxItems"] > 1
+    assert repair["json_schema"]["schema"]["properties"]["actions"]["maxItems"] == 1
+    assert "cut off" in llm.prompt(1)[-1]["content"]
 
 
 # --- (10) prompt injection: data in the prompt, and the plan it asks for is still checked
