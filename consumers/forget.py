@@ -34,4 +34,5 @@ def forget_scope(
         deleted[name] = client.count(collection, count_filter=flt, exact=True).count
         client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
     transcripts.forget_cached(scope)
+    memories.pointer_deleted(scope)
     return deleted

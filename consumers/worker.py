@@ -26,6 +26,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, TopicPartition
 
+from consumers.awaiting_review import REFRESH_S
 from consumers.metrics import declare_series
 from consumers.runtime import Runtime
 from consumers.steps.commit import CommitStep
@@ -91,6 +92,7 @@ class ConsolidationWorker:
         self._lag_checked_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
         declare_series(settings.engine)
+        self._report_review()  # derived from the store before the first message
 
     @property
     def passes_run(self) -> int:
@@ -106,6 +108,7 @@ class ConsolidationWorker:
                 self._handle_batch(messages)
                 self._jobs.poll()
                 self._report_lag()
+                self._report_review()
         except Stopping as err:
             log.info("stopped while waiting: %s", err)
         except (GaveUp, DeliveryFailed) as err:
@@ -168,6 +171,19 @@ class ConsolidationWorker:
                 error.name(),
                 self._log_every_s,
             )
+
+    def _report_review(self) -> None:
+        """The awaiting-review gauge from the store, every `REFRESH_S` (this process's own pointer
+        writes reach it at once; this read brings in other processes' decisions)."""
+        review = self._runtime.awaiting_review
+        if not review.due():
+            return
+        try:
+            with self._runtime.lock:
+                review.update(self._runtime.memories)
+        except Exception as err:  # noqa: BLE001 - a gauge read must not stop the worker; retried next interval
+            review.postpone()
+            log.warning("awaiting-review gauge: store read failed, next try in %.0fs: %s", REFRESH_S, err)
 
     def _report_lag(self) -> None:
         """Lag per assigned partition, every few seconds, from the high watermarks librdkafka
