@@ -15,6 +15,7 @@ from consumers.api.guard import StoreGuard
 from consumers.api.outbox import Outbox
 from consumers.store.history import ScopeReader
 from consumers.store.memories import ScopeState
+from consumers.store.review import Messages
 from consumers.store.steering import SteeringRecord
 from schemas import MemoryRecord
 from schemas.settings import Settings
@@ -56,6 +57,8 @@ class ApiContext:
     """(scope, reason) -> request id of the control event sent."""
     decisions: Decisions | None = None
     writes: Writes | None = None
+    messages: Messages | None = None
+    """(scope, message ids) -> the transcript messages among them: evidence on the review page."""
 
     async def blocking(self, fn: Callable[[], T]) -> T:
         """Run `fn` (store work) in a thread, holding the store guard."""
@@ -70,6 +73,11 @@ class ApiContext:
         if self.decisions is None:
             raise web.HTTPNotImplemented(reason="operator decisions are not served here")
         return self.decisions
+
+    def evidence(self) -> Messages:
+        if self.messages is None:
+            raise web.HTTPNotImplemented(reason="transcript messages are not served here")
+        return self.messages
 
     def write(self) -> Writes:
         if self.writes is None:

@@ -96,7 +96,9 @@ def start_api(
         ),
     )
     writes = Writes(outbox, memory, runtime.steering.get, runtime.steering.set)
-    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes))
+    app = make_app(
+        ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes, runtime.transcripts.messages)
+    )
     loop = asyncio.new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []
