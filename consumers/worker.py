@@ -33,7 +33,14 @@ from consumers.steps.commit import CommitStep
 from consumers.steps.index import IndexStep
 from consumers.steps.jobs import JobStep, Positions
 from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
-from consumers.steps.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
+from consumers.steps.retry import (
+    TRANSIENT_ERRORS,
+    GaveUp,
+    Retrier,
+    RetryPolicy,
+    Stopping,
+    declare_transient_series,
+)
 from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas.cloudevents import audit_record
@@ -92,6 +99,7 @@ class ConsolidationWorker:
         self._lag_checked_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
         declare_series(settings.engine)
+        declare_transient_series()
         self._report_review()  # derived from the store before the first message
 
     @property

@@ -12,6 +12,7 @@ from prometheus_client import REGISTRY
 from consumers.metrics import PHASES, declare_series
 from consumers.runtime import open_runtime
 from consumers.steps.index import declare_skipped
+from consumers.steps.retry import OPERATIONS, declare_transient_series
 from schemas import ConversationTurn
 from schemas.audit import ChangeKind
 from schemas.jobs import Trigger
@@ -61,6 +62,10 @@ def test_the_consolidation_workers_counters_and_histograms_exist_before_any_pass
     assert value("dreamstream_index_skipped_total", kind="turns", reason="not_json") is not None
     assert value("dreamstream_index_skipped_total", kind="memory-adds", reason="protected_ignored") is not None
     assert value("dreamstream_model_calls_total", engine="offline") is not None
+    declare_transient_series()
+    for resource, operations in OPERATIONS.items():
+        for operation in operations:
+            assert value("dreamstream_transient_errors_total", resource=resource, operation=operation) == 0
 
 
 def test_a_real_pass_times_only_declared_phases(tmp_path):

@@ -136,7 +136,8 @@ async function diffTab(scope, timeline, arg) {
 }
 
 async function quarantineTab(scope, timeline, arg) {
-  const held = timeline.generations.filter((g) => g.status === "quarantined" || g.decisions.some((d) => d.action !== "rolled-back"));
+  // Waiting ones, and approved ones (still readable); a rejected candidate's records are deleted.
+  const held = timeline.generations.filter((g) => g.status === "quarantined" || g.decisions.some((d) => d.action === "approved"));
   const waiting = held.filter((g) => g.status === "quarantined");
   const chosen = Number(arg) || (waiting[0] || held[0] || {}).generation;
   const list = el("nav", { class: "tabs sub" }, held.map((g) =>
