@@ -161,9 +161,6 @@ def test_an_operator_reviews_approves_and_rolls_back_in_the_browser(deployment, 
     assert "window" in browser.text("[data-test=active-column]").lower()
     assert "aisle" in browser.text("[data-test=candidate-column]").lower()
     browser.screenshot(DOCS / "review-quarantine.png")
-    browser.click("[data-test=tab-timeline]")
-    browser.wait_until_shown("[data-test=timeline-entry]")
-    browser.screenshot(DOCS / "review-timeline.png")
 
     # Approve, with a reason: the candidate is what readers see.
     open_tab(browser, "quarantine", "[data-test=decision-form]")
@@ -214,3 +211,10 @@ def test_an_operator_reviews_approves_and_rolls_back_in_the_browser(deployment, 
     assert rolled and rolled[0]["active_generation"] == 1 and rolled[0]["previous_generation"] == 2
     assert rolled[0]["by"] == "oncall-maria"
     assert scrape(metrics_port)[("dreamstream_rollbacks_total", ())] == 1
+
+    # The timeline now holds both decisions, who made them and why.
+    browser.wait_until_shown("[data-test=timeline-entry]")
+    entries = browser.texts("[data-test=timeline-entry]")
+    assert "rolled-back" in entries[0] and "oncall-maria" in entries[0] and "old seat" in entries[0], entries
+    assert "approved" in entries[1] and "work address" in entries[1], entries
+    browser.screenshot(DOCS / "review-timeline.png")
