@@ -1,6 +1,7 @@
-"""`dreamstream_generations_awaiting_review{tenant}` on real embedded Qdrant: counted while a
-quarantine waits, 0 after approve or reject, derived from the store after a restart, and brought in
-step with what another process decided."""
+"""`dreamstream_generations_awaiting_review{tenant}` on every store backend (the embedded engine,
+qdrant-client's local mode, a server when QDRANT_URL is set): counted while a quarantine waits, 0
+after approve or reject, derived from the store after a restart, and brought in step with what
+another process decided."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ from datetime import UTC, datetime
 
 import pytest
 from prometheus_client import REGISTRY
-from qdrant_client import QdrantClient
 
 from consumers.awaiting_review import REFRESH_S, AwaitingReview
 from consumers.forget import forget_scope
 from consumers.store import AppliedJob, Diary, GenerationInfo, MemoryStore, TranscriptStore
 from consumers.store import quarantine as decisions
+from consumers.store.client import StoreClient
 from schemas import MemoryRecord
 
 T0 = datetime(2026, 3, 5, tzinfo=UTC)
@@ -31,10 +32,10 @@ def gauge(tenant: str) -> float | None:
 class Process:
     """One process's stores on the shared Qdrant directory, with its own gauge tracker."""
 
-    def __init__(self, client: QdrantClient, kept: int = 4) -> None:
-        self.memories = MemoryStore(client, "t", DIMS, embed, generations_kept=kept)
-        self.transcripts = TranscriptStore(client, "t", DIMS, embed)
-        self.diary = Diary(client, "t")
+    def __init__(self, client: StoreClient, kept: int = 4) -> None:
+        self.memories = MemoryStore(client, "test", DIMS, embed, generations_kept=kept)
+        self.transcripts = TranscriptStore(client, "test", DIMS, embed)
+        self.diary = Diary(client, "test")
         self.review = AwaitingReview()
         self.memories.on_state = self.review.observe
 
@@ -55,10 +56,8 @@ class Process:
 
 
 @pytest.fixture
-def client(tmp_path):
-    c = QdrantClient(path=str(tmp_path / "qdrant"))
-    yield c
-    c.close()
+def client(store_client):
+    return store_client
 
 
 def test_a_quarantine_counts_while_it_waits_and_approve_or_reject_bring_it_to_zero(client):

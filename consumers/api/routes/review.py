@@ -33,26 +33,26 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
 
     async def tenants(request: web.Request) -> web.Response:
         query_params(request)
-        scopes = await ctx.blocking(lambda: reader.scopes(None))
+        scopes = await ctx.read(lambda: reader.scopes(None))
         return web.json_response({"tenants": sorted({parse_scope(s)[0] for s in scopes})})
 
     async def tenant_scopes(request: web.Request) -> web.Response:
         query_params(request)
         tenant = request.match_info["tenant"]
         parse_scope(f"{tenant}/a/b")  # the tenant part alone, checked as in a scope
-        found = await ctx.blocking(lambda: review.tenant_scopes(reader, tenant))
+        found = await ctx.read(lambda: review.tenant_scopes(reader, tenant))
         return web.json_response({"tenant": tenant, "scopes": found})
 
     async def timeline(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
-        return web.json_response(await ctx.blocking(lambda: review.timeline(reader, scope)))
+        return web.json_response(await ctx.read(lambda: review.timeline(reader, scope)))
 
     async def diff(request: web.Request) -> web.Response:
         scope = scope_of(request)
         params = query_params(request, "from", "to")
         older, newer = int_param(params, "from"), int_param(params, "to")
-        return web.json_response(await ctx.blocking(lambda: review.review_diff(reader, scope, older, newer)))
+        return web.json_response(await ctx.read(lambda: review.review_diff(reader, scope, older, newer)))
 
     async def quarantine(request: web.Request) -> web.Response:
         scope = scope_of(request)
@@ -60,7 +60,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         generation = int_param({"generation": request.match_info["generation"]}, "generation", low=1)
         assert generation is not None  # the route matched a non-empty {generation}
         messages = ctx.evidence()
-        case = await ctx.blocking(lambda: review.quarantine_case(reader, messages, scope, generation))
+        case = await ctx.read(lambda: review.quarantine_case(reader, messages, scope, generation))
         return web.json_response(case)
 
     async def search(request: web.Request) -> web.Response:
@@ -73,7 +73,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
             raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
         k = int_param(params, "k", low=1, high=MAX_SEARCH_K) or 10
         messages = ctx.evidence()
-        hits = await ctx.blocking(lambda: review.search_with_evidence(reader, messages, scope, query, k))
+        hits = await ctx.read(lambda: review.search_with_evidence(reader, messages, scope, query, k))
         return web.json_response({"scope": scope, "query": query, "k": k, "results": hits})
 
     scope_path = f"{REVIEW}{SCOPE_PATH}"
