@@ -26,13 +26,21 @@ from typing import Any
 
 from confluent_kafka import KafkaError, TopicPartition
 
+from consumers.awaiting_review import REFRESH_S
 from consumers.metrics import declare_series
 from consumers.runtime import Runtime
 from consumers.steps.commit import CommitStep
 from consumers.steps.index import IndexStep
 from consumers.steps.jobs import JobStep, Positions
 from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
-from consumers.steps.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
+from consumers.steps.retry import (
+    TRANSIENT_ERRORS,
+    GaveUp,
+    Retrier,
+    RetryPolicy,
+    Stopping,
+    declare_transient_series,
+)
 from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas.cloudevents import audit_record
@@ -95,6 +103,8 @@ class ConsolidationWorker:
         self._lag_checked_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
         declare_series(settings.engine)
+        declare_transient_series()
+        self._report_review()  # derived from the store before the first message
 
     @property
     def passes_run(self) -> int:
@@ -110,6 +120,7 @@ class ConsolidationWorker:
                 self._handle_batch(messages)
                 self._jobs.poll()
                 self._report_lag()
+                self._report_review()
         except Stopping as err:
             log.info("stopped while waiting: %s", err)
         except (GaveUp, DeliveryFailed) as err:
@@ -172,6 +183,19 @@ class ConsolidationWorker:
                 error.name(),
                 self._log_every_s,
             )
+
+    def _report_review(self) -> None:
+        """The awaiting-review gauge from the store, every `REFRESH_S` (this process's own pointer
+        writes reach it at once; this read brings in other processes' decisions)."""
+        review = self._runtime.awaiting_review
+        if not review.due():
+            return
+        try:
+            with self._runtime.lock:
+                review.update(self._runtime.memories)
+        except Exception as err:  # noqa: BLE001 - a gauge read must not stop the worker; retried next interval
+            review.postpone()
+            log.warning("awaiting-review gauge: store read failed, next try in %.0fs: %s", REFRESH_S, err)
 
     def _report_lag(self) -> None:
         """Lag per assigned partition, every few seconds, from the high watermarks librdkafka

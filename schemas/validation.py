@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 import msgspec
 from confluent_kafka import murmur2 as _murmur2
@@ -38,9 +38,26 @@ from schemas.scope import SCOPE_RE
 from schemas.settings import Settings
 
 Kind = Literal["turns", "memory-adds", "control"]
+ErrorType = Literal[
+    "too_large",
+    "not_utf8",
+    "not_json",
+    "schema",
+    "no_key",
+    "key_mismatch",
+    "wrong_partition",
+    "ts_out_of_range",
+    "empty_content",
+    "nul_character",
+    "empty_value",
+]
+"""Every class of reason a record is refused for (a metric label: exported at 0 from the start)."""
+ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
 InputModel = ConversationTurn | MemoryAdd | ControlEvent
 
 __all__ = [
+    "ERROR_TYPES",
+    "ErrorType",
     "FastControl",
     "FastMemoryAdd",
     "FastTurn",
@@ -166,9 +183,8 @@ class Valid:
 class Rejected:
     reason: str
     """Human-readable: what is wrong, naming the field or the rule."""
-    error_type: str
-    """A short class of the reason (a metric label): too_large, not_utf8, not_json, schema, no_key,
-    key_mismatch, wrong_partition, ts_out_of_range, empty_content, nul_character, empty_value."""
+    error_type: ErrorType
+    """A short class of the reason (a metric label), one of `ERROR_TYPES`."""
     valid: ClassVar[Literal[False]] = False
 
 

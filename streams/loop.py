@@ -39,6 +39,7 @@ from streams.metrics import (
     JOBS_EMITTED,
     RESTORED_ROWS,
     SCOPES_TRACKED,
+    declare_series,
 )
 from streams.policy import decide
 from streams.processor import Batch, Processor, Record
@@ -71,6 +72,7 @@ class StreamLoop:
     def __init__(self, settings: Settings, processor: Processor | None = None) -> None:
         self.settings = settings
         self.topics = settings.topics
+        declare_series(self.topics)
         self.processor = processor or Processor(settings)
         self.health = BrokerHealth(settings)
         quiet = QuietKafkaLog(settings.broker_retry_log_s)

@@ -69,6 +69,16 @@ class TranscriptStore:
         for scope in {t.scope for t, _ in turns}:
             self._vectors.pop(scope, None)
 
+    def messages(self, scope: str, message_ids: Sequence[str]) -> dict[str, ConversationTurn]:
+        """The scope's indexed messages among `message_ids`, by id (point ids derive from the scope,
+        so another scope's message of the same id is never found)."""
+        if not message_ids:
+            return {}
+        ids = [point_id("turn", scope, m) for m in dict.fromkeys(message_ids)]
+        found = self._client.retrieve(self.transcripts, ids=ids, with_payload=True)
+        turns = (ConversationTurn.model_validate(payload_of(p)["turn"]) for p in found)
+        return {t.message_id: t for t in turns if t.scope == scope}
+
     def window(self, scope: str, limit: int) -> list[tuple[ConversationTurn, int]]:
         """The scope's most recent `limit` messages with their offsets, oldest first."""
         indexed = self._indexed(scope)
