@@ -26,7 +26,16 @@ from schemas.audit import TERMINAL_JOB_STATUSES
 from schemas.cloudevents import unframe
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from schemas.validation import FastControl, FastEvent, FastMemoryAdd, FastTurn, Kind, Rejected, validator_for
+from schemas.validation import (
+    FastControl,
+    FastEvent,
+    FastMemoryAdd,
+    FastTurn,
+    Kind,
+    Rejected,
+    json_too_deep,
+    validator_for,
+)
 from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
 from streams.signals import ScopeSignals
@@ -254,7 +263,7 @@ class Processor:
     @staticmethod
     def outcome(value: bytes | None) -> JobOutcome | None:
         """A terminal job status from the audit topic, else None (cheap test first)."""
-        if not value or b'"job"' not in value:
+        if not value or b'"job"' not in value or json_too_deep(value):
             return None
         try:
             found = _outcome(unframe(value))  # Schema Registry framing (audit_schema_id), when on
