@@ -29,6 +29,9 @@ class Snapshot:
     long_inactive_ids: frozenset[str] = field(default_factory=frozenset)
     """Superseded, merged or archived records that were already inactive `N` promoted generations
     back: the prune step leaves them out of the next generation."""
+    foreign_evidence_adds: frozenset[str] = field(default_factory=frozenset)
+    """Pending memory-adds citing a message that is not this scope's (another scope's, or none):
+    never written; the pass clears them from the inbox with a note."""
     taken_at: datetime | None = None
 
     @property

@@ -59,6 +59,10 @@ def take_snapshot(
     # the curated record wins, since the pass may have merged or corrected it since.
     pending = [record_from_add(a) for a in transcripts.pending(job.scope) if a.memory_id not in known]
     rows = transcripts.window(job.scope, window)
+    in_window = {turn.message_id for turn, _ in rows}
+    unknown = transcripts.unknown_messages(
+        job.scope, {m for add in pending for m in add.evidence_message_ids if m not in in_window}
+    )
     covered = state.covered_offset(turns_topic)
     return Snapshot(
         job=job,
@@ -68,5 +72,6 @@ def take_snapshot(
         pending_add_ids=frozenset(m.memory_id for m in pending),
         new_message_ids=frozenset(turn.message_id for turn, offset in rows if offset >= covered),
         long_inactive_ids=long_inactive_ids(state, memories, current, inactive_after),
+        foreign_evidence_adds=frozenset(a.memory_id for a in pending if unknown.intersection(a.evidence_message_ids)),
         taken_at=datetime.now(UTC),
     )

@@ -41,7 +41,7 @@ from streams.metrics import (
     SCOPES_TRACKED,
 )
 from streams.policy import decide
-from streams.processor import Batch, Processor, Record
+from streams.processor import BadInputStorm, Batch, Processor, Record
 from streams.signals import ScopeSignals
 
 log = logging.getLogger("streams.loop")
@@ -146,7 +146,14 @@ class StreamLoop:
         records = self.consumer.consume(self.settings.streams_batch_size, timeout)
         if records:
             self.health.ok()
-            batch = self.processor.process_batch(cast("list[Record]", records), self.tables, time.time())
+            try:
+                batch = self.processor.process_batch(cast("list[Record]", records), self.tables, time.time())
+            except BadInputStorm:
+                # Nothing of this batch goes out. What earlier batches published is committed
+                # first: a restart then reads the storm again, and nothing before it twice.
+                self._flush_and_commit()
+                self.stopped = True
+                raise
             self._publish(batch)
         self.producer.poll(0)
         self._commit()

@@ -8,6 +8,8 @@ fields at their default are left out of the JSON.
 
 from __future__ import annotations
 
+import zlib
+from datetime import datetime
 from typing import Any, cast
 
 import msgspec
@@ -17,6 +19,22 @@ from streams.extract import TurnSignals
 MAX_ENTITIES = 12
 REPEATED = 3
 """An entity mentioned in this many messages since the last pass is a signal of its own."""
+RECENT_TURNS = 6
+"""Turns whose (message id, content) digests a row keeps: a reused id among them is refused."""
+_ENTRY = 10
+"""Bytes of one recent turn: 6 of its message id's digest (48 bits: a false match between two of a
+scope's ids is ~2^-45 per turn), 4 of its content's crc32."""
+ID_FILTER_BYTES = 48
+"""A Bloom filter (384 bits, 2 per id) of every message id the scope has carried."""
+_FILTER_BITS = ID_FILTER_BYTES * 8
+ID_FILTER_FULL = _FILTER_BITS // 2
+"""Bits set beyond which the filter says "maybe" too often to refuse anything (~130 ids)."""
+
+
+def id_digest(message_id: str) -> int:
+    """48 bits of a message id, the same in every process (a row outlives the process)."""
+    raw = message_id.encode("utf-8", "surrogatepass")
+    return zlib.crc32(raw) | (zlib.adler32(raw) & 0xFFFF) << 32
 
 
 def estimate_tokens(text: str) -> int:
@@ -45,6 +63,13 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     last_pass_at: float = 0.0
     last_outcome: str = ""
     consecutive_failures: int = 0
+    recent: bytearray = msgspec.field(default_factory=bytearray)
+    """The last RECENT_TURNS turns, oldest first, _ENTRY bytes each (see `remember_turn`)."""
+    id_filter: bytearray = msgspec.field(default_factory=bytearray)
+    """Bloom filter of the message ids of every turn folded since the scope's first event; empty
+    in a row written before it existed (such a row never refuses evidence)."""
+    newest_turn: datetime | None = None
+    """The latest `ts` of a folded turn: turns up to it have been read (producers send in order)."""
 
     def to_json(self) -> dict[str, Any]:
         return cast("dict[str, Any]", msgspec.to_builtins(self))
@@ -102,6 +127,57 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
             offsets[topic] = offset + 1
         if at > self.last_event_at:
             self.last_event_at = at
+
+    # --- one verdict with the consolidation worker (bounded: see the README, "one verdict")
+
+    def remember_turn(self, message_id: str, content: str, ts: datetime) -> bool:
+        """Record a turn before it is folded; False when one of the scope's last RECENT_TURNS turns
+        had this message id with other content (the first stays, as in the transcript index).
+        The same id with the same content again is a producer's retry and is folded as before."""
+        digest = id_digest(message_id)
+        key = digest.to_bytes(6, "little")
+        body = zlib.crc32(content.encode("utf-8", "surrogatepass")).to_bytes(4, "little")
+        recent = self.recent
+        at = recent.find(key)
+        while at >= 0 and at % _ENTRY:
+            at = recent.find(key, at + 1)
+        if at >= 0:
+            if recent[at + 6 : at + _ENTRY] != body:
+                return False
+        else:
+            recent += key
+            recent += body
+            if len(recent) > RECENT_TURNS * _ENTRY:
+                del recent[:_ENTRY]
+        bits = self.id_filter
+        if bits:
+            low, high = digest % _FILTER_BITS, (digest >> 16) % _FILTER_BITS
+            bits[low >> 3] |= 1 << (low & 7)
+            bits[high >> 3] |= 1 << (high & 7)
+        newest = self.newest_turn
+        if newest is None or ts > newest:
+            self.newest_turn = ts
+        return True
+
+    def first_event(self) -> None:
+        """A new row (or one forgotten): its id filter will see every turn of the scope."""
+        self.id_filter = bytearray(ID_FILTER_BYTES)
+
+    def foreign_evidence(self, source_message_ids: tuple[str, ...], ts: datetime) -> str | None:
+        """A cited message id this scope has never carried, or None. Judged only when the filter
+        has seen the scope from its first event, is not too full to say "never", and the scope's
+        turns up to the memory-add's `ts` have been read (the messages an add cites come before
+        it, and turns may arrive after the add on their own topic)."""
+        bits = self.id_filter
+        newest = self.newest_turn
+        if not bits or newest is None or newest < ts or int.from_bytes(bits).bit_count() > ID_FILTER_FULL:
+            return None
+        for message_id in source_message_ids:
+            digest = id_digest(message_id)
+            low, high = digest % _FILTER_BITS, (digest >> 16) % _FILTER_BITS
+            if not (bits[low >> 3] >> (low & 7) & 1 and bits[high >> 3] >> (high & 7) & 1):
+                return message_id
+        return None
 
     def saw_memory_add(self, topic: str, offset: int, at: float) -> None:
         self.memory_adds += 1

@@ -246,6 +246,17 @@ class _Applier:
         self.put("archived", record, after, a.rationale, evidence)
 
 
+def _refused_add(snapshot: Snapshot, record: MemoryRecord) -> str | None:
+    if is_injection(record.text):  # data, never a command
+        return f"its text reads like an instruction to the system ({_excerpt(record.text)!r})"
+    if record.memory_id in snapshot.foreign_evidence_adds:  # as the stream worker dead-letters it
+        return (
+            f"it cites messages that are not this scope's ({sorted(record.evidence_message_ids)[:5]}): "
+            "evidence is never borrowed from another scope"
+        )
+    return None
+
+
 def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
     """Apply the plan on a copy of the snapshot's memories; an action with a problem is left out
     and noted in `candidate.notes`, the others stand."""
@@ -254,14 +265,12 @@ def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
         record = snapshot.memory(add_id)
         if record is None:
             continue
-        if is_injection(record.text):
-            # Data, never a command: not written, and cleared from the inbox with this note.
+        refusal = _refused_add(snapshot, record)
+        if refusal:
+            # Not written, and cleared from the inbox with this note.
             del applier.candidate.records[add_id]
             applier.candidate.dropped_adds.add(add_id)
-            applier.candidate.notes.append(
-                f"memory-add {add_id} not written: its text reads like an instruction "
-                f"to the system ({_excerpt(record.text)!r})"
-            )
+            applier.candidate.notes.append(f"memory-add {add_id} not written: {refusal}")
             continue
         applier.candidate.changes.append(
             Change(
