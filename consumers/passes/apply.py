@@ -261,6 +261,10 @@ def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
     """Apply the plan on a copy of the snapshot's memories; an action with a problem is left out
     and noted in `candidate.notes`, the others stand."""
     applier = _Applier(snapshot, snapshot.job.requested_at)
+    applier.candidate.notes.extend(
+        f"memory-add {add_id} waits in the inbox: it cites a message not indexed yet"
+        for add_id in sorted(snapshot.deferred_add_ids)
+    )
     for add_id in sorted(snapshot.pending_add_ids):
         record = snapshot.memory(add_id)
         if record is None:
