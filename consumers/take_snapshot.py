@@ -58,7 +58,8 @@ def _unproven_adds(
         scope, {m for add in pending for m in add.evidence_message_ids if m not in in_window}
     )
     newest = rows[-1][0].ts if rows else None
-    foreign, deferred = set(), set()
+    foreign: set[str] = set()
+    deferred: set[str] = set()
     for add in pending:
         if unknown.intersection(add.evidence_message_ids):
             (foreign if newest is not None and newest >= add.created_at else deferred).add(add.memory_id)
