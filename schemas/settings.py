@@ -19,6 +19,8 @@ from schemas.policy import TriggerPolicy
 from schemas.topics import TopicCatalog
 
 MIN_TOKEN_CHARS = 16
+MIN_TOKEN_DISTINCT_CHARS = 8
+"""Sixteen "0"s are long enough and guessable: a token needs this many different characters."""
 
 
 def _alias(field: str, *others: str) -> AliasChoices:
@@ -159,7 +161,7 @@ class Settings(BaseSettings):
     api_port: int = Field(default=0, ge=0, le=65_535, description="consolidation worker HTTP API; 0 = off")
     api_host: str = Field(default="127.0.0.1", description="bind address of the HTTP API")
     api_token: SecretStr | None = Field(
-        default=None, description="bearer token of at least 16 characters; required when api_host is not loopback"
+        default=None, description="bearer token of at least 16 characters, 8 of them different; required when api_host is not loopback"
     )
     # --- The change stream
     audit_schema_id: int | None = Field(
@@ -189,6 +191,10 @@ class Settings(BaseSettings):
             raise ValueError("DREAMSTREAM_API_TOKEN is set but empty: unset it or give a token")
         if value is not None and len(value.get_secret_value()) < MIN_TOKEN_CHARS:
             raise ValueError(f"DREAMSTREAM_API_TOKEN is too short: at least {MIN_TOKEN_CHARS} characters")
+        if value is not None and len(set(value.get_secret_value())) < MIN_TOKEN_DISTINCT_CHARS:
+            raise ValueError(
+                f"DREAMSTREAM_API_TOKEN is too easy to guess: at least {MIN_TOKEN_DISTINCT_CHARS} different characters"
+            )
         return value
 
     @model_validator(mode="after")

@@ -483,6 +483,8 @@ def test_version_and_settings_show_with_secrets_masked(dreamed):
         "DREAMSTREAM_API_TOKEN is set but empty",
     )
     one_line_error(cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_API_TOKEN": "short"}), "too short")
+    weak = {"DREAMSTREAM_API_TOKEN": "0" * 16}
+    one_line_error(cli(dreamed.settings, "settings", "show", env=weak), "too easy to guess")
 
 
 def test_workers_create_their_home_and_check_the_engine_before_starting(dreamed, tmp_path):
