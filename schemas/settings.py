@@ -161,7 +161,9 @@ class Settings(BaseSettings):
     api_port: int = Field(default=0, ge=0, le=65_535, description="consolidation worker HTTP API; 0 = off")
     api_host: str = Field(default="127.0.0.1", description="bind address of the HTTP API")
     api_token: SecretStr | None = Field(
-        default=None, description="bearer token of at least 16 characters, 8 of them different; required when api_host is not loopback"
+        default=None,
+        description="bearer token of at least 16 characters, 8 of them different; required when api_host is not "
+        "loopback",
     )
     # --- The change stream
     audit_schema_id: int | None = Field(

@@ -373,6 +373,20 @@ def test_errors_are_one_line_and_a_non_zero_exit(dreamed, tmp_path):
         "dreamstream kafka topics",
     )
     one_line_error(cli(s, "trigger", "not/a/scope/at/all"), "three parts")
+    # issue 17: each of these printed a traceback (or nothing) before
+    wrong_count = {"DREAMSTREAM_PARTITIONS": str(s.partitions + 4)}
+    for args in (("forget", AVA, "--no-wait"), ("trigger", AVA)):
+        one_line_error(cli(s, *args, env=wrong_count), f"has {s.partitions} partitions but the settings say")
+    one_line_error(cli(s, "forget", "acme/../globex"), "agent part '..'")
+    one_line_error(
+        cli(s, "settings", "show", env={"DREAMSTREAM_TENANT_POLICIES": '{"acme": {idle_s: 60}'}),
+        "invalid settings",
+        "tenant_policies",
+        "Expecting property name",
+    )
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n  \n")
+    one_line_error(cli(s, "replay", str(empty)), f"no events in {empty}")
 
 
 # --- operator decisions (they change the store: last)
