@@ -25,12 +25,12 @@ from typing import TypeAlias, cast
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
 from prometheus_client import Counter
 
+from plumbing.broker_health import BrokerHealth, QuietKafkaLog
 from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas import ControlEvent
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
-from streams.broker_health import BrokerHealth, QuietKafkaLog
 from streams.commits import CommitTracker
 from streams.due_index import DueIndex
 from streams.metrics import (
@@ -72,7 +72,7 @@ class StreamLoop:
         self.settings = settings
         self.topics = settings.topics
         self.processor = processor or Processor(settings)
-        self.health = BrokerHealth(settings)
+        self.health = BrokerHealth(settings, log)
         quiet = QuietKafkaLog(settings.broker_retry_log_s)
         common = {
             "error_cb": self.health.error,
