@@ -4,6 +4,14 @@ Steps follow the Kafka 4.x "standalone controller" docs: fetch the broker jars f
 with the pom shipped beside this module, write `server.properties`, format storage once with
 `--standalone`, start `kafka.Kafka` detached, wait until a metadata request answers.
 
+Which process is the broker is decided on the process this module started: its pid and its start
+time (from /proc, or `ps` where there is none) go to the pid file as it is launched, and a broker
+is "ours" while a process with that pid and that start time lives; never on a read of a command
+line (a process that has not exec'd java yet shows the launcher's). Ready means the port answers
+a Kafka metadata request, within the timeout; if the broker we started exits first, or does not
+answer in time, it is stopped before the error is raised. `start(..., stop_at_exit=True)` also
+stops it when this process ends: normally, by an exception, or by SIGTERM/SIGHUP (the demo).
+
 Layout under `<home>/kafka/`:
 
     libs-<pom digest>/        broker jars (a changed pom gets a fresh directory)
@@ -15,6 +23,7 @@ Layout under `<home>/kafka/`:
 from __future__ import annotations
 
 import argparse
+import atexit
 import base64
 import contextlib
 import fcntl
@@ -27,6 +36,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -239,38 +249,75 @@ def _run_java(libs: Path, args: list[str], what: str) -> None:
 # --- processes
 
 
-def _read_pid(paths: _BrokerPaths) -> int | None:
+@dataclass(frozen=True)
+class _PidRecord:
+    pid: int
+    started: str | None
+    """The process's start time as the system reports it (None: a pid file of an older version)."""
+
+
+def _start_time(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot from /proc, else `ps`'s lstart), or
+    None when there is no such process. A pid reused by another process has another start time."""
+    if Path("/proc/self/stat").exists():
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            return None
+        fields = stat.rsplit(")", 1)[1].split()
+        return None if fields[0] in ("Z", "X") else fields[19]  # state; starttime (field 22)
+    result = subprocess.run(["ps", "-o", "stat=,lstart=", "-p", str(pid)], capture_output=True, text=True)
+    line = result.stdout.strip()
+    return None if not line or line.startswith("Z") else line.split(None, 1)[1]
+
+
+def _read_pid(paths: _BrokerPaths) -> _PidRecord | None:
     try:
-        return int(paths.pid_file.read_text().strip())
+        text = paths.pid_file.read_text().split()
     except FileNotFoundError:
         return None
-    except ValueError:
+    try:
+        return _PidRecord(int(text[0]), text[1] if len(text) > 1 else None)
+    except (ValueError, IndexError):
         raise LocalKafkaError(f"{paths.pid_file} does not hold a process id; delete it") from None
 
 
-def _is_our_broker(pid: int, paths: _BrokerPaths) -> bool:
-    """True while `pid` is a live broker started with this port's config (guards against pid reuse)."""
-    proc = Path(f"/proc/{pid}")
-    if Path("/proc/self").exists():
-        try:
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except (FileNotFoundError, ProcessLookupError):
-            return False  # no such process (or it exited while we looked)
-        return state not in ("Z", "X") and "kafka.Kafka" in cmdline and str(paths.properties) in cmdline
-    # No /proc (macOS): ask ps.
-    result = subprocess.run(["ps", "-o", "stat=,args=", "-p", str(pid)], capture_output=True, text=True)
-    line = result.stdout.strip()
-    return bool(line) and not line.startswith("Z") and "kafka.Kafka" in line and str(paths.properties) in line
+def _write_pid(paths: _BrokerPaths, pid: int) -> None:
+    started = _start_time(pid)
+    paths.pid_file.write_text(f"{pid} {started}\n" if started else f"{pid}\n")
+
+
+def _alive(record: _PidRecord, paths: _BrokerPaths) -> bool:
+    """True while the broker of this pid record runs: our own child is asked directly; otherwise
+    the pid must be alive with the start time recorded at launch."""
+    child = _CHILDREN.get(record.pid)
+    if child is not None:
+        return child.poll() is None
+    started = _start_time(record.pid)
+    if started is None:
+        return False
+    if record.started is not None:
+        return started == record.started
+    return _legacy_is_broker(record.pid, paths)
+
+
+def _legacy_is_broker(pid: int, paths: _BrokerPaths) -> bool:
+    """A pid file written before start times were recorded: only the command line can tell."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except (FileNotFoundError, ProcessLookupError):
+        result = subprocess.run(["ps", "-o", "args=", "-p", str(pid)], capture_output=True, text=True)
+        cmdline = [result.stdout]
+    return any("kafka.Kafka" in part for part in cmdline) and any(str(paths.properties) in p for p in cmdline)
 
 
 def _running_pid(paths: _BrokerPaths) -> int | None:
     """The broker's pid if it is running; a stale pid file is removed."""
-    pid = _read_pid(paths)
-    if pid is None:
+    record = _read_pid(paths)
+    if record is None:
         return None
-    if _is_our_broker(pid, paths):
-        return pid
+    if _alive(record, paths):
+        return record.pid
     paths.pid_file.unlink(missing_ok=True)
     return None
 
@@ -281,30 +328,25 @@ def _port_open(port: int) -> bool:
         return sock.connect_ex((HOST, port)) == 0
 
 
-def _launch(paths: _BrokerPaths, libs: Path, heap: str) -> int:
-    """Start the broker detached: own session, stdin closed, output appended to broker.log.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+"""Brokers this process launched, by pid: their exit is known from the process itself."""
 
-    The shell backgrounds java and exits at once, so the broker is not our child: it outlives this
-    process and never lingers as our zombie. The shell writes java's pid to the pid file.
-    """
+
+def _launch(paths: _BrokerPaths, libs: Path, heap: str) -> int:
+    """Start the broker detached (its own session, stdin closed, output appended to broker.log)
+    and record its pid and start time at once: `Popen` returns once java is exec'd, so the pid is
+    the broker's from the start."""
     java = _java_command(libs, heap, paths) + ["kafka.Kafka", str(paths.properties)]
     paths.pid_file.unlink(missing_ok=True)
     with paths.log_file.open("ab") as log:
         log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting Kafka on {paths.bootstrap}\n".encode())
         log.flush()
-        subprocess.run(
-            ["sh", "-c", '"$@" & echo $! >"$DREAMSTREAM_KAFKA_PID_FILE"', "sh", *java],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, "DREAMSTREAM_KAFKA_PID_FILE": str(paths.pid_file)},
-            check=True,
+        child = subprocess.Popen(
+            java, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
-    pid = _read_pid(paths)
-    if pid is None:
-        raise LocalKafkaError(f"the broker launcher did not write {paths.pid_file}; see {paths.log_file}")
-    return pid
+    _CHILDREN[child.pid] = child
+    _write_pid(paths, child.pid)
+    return child.pid
 
 
 def _metadata_answers(bootstrap: str) -> bool:
@@ -320,8 +362,9 @@ def _metadata_answers(bootstrap: str) -> bool:
 
 def _wait_ready(paths: _BrokerPaths, pid: int, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
+    record = _read_pid(paths) or _PidRecord(pid, None)
     while time.monotonic() < deadline:
-        if not _is_our_broker(pid, paths):
+        if not _alive(record, paths):
             raise LocalKafkaError(
                 f"Kafka on {paths.bootstrap} exited during startup; end of {paths.log_file}:\n"
                 + _tail(paths.log_file.read_text(errors="replace"))
@@ -349,13 +392,50 @@ def start(
     controller_port: int | None = None,
     heap: str = "512m",
     timeout_s: float = 90,
+    stop_at_exit: bool = False,
 ) -> LocalBroker:
     """Start a broker on 127.0.0.1:`port` (controller on `port + 1` by default), or return the one
-    already running there from this home. Blocks until it answers metadata requests."""
+    already running there from this home. Blocks until it answers metadata requests.
+
+    `stop_at_exit`: a broker this call launched is stopped when this process ends (atexit, and
+    SIGTERM/SIGHUP turned into a normal exit); one that was running already is left alone."""
     home = Path(home).expanduser().resolve()
     paths = _paths(home, port)
     with _port_lock(paths):
-        return _start_locked(home, paths, controller_port, heap, timeout_s)
+        running = _running_pid(paths) is not None
+        broker = _start_locked(home, paths, controller_port, heap, timeout_s)
+    if stop_at_exit and not running:
+        _stop_when_this_process_ends(paths)
+    return broker
+
+
+_OWNED: dict[int, _BrokerPaths] = {}
+_EXIT_HOOKS = threading.Lock()
+
+
+def _stop_when_this_process_ends(paths: _BrokerPaths) -> None:
+    with _EXIT_HOOKS:
+        if not _OWNED:
+            atexit.register(_stop_owned)
+            if threading.current_thread() is threading.main_thread():
+                for signum in (signal.SIGTERM, signal.SIGHUP):
+                    if signal.getsignal(signum) in (signal.SIG_DFL, None):
+                        signal.signal(signum, _exit_on_signal)
+        _OWNED[paths.port] = paths
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    # A normal exit: `finally` blocks and atexit run, so what this process started is stopped.
+    sys.exit(128 + signum)
+
+
+def _stop_owned() -> None:
+    for port, paths in list(_OWNED.items()):
+        try:
+            _stop_one(paths, timeout_s=30)
+        except LocalKafkaError as err:
+            print(f"error: stopping the Kafka broker on port {port}: {err}", file=sys.stderr)
+        _OWNED.pop(port, None)
 
 
 @contextlib.contextmanager
@@ -386,8 +466,8 @@ def _start_locked(
         pid = _launch(paths, libs, heap)
         try:
             _wait_ready(paths, pid, timeout_s)
-        except LocalKafkaError:
-            _stop_one(paths, timeout_s=10)  # don't leave a half-started broker behind
+        except BaseException:
+            _stop_one(paths, timeout_s=10)  # don't leave a half-started broker behind (^C included)
             raise
     else:
         _wait_ready(paths, pid, timeout_s)
@@ -396,15 +476,18 @@ def _start_locked(
 
 def _stop_one(paths: _BrokerPaths, timeout_s: float) -> bool:
     """Stop the broker of one port dir; False when none was running."""
-    pid = _running_pid(paths)
-    if pid is None:
+    record = _read_pid(paths)
+    if record is None or not _alive(record, paths):
+        paths.pid_file.unlink(missing_ok=True)
+        _OWNED.pop(paths.port, None)
         return False
-    _signal(pid, signal.SIGTERM)  # controlled shutdown: flushes logs, closes the quorum cleanly
-    if not _wait_gone(pid, paths, timeout_s):
-        _signal(pid, signal.SIGKILL)
-        if not _wait_gone(pid, paths, 10):
-            raise LocalKafkaError(f"Kafka pid {pid} survived SIGKILL; see {paths.log_file}")
+    _signal(record.pid, signal.SIGTERM)  # controlled shutdown: flushes logs, closes the quorum cleanly
+    if not _wait_gone(record, paths, timeout_s):
+        _signal(record.pid, signal.SIGKILL)
+        if not _wait_gone(record, paths, 10):
+            raise LocalKafkaError(f"Kafka pid {record.pid} survived SIGKILL; see {paths.log_file}")
     paths.pid_file.unlink(missing_ok=True)
+    _OWNED.pop(paths.port, None)
     return True
 
 
@@ -413,10 +496,13 @@ def _signal(pid: int, signum: int) -> None:
         os.kill(pid, signum)
 
 
-def _wait_gone(pid: int, paths: _BrokerPaths, timeout_s: float) -> bool:
+def _wait_gone(record: _PidRecord, paths: _BrokerPaths, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if not _is_our_broker(pid, paths):
+        if not _alive(record, paths):
+            child = _CHILDREN.pop(record.pid, None)
+            if child is not None:
+                child.wait()  # reaped: no zombie of ours
             return True
         time.sleep(0.2)
     return False
