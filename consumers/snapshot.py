@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from language.injection import injection_message_ids
-from schemas import ConversationTurn, DreamJob, MemoryRecord
+from schemas import ControlEvent, ConversationTurn, DreamJob, MemoryRecord
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ class Snapshot:
     """Memory-adds left in the inbox (not in `memories`): they cite a message the index does not
     hold yet, and no turn as late as the add has been indexed (see take_snapshot)."""
     taken_at: datetime | None = None
+    corrections: tuple[ControlEvent, ...] = ()
+    """Corrections of stored memories (`correct` control events) waiting for this pass, oldest first."""
 
     @property
     def scope(self) -> str:

@@ -248,7 +248,7 @@ def scope_reader(settings: Settings, api_url: str | None) -> Iterator[ScopeReade
 
 
 class HttpReader:
-    """`ScopeReader` over the consolidation worker's HTTP API (consumers/api.py)."""
+    """`ScopeReader` over the consolidation worker's HTTP API (consumers/api/)."""
 
     def __init__(self, base_url: str, token: str | None = None, timeout_s: float = 60.0) -> None:
         self._base = base_url.rstrip("/")

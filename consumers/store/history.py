@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from consumers.store.diary import Diary, DiaryEntry
 from consumers.store.memories import GenerationInfo, MemoryStore, ScopeState
+from consumers.store.validity import Span, held_from, memories_as_of, when_each_value_held
 from schemas import MemoryChangeEvent, MemoryRecord
 from schemas.scope import parse_scope
 
@@ -54,6 +56,10 @@ class ScopeReader(Protocol):
         """The scope's memories closest to `query`, best first, with their scores (the store's
         search: readers see what it returns, memory-adds not yet consolidated included)."""
 
+    def search_as_of(self, scope: str, query: str, k: int, at: datetime) -> list[tuple[MemoryRecord, float]]:
+        """The same over what held at `at` (`consumers/store/validity.py`): the memories of the
+        active generation's lineage then, and memory-adds no pass has curated yet made by then."""
+
 
 class ScopeView:
     """`ScopeReader` on this process's stores."""
@@ -89,6 +95,14 @@ class ScopeView:
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
         parse_scope(scope)  # a scope nobody has dreamed on yet may still hold memory-adds: no UnknownScope
         return self._memories.search(scope, query, k)
+
+    def search_as_of(self, scope: str, query: str, k: int, at: datetime) -> list[tuple[MemoryRecord, float]]:
+        parse_scope(scope)
+        state = self._memories.state(scope)
+        held = memories_as_of(self, scope, at) if is_known(state) else []
+        known = {m.memory_id for m in held}
+        fresh = [m for m in self._memories.pending_records(scope) if held_from(m) <= at and m.memory_id not in known]
+        return self._memories.rank(held + fresh, query, k)
 
 
 def readable_generation(state: ScopeState, number: int) -> GenerationInfo:
@@ -132,12 +146,18 @@ class RecordVersion:
     generation: GenerationInfo
     record: MemoryRecord | None
     """None: the memory is not in that generation."""
+    held: Span | None = None
+    """When the value this version stands for held, along the active generation's lineage (None
+    off it: quarantined or rolled-back generations, or a version that holds nothing)."""
 
     def to_json(self) -> dict[str, Any]:
+        held = self.held
         return {
             "generation": self.generation.generation,
             "generation_status": self.generation.status,
             "record": self.record.model_dump(mode="json") if self.record else None,
+            "valid_from": held.since.isoformat() if held else None,
+            "valid_to": held.until.isoformat() if held and held.until else None,
         }
 
 
@@ -150,7 +170,8 @@ def record_history(reader: ScopeReader, scope: str, memory_id: str) -> list[Reco
         versions.append(RecordVersion(info, by_id.get(memory_id)))
     if not any(v.record for v in versions):
         raise LookupError(f"memory {memory_id!r} is in no kept generation of {scope!r}")
-    return versions
+    held = when_each_value_held([(v.generation.generation, v.record) for v in versions], state)
+    return [RecordVersion(v.generation, v.record, held.get(v.generation.generation)) for v in versions]
 
 
 # --- the difference between two generations

@@ -51,6 +51,10 @@ class GenerationInfo(BaseModel):
     memories_active: int = 0
     decisions: tuple[OperatorDecision, ...] = ()
     """Operator decisions about this generation (approve, reject, rollback to it), oldest first."""
+    based_on: int | None = None
+    """The generation it was built from (the active one when its pass ran; 0: none). Readers follow
+    these links for what a memory said before an in-place change (`consumers/store/validity.py`).
+    None on generations written before it was recorded."""
 
 
 class AppliedJob(BaseModel):
@@ -187,6 +191,15 @@ class MemoryStore:
             return records + fresh, vectors
 
         return self._search.search(scope, key, load, query, k)
+
+    def pending_records(self, scope: str) -> list[MemoryRecord]:
+        """The scope's memory-adds no pass has curated yet, as readers see them (`consolidated=False`)."""
+        return [pending_record(a) for a in self._pending(scope)] if self._pending is not None else []
+
+    def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
+        """`records` ranked for `query` by the store's hybrid search, without caching an index
+        (what held at some time: `as_of` reads)."""
+        return self._search.rank(records, query, k)
 
     def _active_points(self, scope: str, generation: int) -> list[models.Record]:
         flt = scope_filter(

@@ -182,7 +182,7 @@ def test_invalid_scopes_and_parameters_are_400(served):
 
 
 def test_a_store_held_too_long_is_503_and_wrong_methods_are_405(served, monkeypatch):
-    monkeypatch.setattr("consumers.api.STORE_WAIT_S", 0.3)
+    monkeypatch.setattr("consumers.api.guard.STORE_WAIT_S", 0.3)
     server, _, _, lock = served()
     with lock:
         status, body = call(f"{server.url}/scopes/{SCOPE}/generations")

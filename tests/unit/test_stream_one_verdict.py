@@ -124,7 +124,7 @@ def test_rows_without_a_filter_or_with_a_full_one_never_refuse_evidence():
     legacy = ScopeSignals(offsets={"t:0": 5}, newest_turn=T0 + timedelta(days=1))  # written before the filter
     assert legacy.foreign_evidence(("anything",), T0) is None
     full = ScopeSignals()
-    full.first_event()
+    full.start_id_filter()
     i = 0
     while int.from_bytes(full.id_filter).bit_count() <= ID_FILTER_FULL:
         full.remember_turn(f"id-{i}", "x", T0)
@@ -144,7 +144,7 @@ def test_a_forgotten_scope_starts_a_new_filter():
 def test_the_row_stays_small():
     """The stream worker's budget is about 1 KB of memory per scope; the row is most of it."""
     row = ScopeSignals(partition=3, messages=40, tokens=900, last_event_at=1.7e9, last_pass_at=1.7e9)
-    row.first_event()
+    row.start_id_filter()
     row.offsets = {f"{TOPICS.turns}:3": 123_456, f"{TOPICS.memory_adds}:3": 789}
     for i in range(200):
         row.remember_turn(f"session-{i // 20}#{i}", f"message {i}", T0 + timedelta(seconds=i))
