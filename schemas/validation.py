@@ -9,9 +9,10 @@ skips the same records, so nothing the stream side refused is ever indexed.
     else: result.event                     # the pydantic contract (ConversationTurn, ...)
 
 Checks, in this order (the first that fails is the reason): size ≤ `max_event_bytes`; JSON
-nesting at most `MAX_JSON_DEPTH` levels (checked on the bytes before any parser runs: every JSON
-parser here recurses, and a 2 KB record of 1,000 nested brackets once raised RecursionError out of
-both workers); UTF-8 with no lone surrogate; JSON (NaN, Infinity and numbers that overflow are
+nesting at most `MAX_JSON_DEPTH` levels (checked on the bytes before any recursive parser runs: a
+2 KB record of 1,000 nested brackets once raised RecursionError out of both workers; the fast
+path's structs are typed all the way down, so msgspec refuses a nested value before recursing
+and the record goes to the slow path, which checks the nesting first); UTF-8 with no lone surrogate; JSON (NaN, Infinity and numbers that overflow are
 not JSON); the pydantic contract (schema version, types, lengths, the scope syntax, control
 commands, `ts` a string); a key, equal to the payload's scope; the record sits in the scope's home
 partition (murmur2(key) % partitions, as Kafka's default partitioner and `make_producer` place
@@ -112,7 +113,10 @@ def json_too_deep(value: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 
 _AwareTs = Annotated[datetime, msgspec.Meta(tz=True)]
 _Id = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
-_Metadata = dict[str, Any] | None
+_Flat = dict[str, str | int | float | bool | None]
+"""A flat object. Never `Any`: msgspec then refuses a nested value at once, where `Any` would
+recurse into it (1,000 nested brackets raise RecursionError); the slow path judges such records."""
+_Metadata = _Flat | None
 
 
 class FastTurn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -147,9 +151,9 @@ class FastControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """None when the producer left it out (the pydantic contract then stamps the time of reading)."""
     reason: Annotated[str, msgspec.Meta(max_length=1_000)] = ""
     schema_version: Literal[1] = 1
-    correction: dict[str, Any] | None = None
+    correction: _Flat | None = None
     """Not checked here: a `correct` or `steer` event always takes the pydantic contract's path."""
-    steering: dict[str, Any] | None = None
+    steering: _Flat | None = None
 
 
 FastEvent = FastTurn | FastMemoryAdd | FastControl
@@ -237,30 +241,28 @@ class Validator:
         return home_partition(key, self.partitions)
 
     def validate(self, kind: Kind, key: bytes | None, value: bytes | None, partition: int) -> Valid | Rejected:
+        # The fast decoder's structs are typed all the way down (no `Any`), so msgspec refuses a
+        # nested value before it recurses; everything it refuses goes to `_slow`, which checks the
+        # nesting before any parser runs.
         try:
-            return self._validate(kind, key, value, partition)
+            if value is None:
+                return Rejected("empty value (a tombstone) on an event topic", "empty_value")
+            if len(value) > self.max_bytes:
+                return Rejected(f"payload of {len(value)} bytes exceeds the limit of {self.max_bytes}", "too_large")
+            contract = CONTRACTS[kind]
+            try:
+                record = self._decoders[kind].decode(value)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                return self._slow(contract, key, value, partition)
+            if not _SCOPE_FULLMATCH(record.scope) or getattr(record, "metadata", None) is not None:
+                return self._slow(contract, key, value, partition)
+            if isinstance(record, FastControl) and (record.ts is None or record.action in _NESTED_ACTIONS):
+                return self._slow(contract, key, value, partition)  # the contract's default ts, nested payloads
+            problem = self._placement(record.scope, key, partition) or self._content(contract, record, value)
+            return problem or Valid(kind, record, value)
         except Exception as err:  # invariant 8: one record must never stop a worker; see the docstring
             log.exception("the validator failed on a %s record (key %r); rejected as validator_error", kind, key)
             return Rejected(f"the validator failed on this record: {type(err).__name__}: {err}", "validator_error")
-
-    def _validate(self, kind: Kind, key: bytes | None, value: bytes | None, partition: int) -> Valid | Rejected:
-        if value is None:
-            return Rejected("empty value (a tombstone) on an event topic", "empty_value")
-        if len(value) > self.max_bytes:
-            return Rejected(f"payload of {len(value)} bytes exceeds the limit of {self.max_bytes}", "too_large")
-        if json_too_deep(value):
-            return Rejected(f"JSON nested deeper than {MAX_JSON_DEPTH} levels of arrays and objects", "too_deep")
-        contract = CONTRACTS[kind]
-        try:
-            record = self._decoders[kind].decode(value)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return self._slow(contract, key, value, partition)
-        if not _SCOPE_FULLMATCH(record.scope) or getattr(record, "metadata", None) is not None:
-            return self._slow(contract, key, value, partition)
-        if isinstance(record, FastControl) and (record.ts is None or record.action in _NESTED_ACTIONS):
-            return self._slow(contract, key, value, partition)  # the contract's default ts, nested payloads
-        problem = self._placement(record.scope, key, partition) or self._content(contract, record, value)
-        return problem or Valid(kind, record, value)
 
     # --- checks on a decoded record (shared by both paths)
 
@@ -309,6 +311,8 @@ class Validator:
     # --- the slow path: pydantic decides and words the reason
 
     def _slow(self, contract: _Contract, key: bytes | None, value: bytes, partition: int) -> Valid | Rejected:
+        if json_too_deep(value):
+            return Rejected(f"JSON nested deeper than {MAX_JSON_DEPTH} levels of arrays and objects", "too_deep")
         try:
             text = value.decode("utf-8")
         except UnicodeDecodeError as err:

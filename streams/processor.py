@@ -326,8 +326,8 @@ class Processor:
             return False
         signals.partition = partition
         if cls is FastTurn:
-            if not signals.id_filter and where not in offsets:  # the scope's first turn: the filter sees them all
-                signals.start_id_filter()
+            if signals.seen is None and where in offsets:
+                signals.filter_partial = True  # turns came before the filter existed: it cannot say "never"
             if not signals.remember_turn(event.message_id, event.content, event.ts):
                 offsets[where] = offset + 1  # judged: a redelivery is not judged again
                 return Rejected(

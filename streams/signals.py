@@ -8,6 +8,7 @@ fields at their default are left out of the JSON.
 
 from __future__ import annotations
 
+import struct
 import zlib
 from datetime import datetime
 from typing import Any, cast
@@ -29,12 +30,19 @@ ID_FILTER_BYTES = 48
 _FILTER_BITS = ID_FILTER_BYTES * 8
 ID_FILTER_FULL = _FILTER_BITS // 2
 """Bits set beyond which the filter says "maybe" too often to refuse anything (~130 ids)."""
+_SEEN_BYTES = ID_FILTER_BYTES + RECENT_TURNS * _ENTRY
+_crc32, _adler32, _pack = zlib.crc32, zlib.adler32, struct.Struct("<IHI").pack
 
 
 def id_digest(message_id: str) -> int:
     """48 bits of a message id, the same in every process (a row outlives the process)."""
-    raw = message_id.encode("utf-8", "surrogatepass")
+    raw = message_id.encode()  # valid records hold no lone surrogate (schemas.validation)
     return zlib.crc32(raw) | (zlib.adler32(raw) & 0xFFFF) << 32
+
+
+def _filter_bits(low: int) -> tuple[int, int]:
+    """The two filter bits of an id whose digest's low 32 bits are `low` (inlined in remember_turn)."""
+    return low % _FILTER_BITS, (low >> 9) % _FILTER_BITS
 
 
 def estimate_tokens(text: str) -> int:
@@ -63,13 +71,17 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     last_pass_at: float = 0.0
     last_outcome: str = ""
     consecutive_failures: int = 0
-    recent: bytearray = msgspec.field(default_factory=bytearray)
-    """The last RECENT_TURNS turns, oldest first, _ENTRY bytes each (see `remember_turn`)."""
-    id_filter: bytearray = msgspec.field(default_factory=bytearray)
-    """Bloom filter of the message ids of every turn folded since the scope's first event; empty
-    in a row written before it existed (such a row never refuses evidence)."""
-    newest_turn: datetime | None = None
-    """The latest `ts` of a folded turn: turns up to it have been read (producers send in order)."""
+    seen: bytearray | None = None
+    """What the stream worker needs to refuse what the consolidation worker would (one field, one
+    base64 string in the row): a Bloom filter (ID_FILTER_BYTES) of the message ids of every turn
+    folded since the scope's first turn, then its last RECENT_TURNS turns, oldest first, _ENTRY
+    bytes each (see `remember_turn`). None in a row written before it existed, or of a scope with
+    no turn yet: such a row never refuses evidence."""
+    filter_partial: bool = False
+    """The filter started after the scope's first turn (a row written before it existed)."""
+    newest_turn: float = 0.0
+    """The `ts` (epoch seconds) of the latest folded turn: turns up to it have been read
+    (producers send a scope's turns in order; a late older turn only makes the check judge less)."""
     memory_corrections: int = 0
     """Corrections of stored memories (`correct` control events) since the last job: the next
     job's watermarks then cover the control topic, so the pass has read them."""
@@ -140,49 +152,45 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     def remember_turn(self, message_id: str, content: str, ts: datetime) -> bool:
         """Record a turn before it is folded; False when one of the scope's last RECENT_TURNS turns
         had this message id with other content (the first stays, as in the transcript index).
-        The same id with the same content again is a producer's retry and is folded as before."""
-        digest = id_digest(message_id)
-        key = digest.to_bytes(6, "little")
-        body = zlib.crc32(content.encode("utf-8", "surrogatepass")).to_bytes(4, "little")
-        recent = self.recent
-        at = recent.find(key)
-        while at >= 0 and at % _ENTRY:
-            at = recent.find(key, at + 1)
-        if at >= 0:
-            if recent[at + 6 : at + _ENTRY] != body:
+        The same id with the same content again is a producer's retry and is folded as before.
+        It runs on every turn: the digest (`id_digest`) is inlined."""
+        raw = message_id.encode()  # valid records hold no lone surrogate (schemas.validation)
+        low = _crc32(raw)
+        entry = _pack(low, _adler32(raw) & 0xFFFF, _crc32(content.encode()))
+        key = entry[:6]
+        seen = self.seen
+        if seen is None:  # the scope's first turn (or a row from before): the filter starts here
+            seen = self.seen = bytearray(ID_FILTER_BYTES)
+        at = seen.find(key, ID_FILTER_BYTES)
+        while at > 0 and (at - ID_FILTER_BYTES) % _ENTRY:  # inside another entry's bytes: further on
+            at = seen.find(key, at + 1)
+        if at > 0:
+            if seen[at + 6 : at + _ENTRY] != entry[6:]:
                 return False
         else:
-            recent += key
-            recent += body
-            if len(recent) > RECENT_TURNS * _ENTRY:
-                del recent[:_ENTRY]
-        bits = self.id_filter
-        if bits:
-            low, high = digest % _FILTER_BITS, (digest >> 16) % _FILTER_BITS
-            bits[low >> 3] |= 1 << (low & 7)
-            bits[high >> 3] |= 1 << (high & 7)
-        newest = self.newest_turn
-        if newest is None or ts > newest:
-            self.newest_turn = ts
+            seen += entry
+            if len(seen) > _SEEN_BYTES:
+                del seen[ID_FILTER_BYTES : ID_FILTER_BYTES + _ENTRY]
+        bit = low % _FILTER_BITS  # _filter_bits, inlined
+        seen[bit >> 3] |= 1 << (bit & 7)
+        bit = (low >> 9) % _FILTER_BITS
+        seen[bit >> 3] |= 1 << (bit & 7)
+        self.newest_turn = ts.timestamp()
         return True
-
-    def start_id_filter(self) -> None:
-        """The scope's first turn (a new row, or one forgotten): the filter will see every turn."""
-        self.id_filter = bytearray(ID_FILTER_BYTES)
 
     def foreign_evidence(self, source_message_ids: tuple[str, ...], ts: datetime) -> str | None:
         """A cited message id this scope has never carried, or None. Judged only when the filter
-        has seen the scope from its first event, is not too full to say "never", and the scope's
+        has seen the scope from its first turn, is not too full to say "never", and the scope's
         turns up to the memory-add's `ts` have been read (the messages an add cites come before
         it, and turns may arrive after the add on their own topic)."""
-        bits = self.id_filter
-        newest = self.newest_turn
-        if not bits or newest is None or newest < ts or int.from_bytes(bits).bit_count() > ID_FILTER_FULL:
+        seen = self.seen
+        if seen is None or self.filter_partial or self.newest_turn < ts.timestamp():
+            return None
+        if int.from_bytes(seen[:ID_FILTER_BYTES]).bit_count() > ID_FILTER_FULL:
             return None
         for message_id in source_message_ids:
-            digest = id_digest(message_id)
-            low, high = digest % _FILTER_BITS, (digest >> 16) % _FILTER_BITS
-            if not (bits[low >> 3] >> (low & 7) & 1 and bits[high >> 3] >> (high & 7) & 1):
+            first, second = _filter_bits(id_digest(message_id) & 0xFFFFFFFF)
+            if not (seen[first >> 3] >> (first & 7) & 1 and seen[second >> 3] >> (second & 7) & 1):
                 return message_id
         return None
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from schemas.settings import Settings
 from schemas.validation import home_partition
 from streams.processor import Processor
-from streams.signals import ID_FILTER_FULL, RECENT_TURNS, ScopeSignals
+from streams.signals import ID_FILTER_BYTES, ID_FILTER_FULL, RECENT_TURNS, ScopeSignals
 from tests.kafka_record import Record
 
 SETTINGS = Settings()
@@ -121,15 +121,20 @@ def test_evidence_is_not_judged_before_the_scopes_turns_up_to_the_add_have_been_
 
 
 def test_rows_without_a_filter_or_with_a_full_one_never_refuse_evidence():
-    legacy = ScopeSignals(offsets={"t:0": 5}, newest_turn=T0 + timedelta(days=1))  # written before the filter
-    assert legacy.foreign_evidence(("anything",), T0) is None
+    stream = Stream()
+    old_row = ScopeSignals(partition=HOME, offsets={f"{TOPICS.turns}:{HOME}": 5}, messages=5)  # from before the filter
+    stream.tables[HOME][SCOPE] = old_row.encode()
+    stream.offsets[TOPICS.turns] = 5
+    stream.batch((TOPICS.turns, turn("m5", "a new turn", minute=5)))
+    row = ScopeSignals.decode(stream.tables[HOME][SCOPE])
+    assert row.seen is not None and row.filter_partial
+    assert not stream.batch((TOPICS.memory_adds, add("a1", ["m0"], minute=5))).dead_letters, "m0 came before it"
     full = ScopeSignals()
-    full.start_id_filter()
     i = 0
-    while int.from_bytes(full.id_filter).bit_count() <= ID_FILTER_FULL:
+    while full.seen is None or int.from_bytes(full.seen[:ID_FILTER_BYTES]).bit_count() <= ID_FILTER_FULL:
         full.remember_turn(f"id-{i}", "x", T0)
         i += 1
-    assert full.foreign_evidence(("never-seen",), T0) is None, "too full to say 'never'"
+    assert not full.filter_partial and full.foreign_evidence(("never-seen",), T0) is None, "too full to say 'never'"
 
 
 def test_a_forgotten_scope_starts_a_new_filter():
@@ -138,13 +143,12 @@ def test_a_forgotten_scope_starts_a_new_filter():
     stream.batch((TOPICS.control, json.dumps({"scope": SCOPE, "action": "forget", "request_id": "f"}).encode()))
     stream.batch((TOPICS.turns, turn("m1", "a new life")))  # after forget, m1 is new again
     row = ScopeSignals.decode(stream.tables[HOME][SCOPE])
-    assert row.messages == 1 and row.id_filter and row.foreign_evidence(("m0",), T0) == "m0"
+    assert row.messages == 1 and not row.filter_partial and row.foreign_evidence(("m0",), T0) == "m0"
 
 
 def test_the_row_stays_small():
     """The stream worker's budget is about 1 KB of memory per scope; the row is most of it."""
     row = ScopeSignals(partition=3, messages=40, tokens=900, last_event_at=1.7e9, last_pass_at=1.7e9)
-    row.start_id_filter()
     row.offsets = {f"{TOPICS.turns}:3": 123_456, f"{TOPICS.memory_adds}:3": 789}
     for i in range(200):
         row.remember_turn(f"session-{i // 20}#{i}", f"message {i}", T0 + timedelta(seconds=i))
