@@ -4,10 +4,10 @@ Steps follow the Kafka 4.x "standalone controller" docs: fetch the broker jars f
 with the pom shipped beside this module, write `server.properties`, format storage once with
 `--standalone`, start `kafka.Kafka` detached, wait until a metadata request answers.
 
-Which process is the broker is decided on the process this module started: its pid and its start
-time (from /proc, or `ps` where there is none) go to the pid file as it is launched, and a broker
-is "ours" while a process with that pid and that start time lives; never on a read of a command
-line (a process that has not exec'd java yet shows the launcher's). Ready means the port answers
+Which process is the broker is decided on the process this module started (`broker_process`):
+its pid and its start time go to the pid file as it is launched, and a broker is "ours" while a
+process with that pid and that start time lives; never on a read of a command line (a process
+that has not exec'd java yet shows the launcher's). Ready means the port answers
 a Kafka metadata request, within the timeout; if the broker we started exits first, or does not
 answer in time, it is stopped before the error is raised. `start(..., stop_at_exit=True)` also
 stops it when this process ends: normally, by an exception, or by SIGTERM/SIGHUP (the demo).
@@ -30,7 +30,6 @@ import fcntl
 import hashlib
 import json
 import logging
-import os
 import shutil
 import signal
 import socket
@@ -46,6 +45,8 @@ from pathlib import Path
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
+
+from dreamstream_tools.broker_process import PidFileError, PidRecord, alive, launch, read_pid, send, wait_gone
 
 HOST = "127.0.0.1"
 POM_RESOURCE = "kafka_pom.xml"
@@ -249,66 +250,16 @@ def _run_java(libs: Path, args: list[str], what: str) -> None:
 # --- processes
 
 
-@dataclass(frozen=True)
-class _PidRecord:
-    pid: int
-    started: str | None
-    """The process's start time as the system reports it (None: a pid file of an older version)."""
-
-
-def _start_time(pid: int) -> str | None:
-    """When process `pid` started (clock ticks since boot from /proc, else `ps`'s lstart), or
-    None when there is no such process. A pid reused by another process has another start time."""
-    if Path("/proc/self/stat").exists():
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except (FileNotFoundError, ProcessLookupError):
-            return None
-        fields = stat.rsplit(")", 1)[1].split()
-        return None if fields[0] in ("Z", "X") else fields[19]  # state; starttime (field 22)
-    result = subprocess.run(["ps", "-o", "stat=,lstart=", "-p", str(pid)], capture_output=True, text=True)
-    line = result.stdout.strip()
-    return None if not line or line.startswith("Z") else line.split(None, 1)[1]
-
-
-def _read_pid(paths: _BrokerPaths) -> _PidRecord | None:
+def _read_pid(paths: _BrokerPaths) -> PidRecord | None:
     try:
-        text = paths.pid_file.read_text().split()
-    except FileNotFoundError:
-        return None
-    try:
-        return _PidRecord(int(text[0]), text[1] if len(text) > 1 else None)
-    except (ValueError, IndexError):
-        raise LocalKafkaError(f"{paths.pid_file} does not hold a process id; delete it") from None
+        return read_pid(paths.pid_file)
+    except PidFileError as err:
+        raise LocalKafkaError(str(err)) from None
 
 
-def _write_pid(paths: _BrokerPaths, pid: int) -> None:
-    started = _start_time(pid)
-    paths.pid_file.write_text(f"{pid} {started}\n" if started else f"{pid}\n")
-
-
-def _alive(record: _PidRecord, paths: _BrokerPaths) -> bool:
-    """True while the broker of this pid record runs: our own child is asked directly; otherwise
-    the pid must be alive with the start time recorded at launch."""
-    child = _CHILDREN.get(record.pid)
-    if child is not None:
-        return child.poll() is None
-    started = _start_time(record.pid)
-    if started is None:
-        return False
-    if record.started is not None:
-        return started == record.started
-    return _legacy_is_broker(record.pid, paths)
-
-
-def _legacy_is_broker(pid: int, paths: _BrokerPaths) -> bool:
-    """A pid file written before start times were recorded: only the command line can tell."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-    except (FileNotFoundError, ProcessLookupError):
-        result = subprocess.run(["ps", "-o", "args=", "-p", str(pid)], capture_output=True, text=True)
-        cmdline = [result.stdout]
-    return any("kafka.Kafka" in part for part in cmdline) and any(str(paths.properties) in p for p in cmdline)
+def _alive(record: PidRecord, paths: _BrokerPaths) -> bool:
+    # A pid file from before start times were recorded: the broker's command line names its config.
+    return alive(record, legacy_marker=str(paths.properties))
 
 
 def _running_pid(paths: _BrokerPaths) -> int | None:
@@ -328,25 +279,11 @@ def _port_open(port: int) -> bool:
         return sock.connect_ex((HOST, port)) == 0
 
 
-_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
-"""Brokers this process launched, by pid: their exit is known from the process itself."""
-
-
 def _launch(paths: _BrokerPaths, libs: Path, heap: str) -> int:
-    """Start the broker detached (its own session, stdin closed, output appended to broker.log)
-    and record its pid and start time at once: `Popen` returns once java is exec'd, so the pid is
-    the broker's from the start."""
     java = _java_command(libs, heap, paths) + ["kafka.Kafka", str(paths.properties)]
-    paths.pid_file.unlink(missing_ok=True)
     with paths.log_file.open("ab") as log:
         log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting Kafka on {paths.bootstrap}\n".encode())
-        log.flush()
-        child = subprocess.Popen(
-            java, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    _CHILDREN[child.pid] = child
-    _write_pid(paths, child.pid)
-    return child.pid
+    return launch(java, paths.log_file, paths.pid_file)
 
 
 def _metadata_answers(bootstrap: str) -> bool:
@@ -362,7 +299,7 @@ def _metadata_answers(bootstrap: str) -> bool:
 
 def _wait_ready(paths: _BrokerPaths, pid: int, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
-    record = _read_pid(paths) or _PidRecord(pid, None)
+    record = _read_pid(paths) or PidRecord(pid, None)
     while time.monotonic() < deadline:
         if not _alive(record, paths):
             raise LocalKafkaError(
@@ -481,31 +418,15 @@ def _stop_one(paths: _BrokerPaths, timeout_s: float) -> bool:
         paths.pid_file.unlink(missing_ok=True)
         _OWNED.pop(paths.port, None)
         return False
-    _signal(record.pid, signal.SIGTERM)  # controlled shutdown: flushes logs, closes the quorum cleanly
-    if not _wait_gone(record, paths, timeout_s):
-        _signal(record.pid, signal.SIGKILL)
-        if not _wait_gone(record, paths, 10):
+    marker = str(paths.properties)
+    send(record.pid, signal.SIGTERM)  # controlled shutdown: flushes logs, closes the quorum cleanly
+    if not wait_gone(record, marker, timeout_s):
+        send(record.pid, signal.SIGKILL)
+        if not wait_gone(record, marker, 10):
             raise LocalKafkaError(f"Kafka pid {record.pid} survived SIGKILL; see {paths.log_file}")
     paths.pid_file.unlink(missing_ok=True)
     _OWNED.pop(paths.port, None)
     return True
-
-
-def _signal(pid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError):  # it exited on its own meanwhile: that's the goal
-        os.kill(pid, signum)
-
-
-def _wait_gone(record: _PidRecord, paths: _BrokerPaths, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not _alive(record, paths):
-            child = _CHILDREN.pop(record.pid, None)
-            if child is not None:
-                child.wait()  # reaped: no zombie of ours
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def _port_dirs(home: Path) -> list[_BrokerPaths]:
