@@ -104,4 +104,5 @@ def take_snapshot(
         deferred_add_ids=deferred,
         taken_at=datetime.now(UTC),
         corrections=tuple(corrections.pending(job.scope)) if corrections is not None else (),
+        offsets={turn.message_id: offset for turn, offset in rows},
     )

@@ -30,10 +30,11 @@ import click
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
-from qdrant_client import QdrantClient
 
 from consumers.embedding import make_embedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
+from consumers.store.client import StoreClient
+from consumers.store.edge import StoreInUse
 from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
 from schemas import MemoryRecord, audit_event_adapter, parse_scope
 from schemas.cloudevents import unframe
@@ -178,7 +179,7 @@ def progress(length: int, label: str) -> Iterator[Callable[[int], None]]:
 # --- the store, directly or through the worker's API
 @dataclass
 class Stores:
-    client: QdrantClient
+    client: StoreClient
     memories: MemoryStore
     transcripts: TranscriptStore
     diary: Diary
@@ -195,6 +196,8 @@ def open_stores(settings: Settings) -> Stores:
     worker) holds the embedded store."""
     try:
         client = open_qdrant(settings)
+    except StoreInUse as err:
+        raise StoreLocked(str(err)) from err
     except RuntimeError as err:
         # qdrant-client's local mode turns portalocker's LockException into this RuntimeError.
         if "already accessed by another instance" not in str(err):
@@ -271,6 +274,11 @@ class HttpReader:
             query["generation"] = str(generation)
         body = self._get(self._scope_path(scope, "memories"), query)
         return [MemoryRecord.model_validate(m) for m in body["memories"]]
+
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        return next(
+            (m for m in self.records(scope, generation, include_inactive=True) if m.memory_id == memory_id), None
+        )
 
     def diary(self, scope: str) -> list[DiaryEntry]:
         return [DiaryEntry.model_validate(e) for e in self._get(self._scope_path(scope, "diary"))["entries"]]

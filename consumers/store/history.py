@@ -46,6 +46,9 @@ class ScopeReader(Protocol):
     def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
         """A generation's records (None: the active one); raises GenerationNotKept."""
 
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        """One record of a kept generation (any status), None when that generation lacks it."""
+
     def diary(self, scope: str) -> list[DiaryEntry]:
         """The scope's diary, oldest first."""
 
@@ -82,6 +85,9 @@ class ScopeView:
             readable_generation(state, generation)
         records = self._memories.generation_records(scope, number)
         return records if include_inactive else [m for m in records if m.is_active]
+
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        return self._memories.record(scope, generation, memory_id)
 
     def diary(self, scope: str) -> list[DiaryEntry]:
         self.state(scope)
@@ -161,13 +167,15 @@ class RecordVersion:
         }
 
 
-def record_history(reader: ScopeReader, scope: str, memory_id: str) -> list[RecordVersion]:
-    """The memory in every readable kept generation, oldest first; LookupError when it is in none."""
-    state = reader.state(scope)
-    versions = []
-    for info in readable_generations(state):
-        by_id = {m.memory_id: m for m in reader.records(scope, info.generation, include_inactive=True)}
-        versions.append(RecordVersion(info, by_id.get(memory_id)))
+def record_history(
+    reader: ScopeReader, scope: str, memory_id: str, state: ScopeState | None = None
+) -> list[RecordVersion]:
+    """The memory in every readable kept generation, oldest first; LookupError when it is in none.
+    One record read per kept generation, whatever the scope holds."""
+    state = state or reader.state(scope)
+    versions = [
+        RecordVersion(info, reader.memory(scope, info.generation, memory_id)) for info in readable_generations(state)
+    ]
     if not any(v.record for v in versions):
         raise LookupError(f"memory {memory_id!r} is in no kept generation of {scope!r}")
     held = when_each_value_held([(v.generation.generation, v.record) for v in versions], state)

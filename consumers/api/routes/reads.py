@@ -10,7 +10,8 @@ from aiohttp import web
 from consumers.api.context import ApiContext
 from consumers.api.params import BadRequest, bool_param, int_param, page_cursor, query_params, scope_of, time_param
 from consumers.api.routes import SCOPE_PATH
-from consumers.store.history import generations_json, record_history
+from consumers.store.history import RecordVersion, generations_json, record_history
+from consumers.store.memories import ScopeState
 from consumers.store.validity import memories_as_of
 from schemas import MemoryRecord
 
@@ -35,7 +36,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
 
     async def scopes(request: web.Request) -> web.Response:
         tenant = query_params(request, "tenant").get("tenant") or None
-        return web.json_response({"scopes": await ctx.blocking(lambda: reader.scopes(tenant))})
+        return web.json_response({"scopes": await ctx.read(lambda: reader.scopes(tenant))})
 
     async def memories(request: web.Request) -> web.Response:
         scope = scope_of(request)
@@ -47,7 +48,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
                 raise BadRequest(
                     f"as_of reads what held then along the active generation; it does not combine with {clash}"
                 )
-            state, held = await ctx.blocking(lambda: (reader.state(scope), memories_as_of(reader, scope, as_of)))
+            state, held = await ctx.read(lambda: (reader.state(scope), memories_as_of(reader, scope, as_of)))
             return web.json_response(
                 {
                     "scope": scope,
@@ -66,7 +67,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
                 raise BadRequest("cursor belongs to another generation than the one asked for")
             generation = cursor_generation  # a page sequence stays on one generation, whatever is promoted meanwhile
         # One hold of the store for both reads, so the number and the records agree.
-        state, records = await ctx.blocking(
+        state, records = await ctx.read(
             lambda: (reader.state(scope), reader.records(scope, generation, include_inactive))
         )
         number = state.active_generation if generation is None else generation
@@ -90,9 +91,9 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         k = int_param(params, "k", low=1, high=MAX_K) or 10
         as_of = time_param(params, "as_of")
         if as_of is None:
-            hits = await ctx.blocking(lambda: reader.search(scope, query, k))
+            hits = await ctx.read(lambda: reader.search(scope, query, k))
         else:
-            hits = await ctx.blocking(lambda: reader.search_as_of(scope, query, k, as_of))
+            hits = await ctx.read(lambda: reader.search_as_of(scope, query, k, as_of))
         body: dict[str, object] = {"scope": scope, "query": query, "k": k}
         if as_of is not None:
             body["as_of"] = as_of.isoformat()
@@ -103,7 +104,12 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         scope = scope_of(request)
         query_params(request)
         memory_id = request.match_info["memory_id"]
-        state, versions = await ctx.blocking(lambda: (reader.state(scope), record_history(reader, scope, memory_id)))
+
+        def read() -> tuple[ScopeState, list[RecordVersion]]:
+            state = reader.state(scope)
+            return state, record_history(reader, scope, memory_id, state)
+
+        state, versions = await ctx.read(read)
         current = next((v.record for v in versions if v.generation.generation == state.active_generation), None)
         return web.json_response(
             {
@@ -118,13 +124,13 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
     async def diary(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
-        entries = await ctx.blocking(lambda: reader.diary(scope))
+        entries = await ctx.read(lambda: reader.diary(scope))
         return web.json_response({"scope": scope, "entries": [e.model_dump(mode="json") for e in entries]})
 
     async def generations(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
-        state = await ctx.blocking(lambda: reader.state(scope))
+        state = await ctx.read(lambda: reader.state(scope))
         return web.json_response(generations_json(state))
 
     return [
