@@ -12,12 +12,13 @@ Checks, in this order (the first that fails is the reason): size ≤ `max_event_
 nesting at most `MAX_JSON_DEPTH` levels (checked on the bytes before any recursive parser runs: a
 2 KB record of 1,000 nested brackets once raised RecursionError out of both workers; the fast
 path's structs are typed all the way down, so msgspec refuses a nested value before recursing
-and the record goes to the slow path, which checks the nesting first); UTF-8 with no lone surrogate; JSON (NaN, Infinity and numbers that overflow are
-not JSON); the pydantic contract (schema version, types, lengths, the scope syntax, control
-commands, `ts` a string); a key, equal to the payload's scope; the record sits in the scope's home
-partition (murmur2(key) % partitions, as Kafka's default partitioner and `make_producer` place
-it); `ts` within `event_time_min` .. `event_time_max`; content (text) not empty or whitespace only;
-no NUL character in any string (metadata keys and values included).
+and the record goes to the slow path, which checks the nesting first); UTF-8 with no lone
+surrogate; JSON (NaN, Infinity and numbers that overflow are not JSON); the pydantic contract
+(schema version, types, lengths, the scope syntax, control commands, `ts` a string); a key, equal
+to the payload's scope; the record sits in the scope's home partition (murmur2(key) % partitions,
+as Kafka's default partitioner and `make_producer` place it); `ts` within `event_time_min` ..
+`event_time_max`; content (text) not empty or whitespace only; no NUL character in any string
+(metadata keys and values included).
 
 It never raises: every byte string gets a verdict (`tests/unit/test_validation_fuzz.py` feeds it
 random and mutated records). Should a record still find a bug here, it is rejected as
