@@ -41,6 +41,7 @@ from consumers.steps.retry import (
     Stopping,
     declare_transient_series,
 )
+from plumbing.broker_health import BrokerHealth, QuietKafkaLog
 from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas.cloudevents import audit_record
@@ -79,8 +80,16 @@ class ConsolidationWorker:
         self._runtime = runtime
         self.stop_event = threading.Event()
         policy = retry or RetryPolicy(log_every_s=settings.broker_retry_log_s)
-        self._consumer = consumer if consumer is not None else make_consumer(settings, settings.consumer_group)
-        self._producer = producer if producer is not None else make_producer(settings, **PRODUCER_CONFIG)
+        # While Kafka is away: one line per broker_retry_log_s with the failed attempts, as the
+        # stream worker logs it (librdkafka's own lines at most once per interval too).
+        self.health = BrokerHealth(settings, log)
+        kafka_logging = {"error_cb": self.health.error, "logger": QuietKafkaLog(settings.broker_retry_log_s)}
+        self._consumer = (
+            consumer if consumer is not None else make_consumer(settings, settings.consumer_group, **kafka_logging)
+        )
+        self._producer = (
+            producer if producer is not None else make_producer(settings, **PRODUCER_CONFIG, **kafka_logging)
+        )
         kafka = Retrier("kafka", policy, self.stop_event)
         store = Retrier("qdrant", policy, self.stop_event)
         self._positions = Positions(self._consumer, kafka)
@@ -116,7 +125,11 @@ class ConsolidationWorker:
         log.info("consolidation worker subscribed to %s as %s", topics, self._settings.consumer_group)
         try:
             while not self.stop_event.is_set():
+                if self.health.fatal is not None:
+                    raise WorkerExit(f"consolidation worker exits: fatal Kafka client error: {self.health.fatal.str()}")
                 messages = self._consumer.consume(num_messages=500, timeout=0.5)
+                if messages:
+                    self.health.ok()
                 self._handle_batch(messages)
                 self._jobs.poll()
                 self._report_lag()
@@ -136,6 +149,7 @@ class ConsolidationWorker:
 
     # --- partitions
     def _on_assign(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        self.health.ok()
         self.assigned = True
         log.info("assigned %s", [(p.topic, p.partition) for p in partitions])
 

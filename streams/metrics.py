@@ -24,10 +24,7 @@ JOBS_EMITTED = Counter(
     ["trigger", "outcome"],  # outcome: emitted | skipped
 )
 SCOPES_TRACKED = Gauge("dreamstream_scopes_tracked", "Scopes with a signals row on this worker")
-KAFKA_UNREACHABLE = Gauge("dreamstream_kafka_unreachable", "1 while the stream worker cannot reach any Kafka broker")
-KAFKA_CONNECT_FAILURES = Counter(
-    "dreamstream_kafka_connect_failures_total", "Failed attempts of the stream worker to reach Kafka"
-)
+# dreamstream_kafka_unreachable and dreamstream_kafka_connect_failures_total: plumbing.broker_health (both workers).
 RESTORED_ROWS = Counter("dreamstream_signals_restored_total", "Signal rows restored from the changelog on assignment")
 # Consumer lag: `plumbing.metrics.CONSUMER_LAG` (`dreamstream_consumer_lag{topic,partition}`), the
 # one gauge both workers report through.

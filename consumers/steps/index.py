@@ -38,7 +38,6 @@ SKIPPED = Counter(
     ["kind", "reason"],
 )
 _OWN_REASONS: dict[str, tuple[str, ...]] = {
-    "turns": ("duplicate_message_id",),
     "memory-adds": ("protected_ignored",),
     "control": ("operator_ignored",),
 }

@@ -195,8 +195,8 @@ def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secr
         {
             "DREAMSTREAM_API_HOST": "0.0.0.0",
             "DREAMSTREAM_API_PORT": "8080",
-            "DREAMSTREAM_API_TOKEN": "t" * 32,
-            "DREAMSTREAM_API_OPERATOR_TOKEN": "o" * 32,
+            "DREAMSTREAM_API_TOKEN": "token-from-the-secret-0123456789",
+            "DREAMSTREAM_API_OPERATOR_TOKEN": "operator-token-from-its-secret-42",
             "DREAMSTREAM_KAFKA_SASL_PASSWORD": "x",
         }
     )

@@ -454,6 +454,15 @@ def test_parse_accepts_a_fenced_or_introduced_reply_and_names_a_cut_off_one():
         parse_plan(ModelReply('{"actions": [{"kind": "cre', "length"), memory_ids=(), message_ids=())
 
 
+def test_a_deeply_nested_or_huge_number_reply_is_an_invalid_reply_not_a_crash():
+    """Issue 17: json.loads raises RecursionError at ~1,000 levels and ValueError past 4,300 digits."""
+    for text in ('{"actions": ' + "[" * 1_000 + "]" * 1_000 + "}", '{"actions": [], "n": ' + "9" * 5_000 + "}"):
+        with pytest.raises(InvalidReply, match="deeper than 16 levels|not valid JSON"):
+            parse_plan(ModelReply(text, "stop"), memory_ids=(), message_ids=())
+    with pytest.raises(InvalidReply):
+        parse_plan(ModelReply("Plan: {" + '"n": ' + "9" * 5_000 + "}", "stop"), memory_ids=(), message_ids=())
+
+
 def test_create_ref_may_be_cited_but_not_shadow_a_shown_memory():
     create = {"kind": "create", "ref": "ava-m1", "text": "x", "evidence_message_ids": ["m1"], "rationale": "r"}
     with pytest.raises(InvalidReply, match="reuse existing memory ids"):
