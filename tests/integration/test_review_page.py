@@ -3,7 +3,9 @@
 broker: a pass the gate quarantined appears with its rule and the messages behind it, an agent's
 token reads but cannot decide, approve makes it active (the API, the audit topic and the
 awaiting-review gauge agree), the diff names what replaced what, and roll back returns to the
-previous generation. The screenshots in docs/ are written here.
+previous generation. It takes the screenshots of the README: into docs/ when
+DREAMSTREAM_UPDATE_SCREENSHOTS=1 (so a plain test run leaves the checkout as it was), otherwise
+into the test's own directory.
 """
 
 from __future__ import annotations
@@ -124,7 +126,12 @@ def open_tab(browser: Browser, tab: str, shown: str) -> None:
     browser.wait_until_shown(shown)
 
 
+def screenshots_dir(tmp_path: Path) -> Path:
+    return DOCS if os.environ.get("DREAMSTREAM_UPDATE_SCREENSHOTS") == "1" else tmp_path
+
+
 def test_an_operator_reviews_approves_and_rolls_back_in_the_browser(deployment, tmp_path):
+    shots = screenshots_dir(tmp_path)
     settings, url, metrics_port, browser = deployment
     first = dream(settings, tmp_path, "first", FIRST)
     assert first["status"] == "completed" and first["generation"] == 1, first
@@ -160,7 +167,7 @@ def test_an_operator_reviews_approves_and_rolls_back_in_the_browser(deployment, 
     assert browser.evaluate("document.querySelectorAll('main b').length") == 0
     assert "window" in browser.text("[data-test=active-column]").lower()
     assert "aisle" in browser.text("[data-test=candidate-column]").lower()
-    browser.screenshot(DOCS / "review-quarantine.png")
+    browser.screenshot(shots / "review-quarantine.png")
 
     # Approve, with a reason: the candidate is what readers see.
     open_tab(browser, "quarantine", "[data-test=decision-form]")
@@ -196,7 +203,7 @@ def test_an_operator_reviews_approves_and_rolls_back_in_the_browser(deployment, 
     open_tab(browser, "diff", "[data-test=diff]")
     replaced = browser.texts("[data-test=diff-replaced-item]")
     assert any("window" in r and "superseded" in r and "aisle" in r for r in replaced), replaced
-    browser.screenshot(DOCS / "review-diff.png")
+    browser.screenshot(shots / "review-diff.png")
 
     # Roll back to generation 1.
     open_tab(browser, "timeline", "[data-test=rollback-form]")
@@ -217,4 +224,6 @@ def test_an_operator_reviews_approves_and_rolls_back_in_the_browser(deployment, 
     entries = browser.texts("[data-test=timeline-entry]")
     assert "rolled-back" in entries[0] and "oncall-maria" in entries[0] and "old seat" in entries[0], entries
     assert "approved" in entries[1] and "work address" in entries[1], entries
-    browser.screenshot(DOCS / "review-timeline.png")
+    browser.screenshot(shots / "review-timeline.png")
+    for name in ("review-quarantine", "review-diff", "review-timeline"):
+        assert (shots / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
