@@ -16,8 +16,8 @@ from schemas import ScopeError
 
 log = logging.getLogger(__name__)
 
-OPEN_PATHS = frozenset({"/healthz", "/readyz"})
-"""Probes answer without a token: they reveal nothing about any scope."""
+OPEN_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json"})
+"""The probes and the API's description answer without a token: they reveal nothing about any scope."""
 
 
 @web.middleware

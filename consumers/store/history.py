@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from consumers.store.diary import Diary, DiaryEntry
+from consumers.store.filters import NO_FILTER, MemoryFilter
 from consumers.store.memories import GenerationInfo, MemoryStore, ScopeState
 from schemas import MemoryChangeEvent, MemoryRecord
 from schemas.scope import parse_scope
@@ -41,8 +42,14 @@ class ScopeReader(Protocol):
     def state(self, scope: str) -> ScopeState:
         """The scope's pointer; raises UnknownScope (and ScopeError for a malformed scope)."""
 
-    def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
-        """A generation's records (None: the active one); raises GenerationNotKept."""
+    def records(
+        self, scope: str, generation: int | None = None, include_inactive: bool = False, where: MemoryFilter = NO_FILTER
+    ) -> list[MemoryRecord]:
+        """A generation's records (None: the active one) that `where` matches; raises GenerationNotKept."""
+
+    def pending(self, scope: str, where: MemoryFilter = NO_FILTER) -> list[MemoryRecord]:
+        """The scope's memory-adds no pass has curated yet (`consolidated=False`) that `where`
+        matches, oldest first."""
 
     def diary(self, scope: str) -> list[DiaryEntry]:
         """The scope's diary, oldest first."""
@@ -50,9 +57,12 @@ class ScopeReader(Protocol):
     def scopes(self, tenant: str | None = None) -> list[str]:
         """Every scope with a kept generation (of one tenant)."""
 
-    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
-        """The scope's memories closest to `query`, best first, with their scores (the store's
-        search: readers see what it returns, memory-adds not yet consolidated included)."""
+    def search(
+        self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        """The scope's memories closest to `query` that `where` matches, best first, with their
+        scores (the store's search: memory-adds not yet consolidated included); raises
+        UnknownScope for a scope that holds nothing at all."""
 
 
 class ScopeView:
@@ -69,13 +79,21 @@ class ScopeView:
             raise UnknownScope(f"scope {scope!r} is unknown: no pass has run for it")
         return state
 
-    def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
+    def records(
+        self, scope: str, generation: int | None = None, include_inactive: bool = False, where: MemoryFilter = NO_FILTER
+    ) -> list[MemoryRecord]:
         state = self.state(scope)
         number = state.active_generation if generation is None else generation
         if generation is not None:
             readable_generation(state, generation)
-        records = self._memories.generation_records(scope, number)
+        records = self._memories.generation_records(scope, number, where)
         return records if include_inactive else [m for m in records if m.is_active]
+
+    def pending(self, scope: str, where: MemoryFilter = NO_FILTER) -> list[MemoryRecord]:
+        parse_scope(scope)
+        if not where.wants_pending:
+            return []
+        return [r for r in self._memories.pending_records(scope) if where.matches(r)]
 
     def diary(self, scope: str) -> list[DiaryEntry]:
         self.state(scope)
@@ -86,9 +104,14 @@ class ScopeView:
         # pointer from its no-op pass, and must not stay listed forever.
         return [s for s in self._memories.scopes_known(tenant) if self._memories.state(s).generations]
 
-    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
-        parse_scope(scope)  # a scope nobody has dreamed on yet may still hold memory-adds: no UnknownScope
-        return self._memories.search(scope, query, k)
+    def search(
+        self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        parse_scope(scope)
+        if not is_known(self._memories.state(scope)) and not self._memories.pending_records(scope):
+            # A scope nobody has dreamed on yet may still hold memory-adds; one with neither is unknown.
+            raise UnknownScope(f"scope {scope!r} is unknown: no pass has run for it and it holds no memory-adds")
+        return self._memories.search(scope, query, k, where)
 
 
 def readable_generation(state: ScopeState, number: int) -> GenerationInfo:

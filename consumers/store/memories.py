@@ -18,6 +18,7 @@ from qdrant_client import QdrantClient, models
 
 from consumers.embedding.protocol import Embedder
 from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.filters import NO_FILTER, MemoryFilter
 from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
@@ -154,10 +155,15 @@ class MemoryStore:
         return sorted(payload_of(r)["scope"] for r in scroll_all(self._client, self.scopes, flt))
 
     # --- reading
-    def generation_records(self, scope: str, generation: int) -> list[MemoryRecord]:
-        if generation <= 0:
+    def generation_records(self, scope: str, generation: int, where: MemoryFilter = NO_FILTER) -> list[MemoryRecord]:
+        """A generation's records (every status), oldest first; `where` is applied in the store query."""
+        if generation <= 0 or not where.wants_curated:
             return []
-        flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
+        flt = scope_filter(
+            scope,
+            models.FieldCondition(key="generation", match=models.MatchValue(value=generation)),
+            *where.conditions(),
+        )
         records = [
             MemoryRecord.model_validate(payload_of(r)["record"]) for r in scroll_all(self._client, self.memories, flt)
         ]
@@ -168,8 +174,16 @@ class MemoryStore:
         records = self.generation_records(scope, self.state(scope).active_generation)
         return records if include_inactive else [m for m in records if m.is_active]
 
-    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
-        """Hybrid search over the active memories (core and archive) and the pending memory-adds."""
+    def pending_records(self, scope: str) -> list[MemoryRecord]:
+        """The scope's memory-adds no pass has curated yet, as readers see them (`consolidated=False`)."""
+        return [pending_record(a) for a in self._pending(scope)] if self._pending is not None else []
+
+    def search(
+        self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        """Hybrid search over the active memories (core and archive) and the pending memory-adds;
+        `where` restricts the ranking to the records it matches (the scope's index is cached, so
+        the filter is evaluated on the records in hand rather than by a second store query)."""
         generation = self.state(scope).active_generation
         pending = self._pending(scope) if self._pending is not None else []
         if generation <= 0 and not pending:
@@ -186,7 +200,7 @@ class MemoryStore:
             vectors = stack(stored + [None] * len(fresh), self._dims) if rows and not fresh else None
             return records + fresh, vectors
 
-        return self._search.search(scope, key, load, query, k)
+        return self._search.search(scope, key, load, query, k, None if where.empty else where.matches)
 
     def _active_points(self, scope: str, generation: int) -> list[models.Record]:
         flt = scope_filter(

@@ -1,5 +1,5 @@
-"""What readers see: the scopes, a scope's memories (a generation, a page), search, one memory
-with its history, the diary and the generations."""
+"""What readers see: the scopes, a scope's memories (a generation, a page, filtered), search, one
+memory with its history, the diary and the generations."""
 
 from __future__ import annotations
 
@@ -8,9 +8,23 @@ from typing import Any
 from aiohttp import web
 
 from consumers.api.context import ApiContext
+from consumers.api.filters import FILTER_NAMES, FILTER_PARAMS, META_PREFIX, memory_filter
+from consumers.api.openapi import (
+    BOOLEAN,
+    INTEGER,
+    NUMBER,
+    STRING,
+    Operation,
+    Param,
+    array,
+    documented,
+    nullable,
+    obj,
+    ref,
+)
 from consumers.api.params import BadRequest, bool_param, int_param, page_cursor, query_params, scope_of
 from consumers.api.routes import SCOPE_PATH
-from consumers.store.history import generations_json, record_history
+from consumers.store.history import GenerationNotKept, UnknownScope, generations_json, record_history
 from schemas import MemoryRecord
 
 MAX_K = 100
@@ -19,26 +33,101 @@ MAX_QUERY_CHARS = 1_000
 
 
 def search_hit_json(record: MemoryRecord, score: float) -> dict[str, Any]:
-    """One search result. `consolidated` and `tier` are read defensively: a store that does not
-    tell them yet serves curated memories only, from the core tier."""
+    """One search result: the record, its score, whether a pass curated it and its tier."""
     return {
         "memory": record.model_dump(mode="json"),
         "score": score,
-        "consolidated": getattr(record, "consolidated", True),
-        "tier": getattr(record, "tier", "core"),
+        "consolidated": record.consolidated,
+        "tier": record.tier,
     }
+
+
+SEARCH_HIT = obj({"memory": ref("MemoryRecord"), "score": NUMBER, "consolidated": BOOLEAN, "tier": STRING})
+GENERATIONS = obj(
+    {
+        "scope": STRING,
+        "active_generation": INTEGER,
+        "next_generation": INTEGER,
+        "generations": array(ref("GenerationInfo")),
+    }
+)
+SCOPES = Operation(
+    "The scopes holding a generation",
+    params=(Param("tenant", STRING, "only this tenant's scopes"),),
+    response=obj({"scopes": array(STRING)}),
+    errors=(400, 401),
+)
+LIST = Operation(
+    "A scope's memories: the active generation and the memory-adds no pass has curated yet (or a kept generation)",
+    description="Without `generation`, what readers see: the active generation's memories, then the memory-adds "
+    "no pass has curated yet (`consolidated: false`). With `limit`, a page, `total` and `next_cursor`; a page "
+    "sequence stays on one generation. Filters apply in the store query.",
+    params=(
+        Param("generation", {"type": "integer", "minimum": 0}, "a kept generation (its records only)"),
+        Param("include_inactive", BOOLEAN, "also superseded, merged and archived records"),
+        Param("limit", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "a page of at most this many"),
+        Param("cursor", STRING, "the `next_cursor` of the previous page"),
+        *FILTER_PARAMS,
+    ),
+    response=obj(
+        {"scope": STRING, "generation": INTEGER, "memories": array(ref("MemoryRecord"))},
+        {"total": INTEGER, "next_cursor": nullable(STRING)},
+    ),
+)
+SEARCH = Operation(
+    "Hybrid search (meaning and exact words) over a scope's memories, best first",
+    description="Core and archive tiers alike, and the memory-adds no pass has curated yet (`consolidated: false`).",
+    params=(
+        Param("q", {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS}, "the search text", required=True),
+        Param("k", {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 10}, "how many results"),
+        *FILTER_PARAMS,
+    ),
+    response=obj({"scope": STRING, "query": STRING, "k": INTEGER, "results": array(SEARCH_HIT)}),
+)
+MEMORY = Operation(
+    "One memory as readers see it now, and what it was in every kept generation",
+    description="A memory-add no pass has curated yet is returned with `consolidated: false` and an empty history.",
+    response=obj(
+        {
+            "scope": STRING,
+            "memory_id": STRING,
+            "active_generation": INTEGER,
+            "memory": nullable(ref("MemoryRecord")),
+            "history": array(
+                obj(
+                    {
+                        "generation": INTEGER,
+                        "generation_status": STRING,
+                        "record": nullable(ref("MemoryRecord")),
+                    }
+                )
+            ),
+        }
+    ),
+)
+DIARY = Operation(
+    "One entry per pass and operator decision, oldest first",
+    response=obj({"scope": STRING, "entries": array(ref("DiaryEntry"))}),
+    tag="operator",
+)
+GENERATIONS_OP = Operation("The active, next and kept generations", response=GENERATIONS, tag="operator")
 
 
 def routes(ctx: ApiContext) -> list[web.RouteDef]:
     reader = ctx.reader
 
+    @documented(SCOPES)
     async def scopes(request: web.Request) -> web.Response:
         tenant = query_params(request, "tenant").get("tenant") or None
         return web.json_response({"scopes": await ctx.blocking(lambda: reader.scopes(tenant))})
 
+    @documented(LIST)
     async def memories(request: web.Request) -> web.Response:
         scope = scope_of(request)
-        params = query_params(request, "generation", "include_inactive", "limit", "cursor")
+        params = query_params(
+            request, "generation", "include_inactive", "limit", "cursor", *FILTER_NAMES, prefixes=(META_PREFIX,)
+        )
+        where = memory_filter(params)
         generation = int_param(params, "generation")
         include_inactive = bool_param(params, "include_inactive")
         limit = int_param(params, "limit", low=1, high=MAX_PAGE)
@@ -48,11 +137,26 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
             if generation is not None and generation != cursor_generation:
                 raise BadRequest("cursor belongs to another generation than the one asked for")
             generation = cursor_generation  # a page sequence stays on one generation, whatever is promoted meanwhile
-        # One hold of the store for both reads, so the number and the records agree.
-        state, records = await ctx.blocking(
-            lambda: (reader.state(scope), reader.records(scope, generation, include_inactive))
-        )
-        number = state.active_generation if generation is None else generation
+        # Without `generation`, what readers see: the generation and the memory-adds not curated yet.
+        with_pending = params.get("generation") in (None, "")
+
+        def read() -> tuple[int, list[MemoryRecord]]:
+            # One hold of the store for every read, so the number and the records agree.
+            try:
+                state = reader.state(scope)
+            except UnknownScope:
+                if not reader.pending(scope):
+                    raise
+                if generation:
+                    raise GenerationNotKept(f"scope {scope!r} keeps no generation {generation} (kept: none)") from None
+                return 0, reader.pending(scope, where) if with_pending else []  # memory-adds only: no pass yet
+            records = reader.records(scope, generation, include_inactive, where)
+            if with_pending:
+                known = {r.memory_id for r in records}
+                records += [p for p in reader.pending(scope, where) if p.memory_id not in known]
+            return (state.active_generation if generation is None else generation), records
+
+        number, records = await ctx.blocking(read)
         body: dict[str, object] = {"scope": scope, "generation": number}
         if limit is not None:
             end = offset + limit
@@ -62,16 +166,18 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         body["memories"] = [m.model_dump(mode="json") for m in records]
         return web.json_response(body)
 
+    @documented(SEARCH)
     async def search(request: web.Request) -> web.Response:
         scope = scope_of(request)
-        params = query_params(request, "q", "k")
+        params = query_params(request, "q", "k", *FILTER_NAMES, prefixes=(META_PREFIX,))
         query = params.get("q", "").strip()
         if not query:
             raise BadRequest("q (the search text) is required")
         if len(query) > MAX_QUERY_CHARS:
             raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
         k = int_param(params, "k", low=1, high=MAX_K) or 10
-        hits = await ctx.blocking(lambda: reader.search(scope, query, k))
+        where = memory_filter(params)
+        hits = await ctx.blocking(lambda: reader.search(scope, query, k, where))
         return web.json_response(
             {
                 "scope": scope,
@@ -81,28 +187,49 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
             }
         )
 
+    @documented(MEMORY)
     async def memory(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
         memory_id = request.match_info["memory_id"]
-        state, versions = await ctx.blocking(lambda: (reader.state(scope), record_history(reader, scope, memory_id)))
-        current = next((v.record for v in versions if v.generation.generation == state.active_generation), None)
-        return web.json_response(
-            {
-                "scope": scope,
-                "memory_id": memory_id,
-                "active_generation": state.active_generation,
-                "memory": current.model_dump(mode="json") if current else None,
-                "history": [v.to_json() for v in versions],
-            }
-        )
 
+        def read() -> dict[str, Any]:
+            try:
+                state = reader.state(scope)
+            except UnknownScope:
+                state = None
+            if state is not None:
+                try:
+                    versions = record_history(reader, scope, memory_id)
+                except LookupError:
+                    versions = []
+                if versions:
+                    active = state.active_generation
+                    current = next((v.record for v in versions if v.generation.generation == active), None)
+                    return {
+                        "active_generation": active,
+                        "memory": current.model_dump(mode="json") if current else None,
+                        "history": [v.to_json() for v in versions],
+                    }
+            fresh = next((p for p in reader.pending(scope) if p.memory_id == memory_id), None)
+            if fresh is not None:  # a memory-add no pass has curated yet: no history
+                active = state.active_generation if state is not None else 0
+                return {"active_generation": active, "memory": fresh.model_dump(mode="json"), "history": []}
+            if state is None:
+                reader.state(scope)  # raises UnknownScope with its message
+            raise LookupError(f"memory {memory_id!r} is in no kept generation of {scope!r}")
+
+        body = await ctx.blocking(read)
+        return web.json_response({"scope": scope, "memory_id": memory_id, **body})
+
+    @documented(DIARY)
     async def diary(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
         entries = await ctx.blocking(lambda: reader.diary(scope))
         return web.json_response({"scope": scope, "entries": [e.model_dump(mode="json") for e in entries]})
 
+    @documented(GENERATIONS_OP)
     async def generations(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
