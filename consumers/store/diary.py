@@ -6,35 +6,14 @@ between promotion and publishing re-publishes them from here, with the same even
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from pydantic import BaseModel, ConfigDict
 from qdrant_client import QdrantClient, models
 
 from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
-from schemas import JobLifecycleEvent, MemoryChangeEvent, Motive
+from consumers.store.diary_entry import DiaryEntry
 from schemas.scope import parse_scope
 
 _KW = models.PayloadSchemaType.KEYWORD
-
-
-class DiaryEntry(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    scope: str
-    job_id: str
-    trigger: str
-    status: str
-    written_at: datetime
-    generation: int | None = None
-    reason: str = ""
-    motives: tuple[Motive, ...] = ()
-    notes: tuple[str, ...] = ()
-    model_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    events: tuple[JobLifecycleEvent | MemoryChangeEvent, ...] = ()
+__all__ = ["Diary", "DiaryEntry"]
 
 
 class Diary:

@@ -17,11 +17,13 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
-
-from qdrant_client import models
+from typing import TYPE_CHECKING
 
 from schemas import MemoryRecord
 from schemas.memory import MemoryOrigin, MemoryTier
+
+if TYPE_CHECKING:
+    from qdrant_client import models
 
 RECORD = "record"
 """Where a memory point's payload keeps the record (consumers/store/memories.py)."""
@@ -80,6 +82,8 @@ class MemoryFilter:
     # --- in the store query
     def conditions(self) -> list[models.Condition]:
         """Qdrant conditions on a memory point's payload (`record.*`), to AND with the scope filter."""
+        from qdrant_client import models  # here: readers that only match in hand never load Qdrant
+
         out: list[models.Condition] = []
         for field, value in (("tier", self.tier), ("origin", self.origin), ("consolidated", self.consolidated)):
             if value is not None:
@@ -135,6 +139,8 @@ def _value_matches(value: object, raw: str) -> bool:
 
 def _value_conditions(key: str, raw: str) -> list[models.Condition]:
     """Any of the values `raw` spells: the string itself, a boolean, a number (int or float alike)."""
+    from qdrant_client import models
+
     out: list[models.Condition] = [models.FieldCondition(key=key, match=models.MatchValue(value=raw))]
     if raw in ("true", "false"):
         out.append(models.FieldCondition(key=key, match=models.MatchValue(value=raw == "true")))

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from consumers.store.diary import Diary, DiaryEntry
+from consumers.store.diary_entry import DiaryEntry
 from consumers.store.filters import NO_FILTER, MemoryFilter
-from consumers.store.memories import GenerationInfo, MemoryStore, ScopeState
+from consumers.store.pointer import GenerationInfo, ScopeState
 from schemas import MemoryChangeEvent, MemoryRecord
 from schemas.scope import parse_scope
+
+if TYPE_CHECKING:  # the stores load a Qdrant client; readers over the HTTP API never need one
+    from consumers.store.diary import Diary
+    from consumers.store.memories import MemoryStore
 
 OPERATOR_TRIGGER = "operator"
 """The diary trigger of an operator's decision (approve, reject, rollback), as opposed to a pass."""

@@ -9,84 +9,24 @@ The last `generations_kept` generations stay, so rollback is one pointer switch 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from typing import Literal, cast
+from typing import cast
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 from qdrant_client import QdrantClient, models
 
 from consumers.embedding.protocol import Embedder
 from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.filters import NO_FILTER, MemoryFilter
+from consumers.store.pointer import AppliedJob, GenerationInfo, GenerationStatus, OperatorDecision, ScopeState
 from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
-GenerationStatus = Literal["active", "retired", "quarantined", "rejected"]
 _KW = models.PayloadSchemaType.KEYWORD
 _INT = models.PayloadSchemaType.INTEGER
 _APPLIED_JOBS_KEPT = 500
-
-
-class OperatorDecision(BaseModel):
-    """Who decided what about a generation, and why (consumers/store/quarantine.py)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    action: Literal["approved", "rejected", "rolled-back"]
-    by: str
-    reason: str = ""
-    at: datetime
-
-
-class GenerationInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    generation: int
-    job_id: str
-    status: GenerationStatus
-    created_at: datetime
-    reason: str = ""
-    memories_active: int = 0
-    decisions: tuple[OperatorDecision, ...] = ()
-    """Operator decisions about this generation (approve, reject, rollback to it), oldest first."""
-
-
-class AppliedJob(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    job_id: str
-    outcome: str
-    generation: int | None = None
-    audit_emitted: bool = False
-    watermarks: dict[str, int] = {}
-    """The input positions the job covered; messages past them are new to the next pass."""
-
-
-class ScopeState(BaseModel):
-    """The pointer: which generation readers see, and which jobs this scope has already run."""
-
-    model_config = ConfigDict(frozen=True)
-
-    scope: str
-    tenant: str
-    active_generation: int = 0
-    next_generation: int = 1
-    generations: tuple[GenerationInfo, ...] = ()
-    applied_jobs: tuple[AppliedJob, ...] = ()
-
-    def applied(self, job_id: str) -> AppliedJob | None:
-        return next((j for j in self.applied_jobs if j.job_id == job_id), None)
-
-    def covered_offset(self, topic: str) -> int:
-        """How far into `topic` (this scope's partition) the last pass that wrote memory read."""
-        done = [j.watermarks.get(topic, 0) for j in self.applied_jobs if j.outcome in ("completed", "no-op")]
-        return max(done, default=0)
-
-    def generation(self, number: int) -> GenerationInfo | None:
-        return next((g for g in self.generations if g.generation == number), None)
+__all__ = ["AppliedJob", "GenerationInfo", "GenerationStatus", "MemoryStore", "OperatorDecision", "ScopeState"]
 
 
 class _EmbedFunction:

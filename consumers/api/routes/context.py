@@ -55,9 +55,9 @@ class Line:
 
 def memory_date(record: MemoryRecord) -> datetime:
     """When what the memory says became true: its validity start where the record has one, else
-    its last update (a memory-add's is the time it was written)."""
+    when it was created (records written before validity was tracked)."""
     start = getattr(record, "valid_from", None)
-    return start if isinstance(start, datetime) else record.updated_at
+    return start if isinstance(start, datetime) else record.created_at
 
 
 def line_of(record: MemoryRecord, section: str, score: float | None = None) -> Line:

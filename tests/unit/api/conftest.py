@@ -1,11 +1,13 @@
 """The API application (`consumers.api.make_app`) served on a loopback port by aiohttp's test
-server, over a real runtime on embedded Qdrant in a temporary directory; no Kafka (a trigger
-records its request instead of producing it)."""
+server (its loop in a thread of its own, so any client can reach `api.url`), over a real runtime
+on embedded Qdrant in a temporary directory; no Kafka (a trigger records its request instead of
+producing it)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -44,6 +46,8 @@ class Api:
         self.runtime = open_runtime(settings)
         self.triggered: list[tuple[str, str]] = []
         self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="api-under-test", daemon=True)
+        self._thread.start()
 
         def trigger(scope: str, reason: str) -> str:
             self.triggered.append((scope, reason))
@@ -65,7 +69,11 @@ class Api:
             await client.start_server()
             return client
 
-        self._client = self._loop.run_until_complete(start())
+        self._client = self._run(start())
+        self.url = str(self._client.make_url("")).rstrip("/")
+
+    def _run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout=60)
 
     def promote(self, scope: str, records: list[MemoryRecord]) -> int:
         store = self.runtime.memories
@@ -86,13 +94,15 @@ class Api:
             response = await self._client.request(method, path, data=data, headers=headers)
             return response.status, await response.json()
 
-        return self._loop.run_until_complete(call())
+        return self._run(call())
 
     def get(self, path: str, **headers: str) -> tuple[int, Any]:
         return self.request("GET", path, **headers)
 
     def close(self) -> None:
-        self._loop.run_until_complete(self._client.close())
+        self._run(self._client.close())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
         self._loop.close()
         self.runtime.close()
 

@@ -17,7 +17,7 @@ def core_memories():
     return [
         memory(SCOPE, f"c{i}", f"Core fact number {i} about the traveller, said plainly.", tier="core",
                evidence_message_ids=tuple(f"m{j}" for j in range(i + 1)),
-               updated_at=T0 + timedelta(days=i))
+               created_at=T0 + timedelta(days=i), updated_at=T0 + timedelta(days=i))
         for i in range(6)
     ]  # fmt: skip
 
