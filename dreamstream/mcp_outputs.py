@@ -60,6 +60,8 @@ class Version(BaseModel):
     generation: int
     generation_status: str
     memory: Memory | None = Field(description="the memory in that generation; null when it was not in it")
+    valid_from: str | None = Field(description="when the value of this version began to hold (ISO-8601)")
+    valid_to: str | None = Field(description="when it stopped holding; null while it holds, or off the active line")
 
 
 class MemoryDetail(BaseModel):
@@ -75,8 +77,14 @@ class MemoryDetail(BaseModel):
             memory_id=memory_id,
             memory=Memory.of(found.memory) if found.memory else None,
             history=[
-                Version(generation=g, generation_status=status, memory=Memory.of(r) if r else None)
-                for g, status, r in found.versions
+                Version(
+                    generation=v.generation,
+                    generation_status=v.generation_status,
+                    memory=Memory.of(v.record) if v.record else None,
+                    valid_from=v.valid_from.isoformat() if v.valid_from else None,
+                    valid_to=v.valid_to.isoformat() if v.valid_to else None,
+                )
+                for v in found.versions
             ],
         )
 

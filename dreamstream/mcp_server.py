@@ -74,6 +74,10 @@ Tier = Annotated[
 Consolidated = Annotated[
     bool | None, Field(description="true: only reviewed memories; false: only fresh notes not consolidated yet")
 ]
+AsOf = Annotated[
+    str | None,
+    Field(description="ISO-8601 time (with a zone): what held then, e.g. 2026-03-05T10:00:00Z", max_length=64),
+]
 Reason = Annotated[str, Field(description="why (kept in the audit trail)", min_length=1, max_length=1_000)]
 By = Annotated[str, Field(description="who asks (kept in the audit trail)", min_length=1, max_length=256)]
 
@@ -162,11 +166,12 @@ def build_server(client: AsyncClient, scopes: ScopeSet) -> Any:
         k: Annotated[int, Field(description="how many results", ge=1, le=MAX_K)] = 5,
         tier: Tier = None,
         consolidated: Consolidated = None,
+        as_of: AsOf = None,
     ) -> SearchResult:
         """Search a scope's long-term memory by meaning and exact words; the closest memories, best first."""
         chosen = target(scope)
         where = Filter(tier=tier, consolidated=consolidated)
-        return await answer(lambda: _search(client, chosen, query, k, where))
+        return await answer(lambda: _search(client, chosen, query, k, where, as_of))
 
     @server.tool(annotations=reading, structured_output=True)
     async def get_memory(memory_id: MemoryId, scope: ScopeArg = None) -> MemoryDetail:
@@ -200,11 +205,12 @@ def build_server(client: AsyncClient, scopes: ScopeSet) -> Any:
         ] = None,
         tier: Tier = None,
         consolidated: Consolidated = None,
+        as_of: AsOf = None,
     ) -> Listing:
         """A page of a scope's memories (the reviewed ones, then fresh notes); pass next_cursor back for more."""
         chosen = target(scope)
         where = Filter(tier=tier, consolidated=consolidated)
-        return Listing.of(await answer(lambda: client.memories(chosen, limit, cursor, where=where)))
+        return Listing.of(await answer(lambda: client.memories(chosen, limit, cursor, where=where, as_of=as_of)))
 
     @server.tool(annotations=reading, structured_output=True)
     async def list_scopes() -> Scopes:
@@ -284,8 +290,10 @@ def build_server(client: AsyncClient, scopes: ScopeSet) -> Any:
     return server
 
 
-async def _search(client: AsyncClient, scope: str, query: str, k: int, where: Filter) -> SearchResult:
-    return SearchResult.of(scope, await client.search(scope, query, k, where=where))
+async def _search(
+    client: AsyncClient, scope: str, query: str, k: int, where: Filter, as_of: str | None
+) -> SearchResult:
+    return SearchResult.of(scope, await client.search(scope, query, k, where=where, as_of=as_of))
 
 
 @click.command("mcp")

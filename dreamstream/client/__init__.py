@@ -33,6 +33,7 @@ from dreamstream.client.answers import (
     Page,
     SearchHit,
     Steering,
+    Version,
     record,
 )
 from dreamstream.client.async_client import DEFAULT_TIMEOUT_S, AsyncClient, scope_path
@@ -72,6 +73,7 @@ __all__ = [
     "Steering",
     "Unauthorized",
     "Unreachable",
+    "Version",
     "record",
     "scope_path",
 ]

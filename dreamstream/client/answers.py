@@ -63,13 +63,25 @@ class Page:
 
 
 @dataclass(frozen=True)
+class Version:
+    """A memory in one kept generation, and when the value it stands for held (along the active
+    generation's lineage; None off it, or from a server that does not say)."""
+
+    generation: int
+    generation_status: str
+    record: MemoryRecord | None
+    """None: the memory is not in that generation."""
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+@dataclass(frozen=True)
 class MemoryHistory:
     scope: str
     memory: MemoryRecord | None
     """As readers see it now; None when it is no longer active."""
-    versions: tuple[tuple[int, str, MemoryRecord | None], ...]
-    """(generation, generation status, the record in it or None), oldest first; empty for a
-    memory-add no pass has curated yet."""
+    versions: tuple[Version, ...]
+    """Oldest first; empty for a memory-add no pass has curated yet."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,20 @@ class Steering:
 def record(data: Mapping[str, Any]) -> MemoryRecord:
     """A MemoryRecord from the API's JSON, ignoring fields this version does not know."""
     return MemoryRecord.model_validate({k: v for k, v in data.items() if k in MemoryRecord.model_fields})
+
+
+def version_of(data: Mapping[str, Any]) -> Version:
+    return Version(
+        int(data["generation"]),
+        str(data["generation_status"]),
+        record(data["record"]) if data.get("record") else None,
+        _instant_or_none(data.get("valid_from")),
+        _instant_or_none(data.get("valid_to")),
+    )
+
+
+def _instant_or_none(value: object) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) and value else None
 
 
 def generations_of(body: Mapping[str, Any]) -> Generations:

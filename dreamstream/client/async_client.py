@@ -24,6 +24,7 @@ from dreamstream.client.answers import (
     generations_of,
     iso,
     record,
+    version_of,
 )
 from dreamstream.client.errors import BY_STATUS, BadRequest, DreamstreamError, ServerError, Unreachable
 from schemas import MemoryRecord, ScopeError, parse_scope
@@ -125,10 +126,7 @@ class AsyncClient:
     async def memory(self, scope: str, memory_id: str) -> MemoryHistory:
         """One memory as readers see it now, with what it was in every kept generation."""
         body = await self._request("GET", scope_path(scope, "memories", memory_id))
-        versions = tuple(
-            (v["generation"], v["generation_status"], record(v["record"]) if v["record"] else None)
-            for v in body["history"]
-        )
+        versions = tuple(version_of(v) for v in body["history"])
         return MemoryHistory(scope, record(body["memory"]) if body["memory"] else None, versions)
 
     async def context(self, scope: str, query: str = "", budget_tokens: int | None = None) -> Context:

@@ -70,7 +70,7 @@ def test_reads_and_filters_through_the_blocking_client(served):
         assert [m.memory_id for m in old.memories] == ["diet"]
         history = memory_api.memory(SCOPE, "seat")
         assert history.memory is not None and history.memory.text == "The user prefers aisle seats."
-        assert [(g, r.text if r else None) for g, _, r in history.versions] == [
+        assert [(v.generation, v.record.text if v.record else None) for v in history.versions] == [
             (1, "The user prefers aisle seats on long flights."),
             (2, "The user prefers aisle seats."),
         ]
