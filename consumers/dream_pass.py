@@ -3,9 +3,12 @@
 snapshot → orient → gather signal → consolidate (the engine) → apply → verify → prune → gate
 → promote or quarantine → diary → audit events.
 
-- gather (`passes/gather.py`) decides whether there is anything to dream about: no signal and no
-  pending memory-add is a no-op, recorded, with no engine or model call and no generation written;
-- the engine proposes a plan from the snapshot and its signals; apply checks every action;
+- gather (`passes/gather.py`) decides whether there is anything to dream about: no signal, no
+  pending memory-add and no correction is a no-op, recorded, with no engine or model call and no
+  generation written;
+- apply writes the pending memory-adds and the corrections agents and operators sent
+  (`apply_inputs`); the engine proposes a plan from the snapshot as corrected (it is not called
+  when corrections are all there is), with the job's steering; apply checks every action;
 - verify (`passes/verify.py`, the engine's rules through `Engine.verify`) judges the claims the
   plan left alone against the transcript index and supersedes only what a newer message contradicts;
 - prune (`passes/prune.py`) condenses long memories, leaves long-retired records out and keeps
@@ -30,7 +33,7 @@ from typing import Literal, TypeVar
 from consumers.audit_events import change_events
 from consumers.engine import Engine, EngineError, EngineResult, Search
 from consumers.laps import Laps
-from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
+from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_inputs, apply_plan, engine_view
 from consumers.passes.gate import GateRules, gate
 from consumers.passes.gather import gather
 from consumers.passes.orient import orient
@@ -41,9 +44,10 @@ from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from consumers.steps.transient import StoreUnavailable, is_transient_store
 from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
+from consumers.store.corrections import CorrectionInbox
 from consumers.store.memories import Embed
 from consumers.take_snapshot import take_snapshot
-from schemas import DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
+from schemas import ActionPlan, DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -118,19 +122,30 @@ def dream(
     lap("orient")
     signals = gather(snapshot)
     out = Dreamed(signals, orientation.stored_active, [orientation.describe(), signals.describe()])
+    out.notes.extend(
+        f"steering ({level}, set by {s.by} at {s.set_at.isoformat()}): \u201c{s.text}\u201d"
+        for level, s in (("tenant", snapshot.job.tenant_steering), ("scope", snapshot.job.scope_steering))
+        if s is not None
+    )
     lap("gather")
-    if not signals.has_signal:
+    if not signals.has_work:
         out.status, out.reason = "no-op", "no signal: nothing to dream about"
         return out
+    inputs = apply_inputs(snapshot)
     try:
-        out.result = engine.propose(snapshot, signals)
+        if signals.has_signal:
+            out.result = engine.propose(engine_view(snapshot, inputs), signals)
+        else:
+            out.result = EngineResult(
+                plan=ActionPlan(), notes=(f"only corrections to apply: the {engine.name} engine was not called",)
+            )
     except EngineError as err:
         out.status, out.reason = "failed", f"engine {engine.name} failed: {err}"
         return out
     out.notes.extend(out.result.notes)
     lap("propose")
     try:
-        candidate = apply_plan(snapshot, out.result.plan)
+        candidate = apply_plan(snapshot, out.result.plan, start=inputs)
     except PlanRejected as err:
         out.status, out.reason = "failed", f"plan rejected: {err}"
         return out
@@ -182,13 +197,20 @@ def dream(
 
 class DreamPass:
     def __init__(
-        self, settings: Settings, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, engine: Engine
+        self,
+        settings: Settings,
+        memories: MemoryStore,
+        transcripts: TranscriptStore,
+        diary: Diary,
+        engine: Engine,
+        corrections: CorrectionInbox | None = None,
     ) -> None:
         self._settings = settings
         self._memories = memories
         self._transcripts = transcripts
         self._diary = diary
         self._engine = engine
+        self._corrections = corrections
         self._privacy = PrivacyFilter.with_extra(settings.privacy_patterns)
 
     def run(self, job: DreamJob) -> PassResult:
@@ -213,6 +235,7 @@ class DreamPass:
                 settings.transcript_window,
                 settings.topics.turns,
                 settings.inactive_generations,
+                corrections=self._corrections,
             )
             before = sum(1 for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids)
             leftovers, leftover_notes = self._inbox_leftovers(snapshot)
@@ -232,6 +255,7 @@ class DreamPass:
                 phase = "write"
                 result = self._write(state, snapshot, job, out, lap)
             self._absorb(job, cleared)  # after the diary names them: they can never be absorbed otherwise
+            self._clear_corrections(job, out.candidate, result.status)
             return result
         except Exception as err:
             if is_transient_store(err):
@@ -295,6 +319,7 @@ class DreamPass:
             status="active" if passed else "quarantined",
             reason=reason,
             memories_active=after,
+            based_on=snapshot.generation,
         )
         applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
         if passed:
@@ -366,6 +391,23 @@ class DreamPass:
                 job.scope,
                 len(add_ids),
             )
+
+    def _clear_corrections(self, job: DreamJob, candidate: Candidate | None, status: str) -> None:
+        """Corrections leave their inbox once they are in effect (the generation was promoted, or
+        nothing needed to change) or can never apply (refused, noted in the diary); a quarantined or
+        failed pass leaves the others for the next pass."""
+        if self._corrections is None or candidate is None:
+            return
+        done = candidate.refused_corrections + (
+            candidate.applied_corrections if status in ("completed", "no-op") else []
+        )
+        try:
+            self._corrections.absorb(job.scope, done)
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"clearing the corrections of {job.job_id}: {err}") from err
+            # Left behind, a correction is applied again by the next pass and found in effect.
+            log.exception("pass %s on %s: %d corrections stay in their inbox", job.job_id, job.scope, len(done))
 
     def mark_published(self, job: DreamJob) -> None:
         """After the audit events are flushed: a redelivery of this job now publishes nothing."""

@@ -9,15 +9,22 @@ from consumers.store.client import scope_filter
 
 
 def forget_scope(
-    client: QdrantClient, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, scope: str
+    client: QdrantClient,
+    memories: MemoryStore,
+    transcripts: TranscriptStore,
+    diary: Diary,
+    scope: str,
+    extra: dict[str, str] | None = None,
 ) -> dict[str, int]:
-    """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary.
+    """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary, and the
+    collections in `extra` (name -> collection: pending corrections, the scope's steering).
     Returns how many records each store held. Idempotent: forgetting twice deletes nothing more."""
     collections = {
         "memories": memories.memories,
         "transcripts": transcripts.transcripts,
         "inbox": transcripts.inbox,
         "diary": diary.collection,
+        **(extra or {}),
         "scopes": memories.scopes,
     }
     deleted: dict[str, int] = {}

@@ -10,7 +10,9 @@ from prometheus_client import Counter, Histogram
 if TYPE_CHECKING:
     from consumers.dream_pass import PassResult
 
-INDEXED = Counter("dreamstream_indexed_total", "Turns and memory-adds indexed into Qdrant", ["kind"])
+INDEXED = Counter(
+    "dreamstream_indexed_total", "Input records indexed into Qdrant: turn, memory_add, correction, steering", ["kind"]
+)
 PASSES = Counter("dreamstream_passes_total", "Dream passes by trigger and outcome", ["trigger", "outcome"])
 PHASE_SECONDS = Histogram(
     "dreamstream_phase_duration_seconds",

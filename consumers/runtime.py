@@ -13,6 +13,8 @@ from consumers.dream_pass import DreamPass
 from consumers.embedding import Embedder, make_embedder
 from consumers.engine import Engine
 from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
+from consumers.store.corrections import CorrectionInbox
+from consumers.store.steering import SteeringStore
 from schemas.settings import Settings
 
 
@@ -35,6 +37,10 @@ class Runtime:
     transcripts: TranscriptStore
     diary: Diary
     dream_pass: DreamPass
+    corrections: CorrectionInbox
+    """Corrections read from the control topic, waiting for their scope's next pass."""
+    steering: SteeringStore
+    """Steering as last read from the control topic (the API's GET; passes use their job's)."""
     lock: threading.RLock = field(default_factory=threading.RLock)
     """Embedded Qdrant is one client shared by the worker loop and the HTTP API thread."""
 
@@ -59,5 +65,10 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Qdran
         pending=transcripts.pending,
     )
     diary = Diary(client, prefix)
-    dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings, embedder))
-    return Runtime(settings, client, memories, transcripts, diary, dream_pass)
+    corrections = CorrectionInbox(client, prefix)
+    dream_pass = DreamPass(
+        settings, memories, transcripts, diary, engine or make_engine(settings, embedder), corrections=corrections
+    )
+    return Runtime(
+        settings, client, memories, transcripts, diary, dream_pass, corrections, SteeringStore(client, prefix)
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from schemas import ConversationTurn, DreamJob, MemoryRecord
+from schemas import ControlEvent, ConversationTurn, DreamJob, MemoryRecord
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,8 @@ class Snapshot:
     """Superseded, merged or archived records that were already inactive `N` promoted generations
     back: the prune step leaves them out of the next generation."""
     taken_at: datetime | None = None
+    corrections: tuple[ControlEvent, ...] = ()
+    """Corrections of stored memories (`correct` control events) waiting for this pass, oldest first."""
 
     @property
     def scope(self) -> str:

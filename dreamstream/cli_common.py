@@ -231,11 +231,13 @@ def writable_stores(settings: Settings) -> Iterator[Stores]:
         stores.close()
 
 
-def api_client(settings: Settings, api_url: str) -> Client:
-    """The HTTP API's client (`dreamstream.client`), with the token from the settings."""
+def api_client(settings: Settings, api_url: str, operator: bool = False) -> Client:
+    """The HTTP API's client (`dreamstream.client`), with the token from the settings: the
+    operator's (`api_operator_token`, when set) for the operator's decisions."""
     from dreamstream.client import Client
 
-    return Client(api_url, settings.api_token.get_secret_value() if settings.api_token else None, timeout_s=60.0)
+    token = (settings.api_operator_token if operator else None) or settings.api_token
+    return Client(api_url, token.get_secret_value() if token else None, timeout_s=120.0 if operator else 60.0)
 
 
 @contextlib.contextmanager
@@ -314,6 +316,12 @@ class ClientReader:
         self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
     ) -> list[tuple[MemoryRecord, float]]:
         return [(h.memory, h.score) for h in self._client.search(scope, query, k, where=client_filter(where))]
+
+    def search_as_of(
+        self, scope: str, query: str, k: int, at: datetime, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        hits = self._client.search(scope, query, k, where=client_filter(where), as_of=at)
+        return [(h.memory, h.score) for h in hits]
 
 
 def client_filter(where: MemoryFilter, consolidated: bool | None = None) -> Any:

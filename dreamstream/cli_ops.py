@@ -158,7 +158,7 @@ def rollback(scope: str, generation: int | None, reason: str, by: str, as_json: 
     settings = load_settings()
     reason = reason or "rollback"
     if api_url:
-        with api_client(settings, api_url) as client:
+        with api_client(settings, api_url, operator=True) as client:
             state = _generations_json(client.rollback(scope, by=by, reason=reason, generation=generation))
         before = None
     else:
@@ -225,7 +225,7 @@ def quarantine_approve(
     parse_scope(scope)
     settings = load_settings()
     if api_url:
-        with api_client(settings, api_url) as client:
+        with api_client(settings, api_url, operator=True) as client:
             state = _generations_json(client.approve(scope, generation, by=by, reason=reason, force=force))
     else:
         with writable_stores(settings) as stores:
@@ -260,7 +260,7 @@ def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json
     parse_scope(scope)
     settings = load_settings()
     if api_url:
-        with api_client(settings, api_url) as client:
+        with api_client(settings, api_url, operator=True) as client:
             state = _generations_json(client.reject(scope, generation, by=by, reason=reason))
     else:
         with writable_stores(settings) as stores:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, AwareDatetime, Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, AwareDatetime, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.policy import TriggerPolicy
@@ -161,6 +161,11 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = Field(
         default=None, description="bearer token of at least 16 characters; required when api_host is not loopback"
     )
+    api_operator_token: SecretStr | None = Field(
+        default=None,
+        description="a second bearer token (16+ characters, unlike api_token) for the operator role: steering, "
+        "rollback, quarantine decisions, corrections of protected memories; unset: api_token holders are operators",
+    )
     # --- The change stream
     audit_schema_id: int | None = Field(
         default=None,
@@ -181,15 +186,28 @@ class Settings(BaseSettings):
                 raise ValueError(f"tenant_policies[{tenant!r}]: {err}") from err
         return value
 
-    @field_validator("api_token")
+    @field_validator("api_token", "api_operator_token")
     @classmethod
-    def _token_long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+    def _token_long_enough(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
         # An empty variable must not silently switch authentication off.
+        name = f"DREAMSTREAM_{(info.field_name or '').upper()}"
         if value is not None and not value.get_secret_value().strip():
-            raise ValueError("DREAMSTREAM_API_TOKEN is set but empty: unset it or give a token")
+            raise ValueError(f"{name} is set but empty: unset it or give a token")
         if value is not None and len(value.get_secret_value()) < MIN_TOKEN_CHARS:
-            raise ValueError(f"DREAMSTREAM_API_TOKEN is too short: at least {MIN_TOKEN_CHARS} characters")
+            raise ValueError(f"{name} is too short: at least {MIN_TOKEN_CHARS} characters")
         return value
+
+    @model_validator(mode="after")
+    def _operator_token_is_a_second_token(self) -> Settings:
+        if self.api_operator_token is None:
+            return self
+        if self.api_token is None:
+            raise ValueError(
+                "api_operator_token needs api_token too: the operator token only means something beside the agents' one"
+            )
+        if self.api_operator_token.get_secret_value() == self.api_token.get_secret_value():
+            raise ValueError("api_operator_token must differ from api_token, or the two roles are one")
+        return self
 
     @model_validator(mode="after")
     def _tls_files_pair_up(self) -> Settings:

@@ -11,9 +11,12 @@ without a token.
 | `GET /healthz` | 200 while the process serves requests |
 | `GET /readyz` | 200 when the store answers and the consumer has partitions, else 503 |
 | `GET /scopes[?tenant=T]` | the scopes the store knows |
-| `GET /scopes/{tenant}/{agent}/{subject}/memories[?generation=N&include_inactive=true&limit=L&cursor=C]` | a generation's memories (default: the active one, active records); with `limit`, a page and `next_cursor` |
+| `GET /scopes/{tenant}/{agent}/{subject}/memories[?generation=N&include_inactive=true&limit=L&cursor=C]` | a generation's memories (default: the active one, active records); with `limit`, a page and `next_cursor`; `?as_of=T`: what held then |
 | `GET /scopes/{tenant}/{agent}/{subject}/memories/search?q=TEXT[&k=10]` | the closest memories with scores, memory-adds not yet consolidated included (`consolidated: false`) |
 | `GET /scopes/{tenant}/{agent}/{subject}/memories/{memory_id}` | one memory as readers see it now, and what it was in every kept generation |
+| `POST /scopes/{tenant}/{agent}/{subject}/memories` | 202: a memory-add for the next pass, searchable once indexed (`routes/writes.py`) |
+| `PATCH`, `DELETE /scopes/{tenant}/{agent}/{subject}/memories/{memory_id}` | 202: a correction the next pass applies |
+| `PUT`, `GET /scopes/{tenant}/{agent}/{subject}/steering`, `/tenants/{tenant}/steering` | steering (`routes/steering.py`) |
 | `GET /scopes/{tenant}/{agent}/{subject}/diary` | one entry per pass and operator decision |
 | `GET /scopes/{tenant}/{agent}/{subject}/generations` | the pointer: active generation and the kept ones |
 | `POST /scopes/{tenant}/{agent}/{subject}/trigger` | 202 `{"request_id", "scope"}`; body `{"reason": "…"}` optional |
@@ -22,7 +25,8 @@ without a token.
 
 
 Errors are JSON `{"error": "…"}`: 400 for a malformed scope or parameter (an unknown or repeated
-query parameter included), 401 for a missing or wrong token, 404 for an unknown scope, generation
+query parameter included), 401 for a missing or wrong token, 403 for an agent's token where the
+operator's is needed (with `api_operator_token` set), 404 for an unknown scope, generation
 or memory (a trigger needs no known scope: a scope's first pass is triggered before the store
 knows it), 409 for a decision that does not apply to the generation as it stands, 503 while the
 store stayed busy too long or Kafka refused the control event.

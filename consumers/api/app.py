@@ -9,9 +9,9 @@ from consumers.api.context import ApiContext
 from consumers.api.middleware import bearer_auth, json_errors
 from consumers.api.openapi import Operation, document, documented, obj
 from consumers.api.params import query_params
-from consumers.api.routes import context, operator, probes, reads
+from consumers.api.routes import context, operator, probes, reads, steering, writes
 
-ROUTE_MODULES = (probes, reads, context, operator)
+ROUTE_MODULES = (probes, writes, reads, context, operator, steering)
 OPENAPI_PATH = "/openapi.json"
 OPENAPI = Operation(
     "This document: the API's OpenAPI 3.1 description", response=obj(), tag="probes", errors=(), open=True
@@ -21,7 +21,8 @@ OPENAPI = Operation(
 def make_app(ctx: ApiContext) -> web.Application:
     settings = ctx.settings
     token = settings.api_token.get_secret_value().encode() if settings.api_token else None
-    app = web.Application(middlewares=[json_errors, bearer_auth(token)])
+    operator_token = settings.api_operator_token.get_secret_value().encode() if settings.api_operator_token else None
+    app = web.Application(middlewares=[json_errors, bearer_auth(token, operator_token)])
     for module in ROUTE_MODULES:
         app.add_routes(module.routes(ctx))
     served: dict[str, object] = {}

@@ -6,13 +6,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TypeVar
 
 from aiohttp import web
 
 from consumers.api.guard import StoreGuard
+from consumers.api.outbox import Outbox
 from consumers.store.history import ScopeReader
 from consumers.store.memories import ScopeState
+from consumers.store.steering import SteeringRecord
+from schemas import MemoryRecord
 from schemas.settings import Settings
 
 T = TypeVar("T")
@@ -28,6 +32,20 @@ class Decisions:
 
 
 @dataclass(frozen=True)
+class Writes:
+    """What the write routes reach: the API's producer, and the store reads that check a request."""
+
+    outbox: Outbox
+    memory: Callable[[str, str], MemoryRecord | None]
+    """(scope, memory id) -> the memory as readers see it now (active, or a memory-add no pass has
+    curated yet), or None."""
+    steering: Callable[[str, str | None], SteeringRecord | None]
+    """(tenant, scope or None for the tenant's own) -> the steering last set."""
+    record_steering: Callable[[str, str | None, str, str, datetime], None]
+    """Record a steering the API has just sent, so a GET right after the PUT reads it."""
+
+
+@dataclass(frozen=True)
 class ApiContext:
     settings: Settings
     reader: ScopeReader
@@ -37,6 +55,7 @@ class ApiContext:
     trigger: Callable[[str, str], str]
     """(scope, reason) -> request id of the control event sent."""
     decisions: Decisions | None = None
+    writes: Writes | None = None
 
     async def blocking(self, fn: Callable[[], T]) -> T:
         """Run `fn` (store work) in a thread, holding the store guard."""
@@ -51,3 +70,8 @@ class ApiContext:
         if self.decisions is None:
             raise web.HTTPNotImplemented(reason="operator decisions are not served here")
         return self.decisions
+
+    def write(self) -> Writes:
+        if self.writes is None:
+            raise web.HTTPNotImplemented(reason="writes are not served here")
+        return self.writes

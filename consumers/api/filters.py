@@ -4,19 +4,16 @@ them in the OpenAPI document."""
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
 from typing import cast, get_args
 
 from consumers.api.openapi import BOOLEAN, DATE_TIME, Param
-from consumers.api.params import BadRequest, bool_param
+from consumers.api.params import BadRequest, bool_param, time_param
 from consumers.store.filters import METADATA_KEY, MemoryFilter
 from schemas.memory import MemoryOrigin, MemoryTier
 
 META_PREFIX = "meta."
 TIERS: tuple[str, ...] = get_args(MemoryTier)
 ORIGINS: tuple[str, ...] = get_args(MemoryOrigin)
-_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _RANGES = ("created_after", "created_before", "updated_after", "updated_before")
 
 FILTER_PARAMS: tuple[Param, ...] = (
@@ -46,7 +43,7 @@ def memory_filter(params: dict[str, str]) -> MemoryFilter:
     tier = _choice(params, "tier", TIERS)
     origin = _choice(params, "origin", ORIGINS)
     consolidated = bool_param(params, "consolidated") if params.get("consolidated", "") != "" else None
-    bounds = {name: instant(params, name) for name in _RANGES}
+    bounds = {name: time_param(params, name) for name in _RANGES}
     for low, high in (("created_after", "created_before"), ("updated_after", "updated_before")):
         start, end = bounds[low], bounds[high]
         if start is not None and end is not None and start >= end:
@@ -75,19 +72,3 @@ def _choice(params: dict[str, str], name: str, allowed: tuple[str, ...]) -> str 
     if raw not in allowed:
         raise BadRequest(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
     return raw
-
-
-def instant(params: dict[str, str], name: str) -> datetime | None:
-    """An ISO-8601 time with a zone (`2026-03-05T10:00:00Z`), or a date (midnight UTC)."""
-    raw = params.get(name, "")
-    if raw == "":
-        return None
-    try:
-        value = datetime.fromisoformat(raw)
-    except ValueError:
-        raise BadRequest(f"{name} must be an ISO-8601 time such as 2026-03-05T10:00:00Z, got {raw!r}") from None
-    if value.tzinfo is None:
-        if not _DATE_ONLY.fullmatch(raw):
-            raise BadRequest(f"{name} must name its time zone (e.g. a trailing Z), got {raw!r}")
-        value = value.replace(tzinfo=UTC)
-    return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from contextvars import ContextVar
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -44,17 +45,46 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         return error_response(500, "internal error (see the worker's log)")
 
 
-def bearer_auth(token: bytes | None) -> Middleware:
-    """With a token, every route outside OPEN_PATHS needs `Authorization: Bearer <token>`."""
+ROLE: ContextVar[str] = ContextVar("dreamstream_api_role", default="agent")
+"""The caller's role, "agent" or "operator", set by authentication for the request's own task
+(each request runs in a task of its own, so roles never leak between requests)."""
+
+
+def bearer_auth(token: bytes | None, operator_token: bytes | None = None) -> Middleware:
+    """With a token, every route outside OPEN_PATHS needs `Authorization: Bearer <token>`.
+
+    Roles: with `operator_token` set, it names the operator and `token` an agent; without it there
+    is one role, and whoever passes (anyone, when no token is set either) is an operator, as before
+    roles existed."""
 
     @web.middleware
     async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
+        role = "operator" if operator_token is None else "agent"
         if token is not None and request.path not in OPEN_PATHS:
             scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token):
+            presented = given.strip().encode()
+            is_operator = operator_token is not None and hmac.compare_digest(presented, operator_token)
+            if scheme.lower() != "bearer" or not (is_operator or hmac.compare_digest(presented, token)):
                 return error_response(
                     401, "missing or wrong bearer token", headers={"WWW-Authenticate": 'Bearer realm="dreamstream"'}
                 )
-        return await handler(request)
+            if is_operator:
+                role = "operator"
+        reset = ROLE.set(role)
+        try:
+            return await handler(request)
+        finally:
+            ROLE.reset(reset)
 
     return auth
+
+
+def is_operator(request: web.Request) -> bool:
+    """Whether the caller of `request` (the one this task serves) holds the operator role."""
+    return ROLE.get() == "operator"
+
+
+def require_operator(request: web.Request, what: str) -> None:
+    """403 unless the caller holds the operator role."""
+    if not is_operator(request):
+        raise web.HTTPForbidden(reason=f"{what} needs the operator role (the operator token)")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
@@ -56,6 +58,25 @@ def int_param(params: dict[str, str], name: str, low: int = 0, high: int | None 
     return value
 
 
+_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def time_param(params: dict[str, str], name: str) -> datetime | None:
+    """An ISO-8601 time with its zone (`2026-03-05T10:00:00Z`), or a date (midnight UTC)."""
+    raw = params.get(name, "")
+    if raw == "":
+        return None
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be an ISO-8601 time such as 2026-03-05T10:00:00Z, got {raw!r}") from None
+    if value.tzinfo is None:
+        if not _DATE_ONLY.fullmatch(raw):
+            raise BadRequest(f"{name} must name its time zone (e.g. a trailing Z), got {raw!r}")
+        value = value.replace(tzinfo=UTC)
+    return value
+
+
 def page_cursor(raw: str) -> tuple[int, int]:
     """A list cursor as the API gave it out: `generation:offset`."""
     generation, _, offset = raw.partition(":")
@@ -102,3 +123,32 @@ async def trigger_reason(request: web.Request) -> str:
     if not isinstance(reason, str):
         raise BadRequest("reason must be a string")
     return reason
+
+
+async def json_fields(
+    request: web.Request, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A JSON object body with these fields: an unknown field, a missing one, or a body that is
+    not a JSON object is a BadRequest naming it."""
+    shape = "{" + ", ".join(f'"{name}": ...' for name in required) + "}"
+    try:
+        body = await request.json() if request.can_read_body else None
+    except ValueError:  # not JSON, or not UTF-8
+        raise BadRequest(f"the body must be JSON: {shape}") from None
+    if not isinstance(body, dict):
+        raise BadRequest(f"the body must be a JSON object: {shape}")
+    unknown = sorted(set(body) - {*required, *optional})
+    if unknown:
+        allowed = ", ".join((*required, *optional))
+        raise BadRequest(f"unknown field {unknown[0]!r} (allowed: {allowed})")
+    missing = [name for name in required if name not in body]
+    if missing:
+        raise BadRequest(f"{missing[0]} is required")
+    return body
+
+
+def text_field(body: dict[str, Any], name: str, *, blank_ok: bool = False) -> str:
+    value = body.get(name)
+    if not isinstance(value, str) or (not blank_ok and not value.strip()):
+        raise BadRequest(f"{name} must be a {'' if blank_ok else 'non-empty '}string")
+    return value

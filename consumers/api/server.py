@@ -5,19 +5,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from consumers.api.app import make_app
-from consumers.api.context import ApiContext, Decisions
+from consumers.api.context import ApiContext, Decisions, Writes
 from consumers.api.guard import StoreGuard
+from consumers.api.outbox import Outbox
 from consumers.audit_publisher import AuditPublisher
 from consumers.runtime import Runtime
 from consumers.store import quarantine as decisions
 from consumers.store.history import ScopeView
-from plumbing.kafka_io import send_control
+from consumers.store.search import pending_record
+from schemas import ControlEvent, MemoryRecord
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -28,11 +31,17 @@ class ApiServer:
     url: str
     _loop: asyncio.AbstractEventLoop
     _thread: threading.Thread
+    _outbox: Outbox | None = None
 
     def stop(self, timeout_s: float = 10.0) -> None:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout_s)
+        if self._outbox is not None:
+            left = self._outbox.close(timeout_s)
+            if left:
+                log.warning("HTTP API stopped with %d events its producer could not deliver", left)
+            self._outbox = None
 
 
 class ApiError(RuntimeError):
@@ -46,9 +55,21 @@ def start_api(
     thread. `ready` says whether the worker's consumer has partitions; `lock` (default
     `runtime.lock`) is the one the worker holds while it uses the store."""
     guard = StoreGuard(None if settings.qdrant_url else (lock if lock is not None else runtime.lock))
+    outbox = Outbox(settings)
 
     def trigger(scope: str, reason: str) -> str:
-        return next(iter(send_control(settings, [scope], "trigger", reason)))
+        event = ControlEvent(scope=scope, action="trigger", request_id=f"req-{uuid.uuid4().hex[:12]}", reason=reason)
+        outbox.publish("control", [event])
+        return event.request_id
+
+    def memory(scope: str, memory_id: str) -> MemoryRecord | None:
+        """The memory as readers see it now: a memory-add not curated yet, or active in the active generation."""
+        for add in runtime.transcripts.pending(scope):
+            if add.memory_id == memory_id:
+                return pending_record(add)
+        state = runtime.memories.state(scope)
+        records = runtime.memories.generation_records(scope, state.active_generation)
+        return next((m for m in records if m.memory_id == memory_id and m.is_active), None)
 
     def ping() -> None:
         runtime.client.get_collections()
@@ -74,7 +95,8 @@ def start_api(
             runtime.memories, runtime.diary, scope, generation, by, reason, publish=publish
         ),
     )
-    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator))
+    writes = Writes(outbox, memory, runtime.steering.get, runtime.steering.set)
+    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes))
     loop = asyncio.new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []
@@ -112,4 +134,4 @@ def start_api(
     host = f"[{settings.api_host}]" if ":" in settings.api_host else settings.api_host
     url = f"http://{host}:{bound[0]}"
     log.info("HTTP API on %s%s", url, " (bearer token required)" if settings.api_token else "")
-    return ApiServer(url, loop, thread)
+    return ApiServer(url, loop, thread, outbox)

@@ -191,8 +191,11 @@ class JobStep:
 
     def _forget(self, job: DreamJob, partition: int) -> None:
         runtime = self._runtime
+        extra = {"corrections": runtime.corrections.collection, "steering": runtime.steering.collection}
         deleted = self._locked(
-            lambda: forget_scope(runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope),
+            lambda: forget_scope(
+                runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope, extra
+            ),
             "forget",
         )
         tombstone = ScopeForgottenEvent(

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from consumers.store.diary_entry import DiaryEntry
 from consumers.store.filters import NO_FILTER, MemoryFilter
 from consumers.store.pointer import GenerationInfo, ScopeState
+from consumers.store.validity import Span, held_from, memories_as_of, when_each_value_held
 from schemas import MemoryChangeEvent, MemoryRecord
 from schemas.scope import parse_scope
 
@@ -68,6 +70,12 @@ class ScopeReader(Protocol):
         scores (the store's search: memory-adds not yet consolidated included); raises
         UnknownScope for a scope that holds nothing at all."""
 
+    def search_as_of(
+        self, scope: str, query: str, k: int, at: datetime, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        """The same over what held at `at` (`consumers/store/validity.py`): the memories of the
+        active generation's lineage then, and memory-adds no pass has curated yet made by then."""
+
 
 class ScopeView:
     """`ScopeReader` on this process's stores."""
@@ -117,6 +125,19 @@ class ScopeView:
             raise UnknownScope(f"scope {scope!r} is unknown: no pass has run for it and it holds no memory-adds")
         return self._memories.search(scope, query, k, where)
 
+    def search_as_of(
+        self, scope: str, query: str, k: int, at: datetime, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        parse_scope(scope)
+        state = self._memories.state(scope)
+        pending = self._memories.pending_records(scope)
+        if not is_known(state) and not pending:
+            raise UnknownScope(f"scope {scope!r} is unknown: no pass has run for it and it holds no memory-adds")
+        held = memories_as_of(self, scope, at) if is_known(state) else []
+        known = {m.memory_id for m in held}
+        fresh = [m for m in pending if held_from(m) <= at and m.memory_id not in known]
+        return self._memories.rank([m for m in held + fresh if where.matches(m)], query, k)
+
 
 def readable_generation(state: ScopeState, number: int) -> GenerationInfo:
     """The kept generation `number`, if its records still exist (a rejected one's were deleted)."""
@@ -159,12 +180,18 @@ class RecordVersion:
     generation: GenerationInfo
     record: MemoryRecord | None
     """None: the memory is not in that generation."""
+    held: Span | None = None
+    """When the value this version stands for held, along the active generation's lineage (None
+    off it: quarantined or rolled-back generations, or a version that holds nothing)."""
 
     def to_json(self) -> dict[str, Any]:
+        held = self.held
         return {
             "generation": self.generation.generation,
             "generation_status": self.generation.status,
             "record": self.record.model_dump(mode="json") if self.record else None,
+            "valid_from": held.since.isoformat() if held else None,
+            "valid_to": held.until.isoformat() if held and held.until else None,
         }
 
 
@@ -177,7 +204,8 @@ def record_history(reader: ScopeReader, scope: str, memory_id: str) -> list[Reco
         versions.append(RecordVersion(info, by_id.get(memory_id)))
     if not any(v.record for v in versions):
         raise LookupError(f"memory {memory_id!r} is in no kept generation of {scope!r}")
-    return versions
+    held = when_each_value_held([(v.generation.generation, v.record) for v in versions], state)
+    return [RecordVersion(v.generation, v.record, held.get(v.generation.generation)) for v in versions]
 
 
 # --- the difference between two generations

@@ -142,6 +142,11 @@ class MemoryStore:
 
         return self._search.search(scope, key, load, query, k, None if where.empty else where.matches)
 
+    def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
+        """`records` ranked for `query` by the store's hybrid search, without caching an index
+        (what held at some time: `as_of` reads)."""
+        return self._search.rank(records, query, k)
+
     def _active_points(self, scope: str, generation: int) -> list[models.Record]:
         flt = scope_filter(
             scope,

@@ -34,6 +34,10 @@ class GenerationInfo(BaseModel):
     memories_active: int = 0
     decisions: tuple[OperatorDecision, ...] = ()
     """Operator decisions about this generation (approve, reject, rollback to it), oldest first."""
+    based_on: int | None = None
+    """The generation it was built from (the active one when its pass ran; 0: none). Readers follow
+    these links for what a memory said before an in-place change (`consumers/store/validity.py`).
+    None on generations written before it was recorded."""
 
 
 class AppliedJob(BaseModel):

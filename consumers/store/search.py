@@ -37,6 +37,7 @@ def pending_record(add: MemoryAdd) -> MemoryRecord:
         tier="archive",
         consolidated=False,
         metadata=add.metadata,
+        valid_from=add.ts,
     )
 
 
@@ -75,6 +76,13 @@ class ScopeSearch:
         _, index, records = cached
         mask = None if allow is None else np.fromiter((allow(r) for r in records), dtype=bool, count=len(records))
         return [(records[i], score) for i, score in index.search(query, k, mask=mask)]
+
+    def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
+        """The same ranking over records in hand, with no index kept."""
+        if not records:
+            return []
+        index = HybridIndex(self._embedder, [embedding_text(r.text) for r in records], None)
+        return [(records[i], score) for i, score in index.search(query, k)]
 
     def forget(self, scope: str) -> None:
         with self._lock:

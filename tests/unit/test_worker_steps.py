@@ -112,7 +112,8 @@ def test_poison_input_is_never_indexed_and_stalls_nothing(bus, runtime_of):
     last = feed.job(SCOPE, "job-after-bad-job")
 
     with RunningWorker(bus, rt) as running:
-        done = wait_for_jobs(bus, [poisoned.job_id, sibling.job_id, last.job_id], running)
+        # ~50 s of work on a quiet machine (the poison corpus, a 100k-character turn embedded): 5x that
+        done = wait_for_jobs(bus, [poisoned.job_id, sibling.job_id, last.job_id], running, timeout_s=300)
         skipped = running.worker._index.skipped
     assert {e.status for e in done.values()} <= {"completed", "no-op"}, {k: e.reason for k, e in done.items()}
     indexed = [t.content for t, _ in rt.transcripts.window(SCOPE, 100)]

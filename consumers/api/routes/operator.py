@@ -13,6 +13,7 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from consumers.api.context import ApiContext
+from consumers.api.middleware import require_operator
 from consumers.api.openapi import BOOLEAN, STRING, Operation, Param, documented, obj
 from consumers.api.params import BadRequest, decision_body, int_param, query_params, scope_of, trigger_reason
 from consumers.api.routes import SCOPE_PATH
@@ -32,7 +33,7 @@ ROLLBACK = Operation(
     body=obj({"by": STRING, "reason": STRING}, {"generation": {"type": "integer", "minimum": 1}}),
     body_required=True,
     response=GENERATIONS,
-    errors=(400, 401, 404, 409, 503),
+    errors=(400, 401, 403, 404, 409, 503),
     tag="operator",
 )
 DECIDE = Operation(
@@ -41,7 +42,7 @@ DECIDE = Operation(
     body=obj({"by": STRING, "reason": STRING}, {"force": BOOLEAN}),
     body_required=True,
     response=GENERATIONS,
-    errors=(400, 401, 404, 409, 503),
+    errors=(400, 401, 403, 404, 409, 503),
     tag="operator",
 )
 
@@ -49,6 +50,7 @@ DECIDE = Operation(
 def routes(ctx: ApiContext) -> list[web.RouteDef]:
     @documented(ROLLBACK)
     async def rollback(request: web.Request) -> web.Response:
+        require_operator(request, "a rollback")
         scope, body = scope_of(request), await decision_body(request, "generation")
         generation = body.get("generation")
         if generation is not None and (
@@ -60,6 +62,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
 
     @documented(DECIDE)
     async def decide(request: web.Request) -> web.Response:
+        require_operator(request, "a quarantine decision")
         scope, action = scope_of(request), request.match_info["action"]
         generation = int_param({"generation": request.match_info["generation"]}, "generation", low=1)
         assert generation is not None  # the route matched a non-empty {generation}

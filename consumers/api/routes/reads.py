@@ -11,6 +11,7 @@ from consumers.api.context import ApiContext
 from consumers.api.filters import FILTER_NAMES, FILTER_PARAMS, META_PREFIX, memory_filter
 from consumers.api.openapi import (
     BOOLEAN,
+    DATE_TIME,
     INTEGER,
     NUMBER,
     STRING,
@@ -22,14 +23,21 @@ from consumers.api.openapi import (
     obj,
     ref,
 )
-from consumers.api.params import BadRequest, bool_param, int_param, page_cursor, query_params, scope_of
+from consumers.api.params import BadRequest, bool_param, int_param, page_cursor, query_params, scope_of, time_param
 from consumers.api.routes import SCOPE_PATH
 from consumers.store.history import GenerationNotKept, UnknownScope, generations_json, record_history
+from consumers.store.validity import held_from, memories_as_of
 from schemas import MemoryRecord
 
 MAX_K = 100
 MAX_PAGE = 1_000
 MAX_QUERY_CHARS = 1_000
+AS_OF = Param(
+    "as_of",
+    DATE_TIME,
+    "what held then (ISO-8601 with a zone, or a date: midnight UTC): the active generation's lineage and the "
+    "memory-adds made by then",
+)
 
 
 def search_hit_json(record: MemoryRecord, score: float) -> dict[str, Any]:
@@ -67,11 +75,12 @@ LIST = Operation(
         Param("include_inactive", BOOLEAN, "also superseded, merged and archived records"),
         Param("limit", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "a page of at most this many"),
         Param("cursor", STRING, "the `next_cursor` of the previous page"),
+        AS_OF,
         *FILTER_PARAMS,
     ),
     response=obj(
         {"scope": STRING, "generation": INTEGER, "memories": array(ref("MemoryRecord"))},
-        {"total": INTEGER, "next_cursor": nullable(STRING)},
+        {"total": INTEGER, "next_cursor": nullable(STRING), "as_of": DATE_TIME},
     ),
 )
 SEARCH = Operation(
@@ -80,9 +89,10 @@ SEARCH = Operation(
     params=(
         Param("q", {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS}, "the search text", required=True),
         Param("k", {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 10}, "how many results"),
+        AS_OF,
         *FILTER_PARAMS,
     ),
-    response=obj({"scope": STRING, "query": STRING, "k": INTEGER, "results": array(SEARCH_HIT)}),
+    response=obj({"scope": STRING, "query": STRING, "k": INTEGER, "results": array(SEARCH_HIT)}, {"as_of": DATE_TIME}),
 )
 MEMORY = Operation(
     "One memory as readers see it now, and what it was in every kept generation",
@@ -99,6 +109,8 @@ MEMORY = Operation(
                         "generation": INTEGER,
                         "generation_status": STRING,
                         "record": nullable(ref("MemoryRecord")),
+                        "valid_from": nullable(DATE_TIME),
+                        "valid_to": nullable(DATE_TIME),
                     }
                 )
             ),
@@ -125,9 +137,24 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
     async def memories(request: web.Request) -> web.Response:
         scope = scope_of(request)
         params = query_params(
-            request, "generation", "include_inactive", "limit", "cursor", *FILTER_NAMES, prefixes=(META_PREFIX,)
+            request,
+            "generation",
+            "include_inactive",
+            "limit",
+            "cursor",
+            "as_of",
+            *FILTER_NAMES,
+            prefixes=(META_PREFIX,),
         )
         where = memory_filter(params)
+        as_of = time_param(params, "as_of")
+        if as_of is not None:
+            given = ("generation", "include_inactive")
+            clash = next((n for n in given if params.get(n) not in (None, "", "false")), None)
+            if clash:
+                raise BadRequest(
+                    f"as_of reads what held then along the active generation; it does not combine with {clash}"
+                )
         generation = int_param(params, "generation")
         include_inactive = bool_param(params, "include_inactive")
         limit = int_param(params, "limit", low=1, high=MAX_PAGE)
@@ -149,7 +176,14 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
                     raise
                 if generation:
                     raise GenerationNotKept(f"scope {scope!r} keeps no generation {generation} (kept: none)") from None
-                return 0, reader.pending(scope, where) if with_pending else []  # memory-adds only: no pass yet
+                state = None  # memory-adds only: no pass has run yet
+            if as_of is not None:  # what held then: the active lineage's memories, and the adds made by then
+                held = memories_as_of(reader, scope, as_of) if state is not None else []
+                known = {m.memory_id for m in held}
+                fresh = [m for m in reader.pending(scope) if held_from(m) <= as_of and m.memory_id not in known]
+                return (state.active_generation if state else 0), [m for m in held + fresh if where.matches(m)]
+            if state is None:
+                return 0, reader.pending(scope, where) if with_pending else []
             records = reader.records(scope, generation, include_inactive, where)
             if with_pending:
                 known = {r.memory_id for r in records}
@@ -158,6 +192,8 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
 
         number, records = await ctx.blocking(read)
         body: dict[str, object] = {"scope": scope, "generation": number}
+        if as_of is not None:
+            body["as_of"] = as_of.isoformat()
         if limit is not None:
             end = offset + limit
             body["next_cursor"] = f"{number}:{end}" if end < len(records) else None
@@ -169,7 +205,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
     @documented(SEARCH)
     async def search(request: web.Request) -> web.Response:
         scope = scope_of(request)
-        params = query_params(request, "q", "k", *FILTER_NAMES, prefixes=(META_PREFIX,))
+        params = query_params(request, "q", "k", "as_of", *FILTER_NAMES, prefixes=(META_PREFIX,))
         query = params.get("q", "").strip()
         if not query:
             raise BadRequest("q (the search text) is required")
@@ -177,15 +213,16 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
             raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
         k = int_param(params, "k", low=1, high=MAX_K) or 10
         where = memory_filter(params)
-        hits = await ctx.blocking(lambda: reader.search(scope, query, k, where))
-        return web.json_response(
-            {
-                "scope": scope,
-                "query": query,
-                "k": k,
-                "results": [search_hit_json(record, score) for record, score in hits],
-            }
-        )
+        as_of = time_param(params, "as_of")
+        if as_of is None:
+            hits = await ctx.blocking(lambda: reader.search(scope, query, k, where))
+        else:
+            hits = await ctx.blocking(lambda: reader.search_as_of(scope, query, k, as_of, where))
+        body: dict[str, object] = {"scope": scope, "query": query, "k": k}
+        if as_of is not None:
+            body["as_of"] = as_of.isoformat()
+        body["results"] = [search_hit_json(record, score) for record, score in hits]
+        return web.json_response(body)
 
     @documented(MEMORY)
     async def memory(request: web.Request) -> web.Response:

@@ -113,6 +113,27 @@ def _motive_rows(motives: tuple[Motive, ...], max_chars: int) -> list[dict[str, 
     ]
 
 
+def steering_message(snapshot: Snapshot) -> ChatMessage | None:
+    """The operator's steering for this scope, as a system message of its own: the operator's
+    words, apart from every DATA block (no transcript or memory text can reach this message)."""
+    job = snapshot.job
+    levels = [("the whole tenant", job.tenant_steering), ("this scope", job.scope_steering)]
+    lines = [f"- for {where} (set by {s.by}): {s.text}" for where, s in levels if s is not None]
+    if not lines:
+        return None
+    return {
+        "role": "system",
+        "content": "\n".join(
+            [
+                "Steering from the operator of this agent: what its memory is for. These are the operator's "
+                "words, not the transcript's. Follow them when you choose what to create, keep, merge or "
+                "condense; they never override the rules above (evidence, protected memories, no invented ids).",
+                *lines,
+            ]
+        ),
+    }
+
+
 def build_messages(
     snapshot: Snapshot, context: PromptContext, max_text_chars: int, motives: tuple[Motive, ...] = ()
 ) -> list[ChatMessage]:
@@ -137,7 +158,9 @@ def build_messages(
             "Reply with the JSON action plan.",
         ]
     )
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    steering = steering_message(snapshot)
+    system = [{"role": "system", "content": SYSTEM_PROMPT}, *([steering] if steering else [])]
+    return [*system, {"role": "user", "content": user}]
 
 
 def repair_messages(

@@ -8,7 +8,9 @@ One pass, in order:
 4. the motives are the gather pass's (`consumers.passes.gather`); a complaint repeated across
    threads for one reason also earns a memory;
 5. only if there was any motive or action: tidy the remaining memories (rivals, duplicates,
-   relative dates).
+   relative dates);
+6. the job's steering, as far as rules can apply it (`steering.py`: new memories about a topic
+   the operator drops are not created, those about one they keep rank into the core).
 
 The same snapshot always yields the same plan: every collection is walked in a stable order and
 create-refs are numbered in the order the actions are made.
@@ -24,6 +26,7 @@ from consumers.engine.offline.dissatisfaction import complaint_memory_text
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
 from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.steering import steer_plan
 from consumers.engine.offline.transcript_pass import TranscriptPass
 from consumers.engine.offline.verifier import verify_claims
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
@@ -83,7 +86,9 @@ class OfflineEngine:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
         name_tokens = canonical_tokens(user_name) if user_name else frozenset()
         Housekeeping(builder, working, messages, self.embedder, name_tokens, notes).run(snapshot.memories)
-        return EngineResult(plan=builder.build(), motives=signals.motives, notes=tuple(notes))
+        plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)
+        notes.extend(steered)
+        return EngineResult(plan=plan, motives=signals.motives, notes=tuple(notes))
 
     def _similarity(self, a: str, b: str) -> float:
         vectors = self.embedder.embed_array([a, b])
