@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from consumers.store.validity import held_from
 from dreamstream.client import Context, MemoryHistory, Page, SearchHit
 from schemas import MemoryRecord
 
@@ -24,7 +25,6 @@ class Memory(BaseModel):
 
     @classmethod
     def of(cls, record: MemoryRecord) -> Memory:
-        start, end = getattr(record, "valid_from", None), getattr(record, "valid_to", None)
         return cls(
             memory_id=record.memory_id,
             text=record.text,
@@ -33,8 +33,8 @@ class Memory(BaseModel):
             consolidated=record.consolidated,
             origin=record.origin,
             protected=record.protected,
-            valid_from=(start or record.created_at).isoformat(),
-            valid_to=end.isoformat() if end else None,
+            valid_from=held_from(record).isoformat(),
+            valid_to=record.valid_to.isoformat() if record.valid_to else None,
             evidence_message_ids=list(record.evidence_message_ids),
             metadata=dict(record.metadata) if record.metadata else None,
         )

@@ -2,7 +2,8 @@
 
 The block is the core tier (what a pass ranked for an agent's prompt, in that rank:
 `consumers.passes.prune.core_rank`) and then the query's best hits outside it (archive-tier
-memories, and memory-adds no pass has curated yet, marked so), each line with its date. It fits
+memories, and memory-adds no pass has curated yet, marked so), each line with the date it holds
+from (`valid_from`, `consumers.store.validity.held_from`). It fits
 the budget as the project estimates tokens (`consumers.passes.prune.estimated_tokens`: the whole
 text, headings included, never estimates above `budget_tokens`). With a query, up to half the
 budget is kept for its hits, so a large core cannot crowd out what the agent asked about; room the
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from aiohttp import web
@@ -26,6 +26,7 @@ from consumers.api.routes import SCOPE_PATH
 from consumers.api.routes.reads import MAX_QUERY_CHARS
 from consumers.passes.prune import core_rank, estimated_tokens
 from consumers.store.history import UnknownScope
+from consumers.store.validity import held_from
 from schemas import MemoryRecord
 
 MAX_BUDGET = 100_000
@@ -53,15 +54,8 @@ class Line:
         return len(self.text) + 1
 
 
-def memory_date(record: MemoryRecord) -> datetime:
-    """When what the memory says became true: its validity start where the record has one, else
-    when it was created (records written before validity was tracked)."""
-    start = getattr(record, "valid_from", None)
-    return start if isinstance(start, datetime) else record.created_at
-
-
 def line_of(record: MemoryRecord, section: str, score: float | None = None) -> Line:
-    text = f"- [{memory_date(record).date().isoformat()}] {' '.join(record.text.split())}"
+    text = f"- [{held_from(record).date().isoformat()}] {' '.join(record.text.split())}"
     return Line(record, section, text + ("" if record.consolidated else FRESH), score)
 
 
@@ -84,7 +78,7 @@ class ContextBlock:
                     "section": line.section,
                     "tier": line.record.tier,
                     "consolidated": line.record.consolidated,
-                    "date": memory_date(line.record).date().isoformat(),
+                    "date": held_from(line.record).date().isoformat(),
                     "text": line.record.text,
                     "tokens": estimated_tokens(line.text),
                     "score": line.score,
