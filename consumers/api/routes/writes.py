@@ -42,7 +42,7 @@ METADATA = {
 }
 CORRECTED = obj({"scope": STRING, "memory_id": STRING, "correction_id": STRING})
 ADD = Operation(
-    "Add a memory: a memory-add event, searchable at once as not consolidated, curated by the next pass",
+    "Add a memory: a memory-add event, searchable (not consolidated) once indexed, curated by the next pass",
     body=obj(
         {"text": {"type": "string", "minLength": 1, "maxLength": 20_000}},
         {
