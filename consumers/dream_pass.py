@@ -140,7 +140,7 @@ def dream(
                 plan=ActionPlan(), notes=(f"only corrections to apply: the {engine.name} engine was not called",)
             )
     except EngineError as err:
-        out.status, out.reason = "failed", f"engine {engine.name} failed: {err}"
+        out.status, out.reason, out.result = "failed", f"engine {engine.name} failed: {err}", err.spent
         return out
     out.notes.extend(out.result.notes)
     lap("propose")
@@ -246,14 +246,24 @@ class DreamPass:
             )
             out.notes.extend(leftover_notes)
             cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
+            marks = read_watermarks(job, snapshot, out.result, settings.topics.turns, out.notes)
             if out.status is not None:
                 phase = "record"
                 result = self._unchanged(
-                    state, job, out.status, out.reason, out.before, out.result, out.signals, out.notes, lap.seconds
+                    state,
+                    job,
+                    out.status,
+                    out.reason,
+                    out.before,
+                    out.result,
+                    out.signals,
+                    out.notes,
+                    lap.seconds,
+                    marks,
                 )
             else:
                 phase = "write"
-                result = self._write(state, snapshot, job, out, lap)
+                result = self._write(state, snapshot, job, out, lap, marks)
             self._absorb(job, cleared)  # after the diary names them: they can never be absorbed otherwise
             self._clear_corrections(job, out.candidate, result.status)
             return result
@@ -286,7 +296,9 @@ class DreamPass:
                 raise StoreUnavailable(f"store unreachable: {err}") from err
             raise
 
-    def _write(self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, lap: Laps) -> PassResult:
+    def _write(
+        self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, lap: Laps, marks: dict[str, int]
+    ) -> PassResult:
         """Write the candidate as a new generation, then promote it, or quarantine it with the gate's reasons."""
         candidate = out.candidate
         assert candidate is not None, "only a pass that reached the gate writes"
@@ -294,6 +306,7 @@ class DreamPass:
         status: Written = "completed" if passed else "quarantined"
         generation = state.next_generation
         reason = "; ".join(out.gate_reasons) or f"{len(candidate.changes)} changes"
+        reason += _unread_suffix(out.result)
         if not passed:
             out.notes.append(f"gate: generation {generation} quarantined, active memory unchanged: {reason}")
         after = len(candidate.active)
@@ -311,7 +324,9 @@ class DreamPass:
         )
         records = sorted(candidate.records.values(), key=lambda m: (m.created_at, m.memory_id))
         self._memories.write_candidate(job.scope, generation, records)
-        self._diary.write(self._entry(job, status, reason, generation, out.result, out.signals, out.notes, events))
+        self._diary.write(
+            self._entry(job, status, reason, generation, out.result, out.signals, out.notes, events, lap.seconds)
+        )
         info = GenerationInfo(
             generation=generation,
             job_id=job.job_id,
@@ -321,7 +336,7 @@ class DreamPass:
             memories_active=after,
             based_on=snapshot.generation,
         )
-        applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
+        applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=marks)
         if passed:
             self._memories.promote(state, info, applied)
             self._absorb(job, sorted(snapshot.pending_add_ids - candidate.dropped_adds))
@@ -437,13 +452,17 @@ class DreamPass:
         signals: Signals,
         notes: list[str],
         timings: dict[str, float],
+        marks: dict[str, int] | None = None,
     ) -> PassResult:
         """A pass that leaves memory as it was (no-op or failure): diary, job record, one event."""
+        if status == "no-op":
+            reason += _unread_suffix(result)
         events = (
             JobLifecycleEvent.for_job(job, status, reason=reason, motives=signals.motives, before=before, after=before),
         )
-        self._diary.write(self._entry(job, status, reason, None, result, signals, notes, events))
-        self._memories.record_job(state, AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks))
+        self._diary.write(self._entry(job, status, reason, None, result, signals, notes, events, timings))
+        applied = AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks if marks is None else marks)
+        self._memories.record_job(state, applied)
         log.info("pass %s on %s: %s (%s)", job.job_id, job.scope, status, reason)
         return PassResult(
             job, status, events, reason, None, before, before, result, timings, signals.motives, tuple(notes)
@@ -459,6 +478,7 @@ class DreamPass:
         signals: Signals,
         notes: list[str],
         events: tuple[AuditEvent, ...],
+        timings: dict[str, float],
     ) -> DiaryEntry:
         return DiaryEntry(
             scope=job.scope,
@@ -474,8 +494,35 @@ class DreamPass:
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
             cost_usd=result.cost_usd if result else 0.0,
+            model_seconds=result.model_seconds if result else 0.0,
+            pass_seconds=sum(timings.values()),
+            unread_messages=len(result.unread_message_ids) if result else 0,
             events=events,
         )
+
+
+def read_watermarks(
+    job: DreamJob, snapshot: Snapshot, result: EngineResult | None, turns_topic: str, notes: list[str]
+) -> dict[str, int]:
+    """How far the pass read: the job's watermarks, with the turns topic's stopped before the first
+    new message the engine left unread, so the next pass finds it new again."""
+    unread = result.unread_message_ids if result else frozenset()
+    if not unread:
+        return job.watermarks
+    offsets = [snapshot.offsets[i] for i in unread if i in snapshot.offsets]
+    if len(offsets) < len(unread):
+        notes.append(f"{len(unread) - len(offsets)} unread messages have no offset in the snapshot: not re-read later")
+    if not offsets:
+        return job.watermarks
+    marks = dict(job.watermarks)
+    marks[turns_topic] = min(marks.get(turns_topic, min(offsets)), min(offsets))
+    return marks
+
+
+def _unread_suffix(result: EngineResult | None) -> str:
+    if result is None or not result.unread_message_ids:
+        return ""
+    return f"; {len(result.unread_message_ids)} new messages left for the next pass"
 
 
 def _first_line(err: BaseException) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -32,6 +33,9 @@ class Snapshot:
     taken_at: datetime | None = None
     corrections: tuple[ControlEvent, ...] = ()
     """Corrections of stored memories (`correct` control events) waiting for this pass, oldest first."""
+    offsets: Mapping[str, int] = field(default_factory=dict)
+    """Message id -> its offset in the scope's turns partition (what a watermark counts in), for
+    the messages of `transcript`; empty for a snapshot built by hand."""
 
     @property
     def scope(self) -> str:

@@ -78,4 +78,5 @@ def take_snapshot(
         long_inactive_ids=long_inactive_ids(state, memories, current, inactive_after),
         taken_at=datetime.now(UTC),
         corrections=tuple(corrections.pending(job.scope)) if corrections is not None else (),
+        offsets={turn.message_id: offset for turn, offset in rows},
     )

@@ -84,7 +84,11 @@ class ConsolidationWorker:
             record=lambda event: audit_record(event, settings, "consolidation"),
         )
         self._commit = CommitStep(self._consumer, kafka)
-        self._jobs = JobStep(settings, runtime, self._consumer, self._positions, self._publish, self._commit, store)
+        # A pass the LLM engine's call budget cut short asks for the next one on the control topic.
+        self._control = PublishStep(self._producer, self._topics.control, kafka)
+        self._jobs = JobStep(
+            settings, runtime, self._consumer, self._positions, self._publish, self._commit, store, self._control
+        )
         self._log_every_s = policy.log_every_s
         self._error_logged_at: dict[int, float] = {}
         self.assigned = False

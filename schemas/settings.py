@@ -94,6 +94,20 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_retries: int = Field(default=1, ge=0, le=10)
+    llm_context_tokens: int = Field(
+        default=16_000, ge=512, description="the model's context: each chunk's prompt plus its reply budget fits it"
+    )
+    llm_reply_tokens: int = Field(default=4_000, ge=64, description="reply budget per model call (max_tokens)")
+    llm_max_calls_per_pass: int = Field(
+        default=16, ge=1, le=1_000, description="model calls a pass may make; the rest of its messages wait"
+    )
+    llm_structured_output: bool = Field(
+        default=True,
+        description="send the plan's JSON Schema as response_format; false: JSON mode only (the schema in the prompt)",
+    )
+    llm_chars_per_token: float = Field(
+        default=2.5, gt=0.5, le=10, description="how many prompt characters one token is taken to hold (cautious)"
+    )
     max_memory_chars: int = Field(default=2_000, ge=100, description="gate: longest memory text a pass may write")
     condense_chars: int = Field(default=1_000, ge=80, description="prune: longer memories keep their first sentences")
     inactive_generations: int = Field(
@@ -207,6 +221,15 @@ class Settings(BaseSettings):
             )
         if self.api_operator_token.get_secret_value() == self.api_token.get_secret_value():
             raise ValueError("api_operator_token must differ from api_token, or the two roles are one")
+        return self
+
+    @model_validator(mode="after")
+    def _reply_fits_the_context(self) -> Settings:
+        if self.llm_reply_tokens * 2 > self.llm_context_tokens:
+            raise ValueError(
+                f"llm_reply_tokens {self.llm_reply_tokens} leaves too little of llm_context_tokens "
+                f"{self.llm_context_tokens} for the prompt: at most half of it"
+            )
         return self
 
     @model_validator(mode="after")

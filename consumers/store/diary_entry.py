@@ -26,4 +26,10 @@ class DiaryEntry(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    model_seconds: float = 0.0
+    """Wall seconds the pass waited for the model."""
+    pass_seconds: float = 0.0
+    """Wall seconds of the pass up to this entry (the pointer switch after it not counted)."""
+    unread_messages: int = 0
+    """New messages the pass left for the next one (the LLM engine's call budget ran out)."""
     events: tuple[JobLifecycleEvent | MemoryChangeEvent, ...] = ()

@@ -156,6 +156,43 @@ def test_a_pass_that_raises_is_published_as_failed_and_the_next_job_runs(bus, ru
     assert rt.memories.active_records(SCOPE) == []
 
 
+def test_a_pass_that_left_messages_unread_asks_for_the_next_pass(bus, runtime_of):
+    """The LLM engine's call budget ran out: the worker asks for the rest on the control topic,
+    once per job, in the scope's partition; a pass that read everything asks nothing."""
+
+    class Budgeted:
+        name = "budgeted"
+
+        def __init__(self) -> None:
+            self.inner = OfflineEngine()
+
+        def propose(self, snapshot, signals) -> EngineResult:
+            done = self.inner.propose(snapshot, signals)
+            if snapshot.scope != SCOPE:
+                return done
+            last = max(snapshot.new_message_ids)
+            return EngineResult(plan=done.plan, model_calls=1, unread_message_ids=frozenset({last}))
+
+        def verify(self, *args, **options):
+            return self.inner.verify(*args, **options)
+
+    rt = runtime_of(bus, Budgeted())
+    feed = Feeder(bus)
+    for i, content in enumerate(["I prefer aisle seats", "I am vegetarian"]):
+        feed.event(bus.settings.topics.turns, turn(SCOPE, i, content))
+    cut_short = feed.job(SCOPE)
+    feed.event(bus.settings.topics.turns, turn(SIBLING, 0, "I prefer window seats"))
+    whole = feed.job(SIBLING)
+    with RunningWorker(bus, rt) as running:
+        done = wait_for_jobs(bus, [cut_short.job_id, whole.job_id], running)
+        wait_until(lambda: bus.control(), what="a control event")
+    assert done[cut_short.job_id].status == "completed" and "1 new messages left" in done[cut_short.job_id].reason
+    [request] = bus.control()
+    assert (request.scope, request.action) == (SCOPE, "trigger") and cut_short.job_id in request.reason
+    applied = rt.memories.state(SCOPE).applied(cut_short.job_id)
+    assert applied.watermarks[bus.settings.topics.turns] == 1, "the unread message is new to the next pass"
+
+
 def test_only_a_trusted_producer_may_protect_a_memory(bus, runtime_of):
     rt = runtime_of(bus)
     feed = Feeder(bus)
