@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from consumers.store import Diary, MemoryStore, TranscriptStore
-from consumers.store.client import scope_filter
+from consumers.store.client import StoreClient, scope_filter
 
 
 def forget_scope(
-    client: QdrantClient,
+    client: StoreClient,
     memories: MemoryStore,
     transcripts: TranscriptStore,
     diary: Diary,
@@ -34,4 +34,5 @@ def forget_scope(
         deleted[name] = client.count(collection, count_filter=flt, exact=True).count
         client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
     transcripts.forget_cached(scope)
+    memories.forget_cached(scope)
     return deleted

@@ -42,9 +42,8 @@ from schemas.settings import Settings, get_settings
 from schemas.validation import home_partition
 
 if TYPE_CHECKING:  # a Qdrant client and the stores load only when a command opens the store
-    from qdrant_client import QdrantClient
-
     from consumers.store import Diary, MemoryStore, TranscriptStore
+    from consumers.store.client import StoreClient
     from consumers.store.history import ScopeView
     from dreamstream.client import Client
 
@@ -179,7 +178,7 @@ def progress(length: int, label: str) -> Iterator[Callable[[int], None]]:
 # --- the store, directly or through the worker's API
 @dataclass
 class Stores:
-    client: QdrantClient
+    client: StoreClient
     memories: MemoryStore
     transcripts: TranscriptStore
     diary: Diary
@@ -198,9 +197,12 @@ def open_stores(settings: Settings) -> Stores:
     worker) holds the embedded store."""
     from consumers.embedding import make_embedder
     from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
+    from consumers.store.edge import StoreInUse
 
     try:
         client = open_qdrant(settings)
+    except StoreInUse as err:
+        raise StoreLocked(str(err)) from err
     except RuntimeError as err:
         # qdrant-client's local mode turns portalocker's LockException into this RuntimeError.
         if "already accessed by another instance" not in str(err):
@@ -268,6 +270,7 @@ class ClientReader:
 
     def __init__(self, client: Client) -> None:
         self._client = client
+        self._histories: dict[tuple[str, str], dict[int, MemoryRecord | None]] = {}
 
     def state(self, scope: str) -> ScopeState:
         generations = self._client.generations(scope)
@@ -305,6 +308,15 @@ class ClientReader:
             )
         except NotFound:  # a scope that holds nothing at all
             return []
+
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        """From one request for the memory's whole history (kept for this reader's command), not
+        one request per generation."""
+        key = (scope, memory_id)
+        if key not in self._histories:
+            versions = self._client.memory(scope, memory_id).versions
+            self._histories[key] = {v.generation: v.record for v in versions}
+        return self._histories[key].get(generation)
 
     def diary(self, scope: str) -> list[DiaryEntry]:
         return self._client.diary(scope)

@@ -58,6 +58,27 @@ class Settings(BaseSettings):
     home: Path = Field(default=Path("~/.dreamstream"), description="local state: broker, embedded Qdrant")
     collection_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     generations_kept: int = Field(default=5, ge=2, le=100)
+    embedded_store: Literal["edge", "local"] = Field(
+        default="edge",
+        description="without qdrant_url: edge = Qdrant's engine in-process (qdrant-edge-py, payload indexes); "
+        "local = qdrant-client's local mode (filters in Python over every point; small stores only)",
+    )
+    memory_vectors: Literal["embed", "evidence"] = Field(
+        default="embed",
+        description="a memory written from messages: embed its text (embed), or reuse the mean of its "
+        "evidence messages' indexed vectors (evidence: one embedding per message in all)",
+    )
+    api_read_threads: int = Field(default=2, ge=1, le=64, description="HTTP API: store reads run at once")
+    api_read_queue: int = Field(
+        default=32, ge=0, le=10_000, description="HTTP API: reads waiting for a thread; beyond that a 429 at once"
+    )
+    api_read_wait_s: float = Field(
+        default=0.1,
+        gt=0,
+        le=60,
+        description="HTTP API: a read that would wait longer than this for a thread (judged from recent reads) "
+        "is answered 429 at once",
+    )
 
     # --- When a scope dreams (DREAMSTREAM_TRIGGER__IDLE_S=300;
     # per tenant: DREAMSTREAM_TENANT_POLICIES='{"acme": {"idle_s": 60}}')
@@ -130,6 +151,11 @@ class Settings(BaseSettings):
     )
     gate_min_merge_similarity: float = Field(
         default=0.5, ge=0, le=1, description="gate: embedding similarity of texts a merge may join"
+    )
+    assistant_roles: dict[str, Literal["person", "assistant"]] = Field(
+        default_factory=dict,
+        description='who the `assistant` role is, per tenant, agent or scope prefix: {"acme/pen-pals": "person"} '
+        "(two people chatting); unset scopes are read from the text",
     )
     trusted_producers: list[str] = Field(
         default_factory=list,
@@ -259,7 +285,8 @@ class Settings(BaseSettings):
 
     @property
     def qdrant_path(self) -> Path:
-        return self.home / "qdrant"
+        """The embedded store's folder (each engine has its own: their files differ)."""
+        return self.home / ("qdrant-edge" if self.embedded_store == "edge" else "qdrant")
 
     def kafka_client_config(self) -> dict[str, str]:
         """librdkafka properties shared by every confluent-kafka client of this process."""

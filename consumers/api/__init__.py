@@ -28,12 +28,13 @@ Errors are JSON `{"error": "…"}`: 400 for a malformed scope or parameter (an u
 query parameter included), 401 for a missing or wrong token, 403 for an agent's token where the
 operator's is needed (with `api_operator_token` set), 404 for an unknown scope, generation
 or memory (a trigger needs no known scope: a scope's first pass is triggered before the store
-knows it), 409 for a decision that does not apply to the generation as it stands, 503 while the
-store stayed busy too long or Kafka refused the control event.
+knows it), 409 for a decision that does not apply to the generation as it stands, 429 (with
+`Retry-After`) at once when every read thread is busy and the read queue is full, 503 while a
+decision waited too long for a running pass or Kafka refused the control event.
 
 The package: `server.py` (the thread and its loop), `app.py` (the application), `context.py`
 (what routes reach), `middleware.py` (JSON errors, the token), `params.py` (reading a request),
-`guard.py` (store access beside the worker), `routes/` (one module per concern).
+`guard.py` (reads on their own bounded pool, writes beside the worker), `routes/` (one module per concern).
 """
 
 from consumers.api.app import make_app

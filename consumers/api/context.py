@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from aiohttp import web
 
-from consumers.api.guard import StoreGuard
+from consumers.api.guard import ReadPool, StoreGuard
 from consumers.api.outbox import Outbox
 from consumers.store.history import ScopeReader
 from consumers.store.memories import ScopeState
@@ -56,9 +56,17 @@ class ApiContext:
     """(scope, reason) -> request id of the control event sent."""
     decisions: Decisions | None = None
     writes: Writes | None = None
+    reads: ReadPool | None = None
+    """The read path (ReadPool); None: reads go through `blocking`, as writes do."""
+
+    async def read(self, fn: Callable[[], T]) -> T:
+        """Run `fn` (store reads only) on the read pool: never waits for the worker; 429 when full."""
+        if self.reads is None:
+            return await self.blocking(fn)
+        return await self.reads.run(fn)
 
     async def blocking(self, fn: Callable[[], T]) -> T:
-        """Run `fn` (store work) in a thread, holding the store guard."""
+        """Run `fn` (store work that writes) in a thread, holding the store guard."""
 
         def run() -> T:
             with self.guard():

@@ -10,7 +10,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from confluent_kafka import KafkaException
 
-from consumers.api.guard import StoreBusy
+from consumers.api.guard import ReadsBusy, StoreBusy
 from consumers.api.params import BadRequest, error_response
 from consumers.store import quarantine as decisions
 from schemas import ScopeError
@@ -35,6 +35,8 @@ async def json_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         return error_response(409, str(exc))
     except LookupError as exc:
         return error_response(404, str(exc).strip("'\""))
+    except ReadsBusy as exc:
+        return error_response(429, str(exc), headers={"Retry-After": str(exc.retry_after_s)})
     except StoreBusy as exc:
         return error_response(503, str(exc))
     except KafkaException as exc:

@@ -91,7 +91,7 @@ class Operation:
     body_required: bool = False
     status: int = 200
     response: Schema = field(default_factory=lambda: dict(obj()))
-    errors: tuple[int, ...] = (400, 401, 404)
+    errors: tuple[int, ...] = (400, 401, 404, 429)
     tag: str = "memory"
     open: bool = False
     """Served without the bearer token (the probes, this document)."""

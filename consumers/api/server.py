@@ -13,11 +13,12 @@ from aiohttp import web
 
 from consumers.api.app import make_app
 from consumers.api.context import ApiContext, Decisions, Writes
-from consumers.api.guard import StoreGuard
+from consumers.api.guard import ReadPool, StoreGuard
 from consumers.api.outbox import Outbox
 from consumers.audit_publisher import AuditPublisher
 from consumers.runtime import Runtime
 from consumers.store import quarantine as decisions
+from consumers.store.client import needs_serialising
 from consumers.store.history import ScopeView
 from consumers.store.search import pending_record
 from schemas import ControlEvent, MemoryRecord
@@ -32,6 +33,7 @@ class ApiServer:
     _loop: asyncio.AbstractEventLoop
     _thread: threading.Thread
     _outbox: Outbox | None = None
+    _reads: ReadPool | None = None
 
     def stop(self, timeout_s: float = 10.0) -> None:
         if self._thread.is_alive():
@@ -42,6 +44,8 @@ class ApiServer:
             if left:
                 log.warning("HTTP API stopped with %d events its producer could not deliver", left)
             self._outbox = None
+        if self._reads is not None:
+            self._reads.close()
 
 
 class ApiError(RuntimeError):
@@ -54,7 +58,14 @@ def start_api(
     """Serve the API on settings.api_host:settings.api_port (0: any free port) in a daemon
     thread. `ready` says whether the worker's consumer has partitions; `lock` (default
     `runtime.lock`) is the one the worker holds while it uses the store."""
-    guard = StoreGuard(None if settings.qdrant_url else (lock if lock is not None else runtime.lock))
+    worker_lock = lock if lock is not None else runtime.lock
+    guard = StoreGuard(None if settings.qdrant_url else worker_lock)
+    reads = ReadPool(
+        settings.api_read_threads,
+        settings.api_read_queue,
+        StoreGuard(worker_lock if needs_serialising(runtime.client) else None),
+        settings.api_read_wait_s,
+    )
     outbox = Outbox(settings)
 
     def trigger(scope: str, reason: str) -> str:
@@ -67,9 +78,8 @@ def start_api(
         for add in runtime.transcripts.pending(scope):
             if add.memory_id == memory_id:
                 return pending_record(add)
-        state = runtime.memories.state(scope)
-        records = runtime.memories.generation_records(scope, state.active_generation)
-        return next((m for m in records if m.memory_id == memory_id and m.is_active), None)
+        found = runtime.memories.record(scope, runtime.memories.state(scope).active_generation, memory_id)
+        return found if found is not None and found.is_active else None
 
     def ping() -> None:
         runtime.client.get_collections()
@@ -96,7 +106,7 @@ def start_api(
         ),
     )
     writes = Writes(outbox, memory, runtime.steering.get, runtime.steering.set)
-    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes))
+    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes, reads))
     loop = asyncio.new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []
@@ -134,4 +144,4 @@ def start_api(
     host = f"[{settings.api_host}]" if ":" in settings.api_host else settings.api_host
     url = f"http://{host}:{bound[0]}"
     log.info("HTTP API on %s%s", url, " (bearer token required)" if settings.api_token else "")
-    return ApiServer(url, loop, thread, outbox)
+    return ApiServer(url, loop, thread, outbox, reads)

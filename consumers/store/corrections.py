@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from schemas import ControlEvent
 from schemas.scope import parse_scope
 
@@ -20,7 +20,7 @@ _KW = models.PayloadSchemaType.KEYWORD
 
 
 class CorrectionInbox:
-    def __init__(self, client: QdrantClient, prefix: str) -> None:
+    def __init__(self, client: StoreClient, prefix: str) -> None:
         self._client = client
         self.collection = f"{prefix}_corrections"
         ensure_collection(client, self.collection, None, {"tenant": _KW, "scope": _KW})

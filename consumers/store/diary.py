@@ -6,9 +6,9 @@ between promotion and publishing re-publishes them from here, with the same even
 
 from __future__ import annotations
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.diary_entry import DiaryEntry
 from schemas.scope import parse_scope
 
@@ -17,7 +17,7 @@ __all__ = ["Diary", "DiaryEntry"]
 
 
 class Diary:
-    def __init__(self, client: QdrantClient, prefix: str) -> None:
+    def __init__(self, client: StoreClient, prefix: str) -> None:
         self._client = client
         self.collection = f"{prefix}_diary"
         ensure_collection(client, self.collection, None, {"tenant": _KW, "scope": _KW})

@@ -1,11 +1,14 @@
 """What a reader may ask for besides the scope: a memory's tier, origin, whether a pass curated it,
 when it was created or last updated, and equality on its flat metadata keys.
 
-One `MemoryFilter`, two translations of the same meaning: `conditions()` for the store query (a
-Qdrant payload filter over the memories collection, where a server uses its payload indexes) and
-`matches()` for records that are already in hand (the memory-adds no pass has curated yet, which
-live in the inbox, and the ranking of a search over a scope's cached index). A unit test holds
-the two to the same answers on the same records.
+One `MemoryFilter`, two translations: `conditions()` narrows the store query (payload conditions
+over the memories collection, which every backend evaluates in its engine), and `matches()`
+decides, on records in hand: the results of that query, the memory-adds no pass has curated yet
+(they live in the inbox), a cached generation, the ranking of a search over a scope's cached
+index. The store query may keep more than the filter asks, never less (a unit test holds every
+backend to that); a boolean, which not every engine matches (the embedded one reads `true` as
+the integer 1), is left to `matches()`, and so is `consolidated`: the memories collection holds
+curated records only.
 
 Metadata values are compared the way a query string can spell them: `meta.ticket=123` matches the
 string "123" and the number 123; `meta.vip=true` the string "true" and the boolean true.
@@ -81,11 +84,12 @@ class MemoryFilter:
 
     # --- in the store query
     def conditions(self) -> list[models.Condition]:
-        """Qdrant conditions on a memory point's payload (`record.*`), to AND with the scope filter."""
+        """Payload conditions on a memory point (`record.*`), to AND with the scope filter: what the
+        store can narrow; `matches()` decides on what it returns."""
         from qdrant_client import models  # here: readers that only match in hand never load Qdrant
 
         out: list[models.Condition] = []
-        for field, value in (("tier", self.tier), ("origin", self.origin), ("consolidated", self.consolidated)):
+        for field, value in (("tier", self.tier), ("origin", self.origin)):
             if value is not None:
                 out.append(models.FieldCondition(key=f"{RECORD}.{field}", match=models.MatchValue(value=value)))
         for field, low, high in (
@@ -95,7 +99,8 @@ class MemoryFilter:
             if low is not None or high is not None:
                 out.append(models.FieldCondition(key=f"{RECORD}.{field}", range=models.DatetimeRange(gte=low, lt=high)))
         for key, raw in self.metadata:
-            out.append(models.Filter(should=_value_conditions(f"{RECORD}.metadata.{key}", raw)))
+            if raw not in ("true", "false"):  # a boolean's spelling is left to matches()
+                out.append(models.Filter(should=_value_conditions(f"{RECORD}.metadata.{key}", raw)))
         return out
 
     def to_json(self) -> dict[str, object]:
@@ -138,12 +143,10 @@ def _value_matches(value: object, raw: str) -> bool:
 
 
 def _value_conditions(key: str, raw: str) -> list[models.Condition]:
-    """Any of the values `raw` spells: the string itself, a boolean, a number (int or float alike)."""
+    """Any of the values `raw` spells: the string itself, or a number (int or float alike)."""
     from qdrant_client import models
 
     out: list[models.Condition] = [models.FieldCondition(key=key, match=models.MatchValue(value=raw))]
-    if raw in ("true", "false"):
-        out.append(models.FieldCondition(key=key, match=models.MatchValue(value=raw == "true")))
     number = _spelled_number(raw)
     if number is not None:
         out.append(models.FieldCondition(key=key, range=models.Range(gte=number, lte=number)))

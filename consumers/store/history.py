@@ -57,6 +57,9 @@ class ScopeReader(Protocol):
         """The scope's memory-adds no pass has curated yet (`consolidated=False`) that `where`
         matches, oldest first."""
 
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        """One record of a kept generation (any status), None when that generation lacks it."""
+
     def diary(self, scope: str) -> list[DiaryEntry]:
         """The scope's diary, oldest first."""
 
@@ -106,6 +109,9 @@ class ScopeView:
         if not where.wants_pending:
             return []
         return [r for r in self._memories.pending_records(scope) if where.matches(r)]
+
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        return self._memories.record(scope, generation, memory_id)
 
     def diary(self, scope: str) -> list[DiaryEntry]:
         self.state(scope)
@@ -195,13 +201,15 @@ class RecordVersion:
         }
 
 
-def record_history(reader: ScopeReader, scope: str, memory_id: str) -> list[RecordVersion]:
-    """The memory in every readable kept generation, oldest first; LookupError when it is in none."""
-    state = reader.state(scope)
-    versions = []
-    for info in readable_generations(state):
-        by_id = {m.memory_id: m for m in reader.records(scope, info.generation, include_inactive=True)}
-        versions.append(RecordVersion(info, by_id.get(memory_id)))
+def record_history(
+    reader: ScopeReader, scope: str, memory_id: str, state: ScopeState | None = None
+) -> list[RecordVersion]:
+    """The memory in every readable kept generation, oldest first; LookupError when it is in none.
+    One record read per kept generation, whatever the scope holds."""
+    state = state or reader.state(scope)
+    versions = [
+        RecordVersion(info, reader.memory(scope, info.generation, memory_id)) for info in readable_generations(state)
+    ]
     if not any(v.record for v in versions):
         raise LookupError(f"memory {memory_id!r} is in no kept generation of {scope!r}")
     held = when_each_value_held([(v.generation.generation, v.record) for v in versions], state)

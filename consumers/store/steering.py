@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
-from consumers.store.client import ensure_collection, payload_of, point_id
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id
 
 _KW = models.PayloadSchemaType.KEYWORD
 
@@ -31,7 +31,7 @@ class SteeringRecord:
 
 
 class SteeringStore:
-    def __init__(self, client: QdrantClient, prefix: str) -> None:
+    def __init__(self, client: StoreClient, prefix: str) -> None:
         self._client = client
         self.collection = f"{prefix}_steering"
         ensure_collection(client, self.collection, None, {"tenant": _KW, "scope": _KW})

@@ -12,6 +12,7 @@ import pytest
 
 from consumers.engine import EngineResult
 from consumers.engine.offline import OfflineEngine
+from consumers.engine.offline.assistant_notes import is_assistant_note
 from consumers.runtime import Runtime, open_runtime
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
@@ -109,7 +110,7 @@ def test_every_fixture_scope_completes(dreamed) -> None:
 def test_ava_answers_aisle_not_window_and_the_dated_lisbon_flight(dreamed) -> None:
     rt, *_ = dreamed
     now = active(rt, AVA)
-    seats = [m for m in now.values() if "seat" in m.text]
+    seats = [m for m in now.values() if "seat" in m.text and not is_assistant_note(m.text)]
     assert [m.text for m in seats] == ["Ava prefers aisle seats"] and seats[0].evidence_message_ids == ("ava-s2#2",)
     old = {m.memory_id: m for m in rt.memories.active_records(AVA, include_inactive=True)}["ava-m1"]
     assert old.status == "superseded" and old.superseded_by == seats[0].memory_id, "superseded, not deleted"

@@ -1,6 +1,7 @@
-"""`MemoryFilter`: the store query (Qdrant payload conditions, on embedded Qdrant) and the in-hand
-match select the same records, for every filter tried over records that differ in every field a
-filter reads."""
+"""`MemoryFilter`: the store query (payload conditions, on every store backend: the embedded
+engine, qdrant-client's local mode, a server when QDRANT_URL is set) and the in-hand match select
+the same records, for every filter tried over records that differ in every field a filter reads;
+and a generation the store has cached answers the same as one it reads."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from qdrant_client import QdrantClient
 
 from consumers.store import MemoryStore
 from consumers.store.filters import MemoryFilter
@@ -66,14 +66,32 @@ FILTERS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    client = QdrantClient(path=str(tmp_path_factory.mktemp("filters") / "qdrant"))
-    memories = MemoryStore(client, "test", DIMS, lambda texts: [[1.0] * DIMS for _ in texts], generations_kept=3)
-    memories.write_candidate(SCOPE, 1, RECORDS)
-    memories.write_candidate("acme/bot/other", 1, [r.model_copy(update={"scope": "acme/bot/other"}) for r in RECORDS])
-    yield memories
-    client.close()
+def embed(texts):
+    return [[1.0] * DIMS for _ in texts]
+
+
+@pytest.fixture
+def store(store_client):
+    """A store that has not read the generation yet (so reads go to the store query), over the
+    records another store instance wrote."""
+    writer = MemoryStore(store_client, "test", DIMS, embed, generations_kept=3)
+    writer.write_candidate(SCOPE, 1, RECORDS)
+    writer.write_candidate("acme/bot/other", 1, [r.model_copy(update={"scope": "acme/bot/other"}) for r in RECORDS])
+    return MemoryStore(store_client, "test", DIMS, embed, generations_kept=3)
+
+
+@pytest.mark.parametrize("where", FILTERS, ids=lambda f: str(f.to_json()) or "none")
+def test_the_store_query_keeps_every_record_the_filter_matches(store_client, store, where):
+    """The payload conditions alone, on each backend: never narrower than the filter."""
+    from qdrant_client import models
+
+    from consumers.store.client import payload_of, scope_filter, scroll_all
+
+    flt = scope_filter(
+        SCOPE, models.FieldCondition(key="generation", match=models.MatchValue(value=1)), *where.conditions()
+    )
+    kept = {payload_of(r)["record"]["memory_id"] for r in scroll_all(store_client, "test_memories", flt)}
+    assert {r.memory_id for r in RECORDS if where.matches(r)} <= kept
 
 
 @pytest.mark.parametrize("where", FILTERS, ids=lambda f: str(f.to_json()) or "none")
@@ -81,6 +99,8 @@ def test_the_store_query_and_the_in_hand_match_agree(store, where):
     in_store = {r.memory_id for r in store.generation_records(SCOPE, 1, where)}
     in_hand = {r.memory_id for r in RECORDS if where.matches(r)}
     assert in_store == in_hand
+    store.generation_records(SCOPE, 1)  # now cached: the same filter runs over the cached records
+    assert {r.memory_id for r in store.generation_records(SCOPE, 1, where)} == in_hand
 
 
 def test_each_filter_selects_what_it_says():

@@ -371,3 +371,30 @@ def test_jobs_of_a_revoked_partition_are_left_to_the_next_owner(memory_bus, runt
         done = wait_for_jobs(memory_bus, [job.job_id], running)
     assert done[job.job_id].status == "completed"
     assert json.loads(memory_bus.broker.messages(memory_bus.settings.topics.jobs)[0].value())["job_id"] == job.job_id
+
+
+def test_a_ready_job_runs_before_the_rest_of_the_backlog_is_indexed(tmp_path: Path, runtime_of):
+    """Time-to-generation is about one pass, not the backlog: the worker indexes a batch, then
+    runs the jobs it has made ready, then indexes the next batch."""
+    bus = MemoryBus(Settings(home=tmp_path, partitions=1, embedder="hashing"))
+    rt = runtime_of(bus)
+    feed = Feeder(bus)
+    for i, content in enumerate(["I prefer aisle seats", "I am vegetarian", "I live in Graz"]):
+        feed.event(bus.settings.topics.turns, turn(SCOPE, i, content))
+    job = feed.job(SCOPE)
+    backlog = 3_000
+    for i in range(backlog):  # other scopes' turns, behind the job's watermark in the same partition
+        feed.event(bus.settings.topics.turns, turn(f"acme/bulk/u{i % 300}", i % 60, f"bulk message {i}", f"b{i}"))
+    indexed_when_it_ran: list[int] = []
+    run = rt.dream_pass.run
+
+    def counting_run(j):
+        indexed_when_it_ran.append(rt.client.count(rt.transcripts.transcripts).count)
+        return run(j)
+
+    rt.dream_pass.run = counting_run
+    with RunningWorker(bus, rt) as running:
+        done = wait_for_jobs(bus, [job.job_id], running)
+        wait_until(lambda: rt.client.count(rt.transcripts.transcripts).count == backlog + 3, 60)
+    assert done[job.job_id].status == "completed"
+    assert indexed_when_it_ran and indexed_when_it_ran[0] <= 1_000 < backlog  # one batch of 500, not 3,003

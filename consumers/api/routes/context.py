@@ -193,7 +193,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
             hits = reader.search(scope, query, HIT_CANDIDATES) if query else []
             return core, hits
 
-        core, hits = await ctx.blocking(read)
+        core, hits = await ctx.read(read)
         return web.json_response(assemble(core, hits, query, budget).to_json(scope, query, budget))
 
     return [web.get(f"{SCOPE_PATH}/context", context)]

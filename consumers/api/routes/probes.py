@@ -30,7 +30,8 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
     async def readyz(request: web.Request) -> web.Response:
         query_params(request)
         assigned = bool(ctx.ready())
-        store, detail = await asyncio.to_thread(store_reachable, ctx.guard, ctx.store_ping)
+        guard = ctx.reads.guard if ctx.reads is not None else ctx.guard
+        store, detail = await asyncio.to_thread(store_reachable, guard, ctx.store_ping)
         body: dict[str, bool | str] = {
             "ready": assigned and store,
             "consumer_assigned": assigned,

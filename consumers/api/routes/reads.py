@@ -131,7 +131,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
     @documented(SCOPES)
     async def scopes(request: web.Request) -> web.Response:
         tenant = query_params(request, "tenant").get("tenant") or None
-        return web.json_response({"scopes": await ctx.blocking(lambda: reader.scopes(tenant))})
+        return web.json_response({"scopes": await ctx.read(lambda: reader.scopes(tenant))})
 
     @documented(LIST)
     async def memories(request: web.Request) -> web.Response:
@@ -190,7 +190,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
                 records += [p for p in reader.pending(scope, where) if p.memory_id not in known]
             return (state.active_generation if generation is None else generation), records
 
-        number, records = await ctx.blocking(read)
+        number, records = await ctx.read(read)
         body: dict[str, object] = {"scope": scope, "generation": number}
         if as_of is not None:
             body["as_of"] = as_of.isoformat()
@@ -215,9 +215,9 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         where = memory_filter(params)
         as_of = time_param(params, "as_of")
         if as_of is None:
-            hits = await ctx.blocking(lambda: reader.search(scope, query, k, where))
+            hits = await ctx.read(lambda: reader.search(scope, query, k, where))
         else:
-            hits = await ctx.blocking(lambda: reader.search_as_of(scope, query, k, as_of, where))
+            hits = await ctx.read(lambda: reader.search_as_of(scope, query, k, as_of, where))
         body: dict[str, object] = {"scope": scope, "query": query, "k": k}
         if as_of is not None:
             body["as_of"] = as_of.isoformat()
@@ -237,7 +237,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
                 state = None
             if state is not None:
                 try:
-                    versions = record_history(reader, scope, memory_id)
+                    versions = record_history(reader, scope, memory_id, state)
                 except LookupError:
                     versions = []
                 if versions:
@@ -256,21 +256,21 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
                 reader.state(scope)  # raises UnknownScope with its message
             raise LookupError(f"memory {memory_id!r} is in no kept generation of {scope!r}")
 
-        body = await ctx.blocking(read)
+        body = await ctx.read(read)
         return web.json_response({"scope": scope, "memory_id": memory_id, **body})
 
     @documented(DIARY)
     async def diary(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
-        entries = await ctx.blocking(lambda: reader.diary(scope))
+        entries = await ctx.read(lambda: reader.diary(scope))
         return web.json_response({"scope": scope, "entries": [e.model_dump(mode="json") for e in entries]})
 
     @documented(GENERATIONS_OP)
     async def generations(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
-        state = await ctx.blocking(lambda: reader.state(scope))
+        state = await ctx.read(lambda: reader.state(scope))
         return web.json_response(generations_json(state))
 
     return [

@@ -25,6 +25,7 @@ from consumers.embedding import canonical_tokens
 from consumers.engine.offline.duplicates import values_conflict
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import ValueChange
+from language.dates import without_stamp
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
 _MIN_SUBJECT_TOKENS = 2
@@ -135,8 +136,9 @@ def explicit_targets(
 
 
 def attribute_of(text: str, ignore: frozenset[str] = frozenset()) -> tuple[frozenset[str], frozenset[str]] | None:
-    """(subject tokens, value tokens) of "<subject> is <value>", or None for any other shape."""
-    parts = _COPULA.split(text, maxsplit=1)
+    """(subject tokens, value tokens) of "<subject> is <value>", or None for any other shape
+    (the said-on stamp is no part of either)."""
+    parts = _COPULA.split(without_stamp(text), maxsplit=1)
     if len(parts) != 2:
         return None
     subject, value = canonical_tokens(parts[0]) - ignore, canonical_tokens(parts[1]) - ignore

@@ -18,6 +18,8 @@ create-refs are numbered in the order the actions are made.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from consumers.embedding import Embedder, canonical_tokens
 from consumers.embedding.minilm import MiniLMEmbedder
 from consumers.engine.base import Curated, EngineResult, Search, Verified
@@ -26,6 +28,7 @@ from consumers.engine.offline.dissatisfaction import complaint_memory_text
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
 from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.speaker_roles import AssistantRole, read_roles
 from consumers.engine.offline.steering import steer_plan
 from consumers.engine.offline.transcript_pass import TranscriptPass
 from consumers.engine.offline.verifier import verify_claims
@@ -33,8 +36,6 @@ from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from language.injection import injection_message_ids, injection_note
-from language.person import detect_user_name
-from language.speakers import participants
 from schemas import ActionPlan, ConversationTurn
 
 MOTIVE_MEMORY_CONFIDENCE = 0.6
@@ -43,8 +44,12 @@ MOTIVE_MEMORY_CONFIDENCE = 0.6
 class OfflineEngine:
     name = "offline"
 
-    def __init__(self, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder | None = None, assistant_roles: Mapping[str, AssistantRole] | None = None
+    ) -> None:
         self.embedder = embedder if embedder is not None else MiniLMEmbedder()
+        self.assistant_roles = dict(assistant_roles or {})
+        """Per tenant, agent or scope prefix: whether the `assistant` role is a person (settings)."""
 
     def verify(
         self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
@@ -59,8 +64,8 @@ class OfflineEngine:
         injected = frozenset(injection_message_ids(turns))
         notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
         readable = [t for t in turns if t.message_id not in injected]
-        user_name = detect_user_name(t.content for t in readable if t.role == "user")
-        names = participants(t.content for t in readable if t.role == "user")
+        roles = read_roles(snapshot.scope, readable, self.assistant_roles)
+        user_name = roles.user_name
         messages = {t.message_id: t for t in turns}
 
         builder = PlanBuilder()
@@ -71,8 +76,8 @@ class OfflineEngine:
             for message_id in memory.evidence_message_ids:
                 cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
         TranscriptPass(
-            builder, working, user_name, consumed, notes, generic, self._similarity, cited_by, self.embedder.embed_array
-        ).run(readable, names)
+            builder, working, roles, consumed, notes, generic, self._similarity, cited_by, self.embedder.embed_array
+        ).run(readable)
         if signals.complaint is not None:
             self._remember_complaint(
                 builder,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from consumers.embedding import canonical_tokens
+from language.dates import without_stamp
 from schemas import MemoryRecord
 
 
@@ -52,7 +53,7 @@ class WorkingSet:
                     WorkingMemory(
                         key=record.memory_id,
                         text=record.text,
-                        tokens=canonical_tokens(record.text),
+                        tokens=canonical_tokens(without_stamp(record.text)),
                         evidence_ids=record.evidence_message_ids,
                         evidence_ts=newest_evidence_ts(record, message_ts),
                         protected=record.protected,

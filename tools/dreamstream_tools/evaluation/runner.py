@@ -29,8 +29,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from qdrant_client import QdrantClient
-
 from consumers.laps import Laps
 from consumers.runtime import Runtime, open_runtime
 from dreamstream.topic_admin import delete_topics, ensure_topics
@@ -121,10 +119,10 @@ def direct_run(
 ) -> Iterator[Run]:
     settings = eval_settings(base, engine, uuid.uuid4().hex[:8])
     _fresh_home(settings)
-    # Nothing of a direct run outlives it: an in-memory Qdrant skips embedded Qdrant's per-point
-    # sqlite commit (~7 ms a point). A configured Qdrant server is used as configured.
-    client = None if settings.qdrant_url else QdrantClient(location=":memory:")
-    runtime = open_runtime(settings, client=client)
+    # The store as configured: the embedded engine in the run's private home (deleted below), or
+    # a Qdrant server. (qdrant-client's in-memory mode used to stand in here, to skip local
+    # mode's per-point SQLite commit; the embedded engine writes a batch at once.)
+    runtime = open_runtime(settings)
     try:
         started, cpu = time.perf_counter(), time.process_time()
         statuses = dream_directly(runtime, dataset, pass_every, say)
