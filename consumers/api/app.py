@@ -9,9 +9,9 @@ from consumers.api.context import ApiContext
 from consumers.api.middleware import bearer_auth, json_errors
 from consumers.api.openapi import Operation, document, documented, obj
 from consumers.api.params import query_params
-from consumers.api.routes import context, operator, probes, reads, steering, writes
+from consumers.api.routes import context, operator, probes, reads, review, steering, ui, writes
 
-ROUTE_MODULES = (probes, writes, reads, context, operator, steering)
+ROUTE_MODULES = (probes, writes, reads, context, operator, steering, review)
 OPENAPI_PATH = "/openapi.json"
 OPENAPI = Operation(
     "This document: the API's OpenAPI 3.1 description", response=obj(), tag="probes", errors=(), open=True
@@ -33,5 +33,6 @@ def make_app(ctx: ApiContext) -> web.Application:
         return web.json_response(served["document"])
 
     app.add_routes([web.get(OPENAPI_PATH, openapi)])
+    app.add_routes(ui.routes())  # the review page: its handlers are marked `page`, so the document leaves them out
     served["document"] = document(app)  # here, so an undocumented route stops the app from starting
     return app

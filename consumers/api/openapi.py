@@ -3,7 +3,9 @@
 Every handler carries its `Operation` (`@documented(...)`, written beside the handler in its route
 module); `document(app)` walks the application's router, so the document lists exactly the routes
 the app serves. A route whose handler has no `Operation` stops the app from being built
-(`UndocumentedRoute`): a new route cannot be forgotten.
+(`UndocumentedRoute`): a new route cannot be forgotten. A handler that serves a page rather than
+the API (the review page's static files under `/ui/`) says so with `@page`, and is left out: it
+answers HTML and scripts to a browser, no client calls it.
 
 Schemas of records come from the pydantic models (`MemoryRecord`, `GenerationInfo`, `DiaryEntry`),
 so the document follows the contracts; the rest are small JSON Schemas written with the helpers
@@ -25,6 +27,7 @@ from pydantic import BaseModel
 Schema = dict[str, Any]
 H = TypeVar("H", bound=Callable[..., Any])
 _ATTRIBUTE = "openapi_operation"
+_PAGE_ATTRIBUTE = "openapi_page"
 _PATH_PARAM = re.compile(r"\{(\w+)\}")
 
 STRING: Schema = {"type": "string"}
@@ -107,6 +110,17 @@ def documented(operation: Operation) -> Callable[[H], H]:
     return mark
 
 
+def page(handler: H) -> H:
+    """Mark a handler that serves a page's files, not the API: `document` leaves its routes out
+    (and asks no `Operation` of it)."""
+    setattr(handler, _PAGE_ATTRIBUTE, True)
+    return handler
+
+
+def is_page(handler: Callable[..., Any]) -> bool:
+    return getattr(handler, _PAGE_ATTRIBUTE, False) is True
+
+
 def documented_route(operation: Operation, handler: Handler) -> Handler:
     """`handler` under an operation of its own, for a handler serving several routes (PATCH and
     DELETE of one memory, a scope's and a tenant's steering): each route gets a thin copy."""
@@ -185,12 +199,13 @@ def _operation_id(method: str, path: str) -> str:
 
 
 def routes_of(app: web.Application) -> list[tuple[str, str, Callable[..., Any]]]:
-    """(method, path, handler) of every route the app serves, HEAD left out (aiohttp adds one
-    beside every GET). The path is the canonical one: `{name}` for every variable part, as
-    OpenAPI writes it (a pattern such as `{action:approve|reject}` is the operation's to describe)."""
+    """(method, path, handler) of every API route the app serves: HEAD left out (aiohttp adds one
+    beside every GET), and so are the routes of `page` handlers. The path is the canonical one:
+    `{name}` for every variable part, as OpenAPI writes it (a pattern such as
+    `{action:approve|reject}` is the operation's to describe)."""
     out = []
     for route in app.router.routes():
-        if route.method == "HEAD" or route.resource is None:
+        if route.method == "HEAD" or route.resource is None or is_page(route.handler):
             continue
         out.append((route.method, route.resource.canonical, route.handler))
     return out

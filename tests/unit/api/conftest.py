@@ -61,6 +61,7 @@ class Api:
                 lambda: True,
                 StoreGuard(self.runtime.lock),
                 trigger,
+                messages=self.runtime.transcripts.messages,
             )
         )
 

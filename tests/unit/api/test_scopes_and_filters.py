@@ -17,11 +17,12 @@ SAMPLES = {"memory_id": "m1", "generation": "1", "action": "approve"}
 
 
 def scope_routes(api, tenant: str = "acme", agent: str = "bot", subject: str = "u1"):
-    """(method, concrete path, required query) of every route under /scopes/{tenant}/{agent}/{subject}."""
+    """(method, concrete path, required query) of every route under /scopes/{tenant}/{agent}/{subject}
+    and the review page's /review/scopes/{tenant}/{agent}/{subject}."""
     document = api.get("/openapi.json")[1]
     values = {"tenant": tenant, "agent": agent, "subject": subject, **SAMPLES}
     for method, path, _ in routes_of(api.app):
-        if not path.startswith("/scopes/{tenant}"):
+        if not path.startswith(("/scopes/{tenant}", "/review/scopes/{tenant}")):
             continue
         op = document["paths"][path][method.lower()]
         query = "&".join(f"{p['name']}=x" for p in op["parameters"] if p["in"] == "query" and p["required"])
@@ -53,7 +54,7 @@ def seeded(api):
 
 def test_a_malformed_scope_is_a_400_naming_the_part_on_every_scope_route(api):
     routes = list(scope_routes(api, tenant="bad!tenant"))
-    assert len(routes) >= 9
+    assert len(routes) >= 13
     for method, path, query in routes:
         body = {"by": "op", "reason": "test"} if method != "GET" else None
         status, body = api.request(method, f"{path}?{query}", body)
@@ -65,7 +66,7 @@ def test_an_unknown_scope_is_a_404_on_every_read(api):
     # Steering is the exception: an operator may set it before a scope's first event (a GET answers "not set").
     reads = [(m, p, q) for m, p, q in scope_routes(api, subject="nobody") if m == "GET" and not p.endswith("/steering")]
     names = {p.rsplit("/", 1)[-1] for _, p, _ in reads}
-    assert names >= {"memories", "search", "m1", "diary", "generations", "context"}
+    assert names >= {"memories", "search", "m1", "diary", "generations", "context", "timeline", "diff", "1"}
     for _, path, query in reads:
         status, body = api.get(f"{path}?{query}")
         assert status == 404 and "unknown" in body["error"], (path, body)
