@@ -1,4 +1,9 @@
-"""The `dreamstream` command."""
+"""The `dreamstream` command.
+
+It starts quickly: `--version` and `--help` import nothing but click (the settings, pydantic and
+every subcommand's module load only when a subcommand runs), and `--help` lists the subcommands
+from the short help kept here, without importing them (`python -m bench.cli` prints the times).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,7 @@ import sys
 from importlib.metadata import EntryPoint, entry_points
 
 import click
-from pydantic import ValidationError  # noqa: E402
-from pydantic_settings import SettingsError
-
-from schemas.settings import get_settings  # noqa: E402
+from click.utils import make_default_short_help
 
 # Subcommands living in other modules are imported only when used, so a worker process does not
 # pay for the operator tooling's imports (Qdrant client, stores) at start-up.
@@ -27,6 +29,22 @@ LAZY_COMMANDS = {
     "mcp": "dreamstream.mcp_server:mcp_command",
     "settings": "dreamstream.cli_ops:settings_group",
     "forget": "dreamstream.cli_ops:forget",
+}
+# What `--help` says of each, without importing it (a unit test holds each to its command's own help).
+LAZY_HELP = {
+    "memories": "A scope's curated memories: list them, follow one, its change trail, diff generations.",
+    "generations": "SCOPE's kept generations: which one readers see, which are quarantined, rejected or kept "
+    "for rollback.",
+    "jobs": "SCOPE's diary: one line per pass (and operator decision) with trigger, outcome, motives and model use.",
+    "audit": "The audit topic: job lifecycle and memory-change events, as downstream services see them.",
+    "replay": "Produce the events of EVENT_FILES (JSONL: turns, memory-adds, control events) onto the input "
+    "topics, in timestamp order, as agent runtimes would.",
+    "trigger": "Ask SCOPES to dream now (a manual trigger control event each).",
+    "rollback": "Make an earlier kept generation of SCOPE active again [default: the one before the active one].",
+    "quarantine": "Candidate generations the gate held back: list them, approve or reject them.",
+    "mcp": "Serve a scope's memory to agents over MCP (stdio): search, read, context, add, correct, list, trigger.",
+    "settings": "The settings this process reads from the environment.",
+    "forget": "The right to be forgotten: delete SCOPE's memories, transcripts and signals.",
 }
 
 # Development commands come from the `dreamstream-tools` distribution (tools/), which the runtime
@@ -79,6 +97,29 @@ class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS, *installed_commands(), *DEV_COMMANDS})
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing, with the short help of lazy and development commands taken from here
+        rather than from their modules (importing them all made `--help` take seconds)."""
+        names = self.list_commands(ctx)
+        installed = installed_commands()
+        limit = formatter.width - 6 - max(map(len, names), default=0)
+        rows = []
+        for name in names:
+            if name in LAZY_HELP:
+                text = make_default_short_help(LAZY_HELP[name], limit)
+            elif name in DEV_COMMANDS:
+                what = DEV_COMMANDS[name]
+                text = what[0].upper() + what[1:] if name in installed else f"[dev, not installed] {what}"
+            else:
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                text = command.get_short_help_str(limit)
+            rows.append((name, text))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in LAZY_COMMANDS:
             module, attr = LAZY_COMMANDS[name].split(":")
@@ -112,6 +153,11 @@ def _version() -> str:
 @click.option("-v", "--verbose", is_flag=True, help="log at DEBUG")
 def main(verbose: bool) -> None:
     """Dreaming for fleets of AI agents: consolidate long-term memory from what was actually said."""
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    from schemas.settings import get_settings
+
     try:
         level = "DEBUG" if verbose else get_settings().log_level
     except (ValidationError, SettingsError) as err:
@@ -161,6 +207,7 @@ def worker() -> None:
 @worker.command("streams")
 def worker_streams() -> None:
     """The stream worker (hosted by Faust): validate, keep signals, emit dream jobs."""
+    from schemas.settings import get_settings
     from streams.app import app, web_host
 
     settings = get_settings()
@@ -183,6 +230,7 @@ def worker_consumers() -> None:
     from consumers.api import start_api
     from consumers.runtime import open_runtime
     from consumers.worker import ConsolidationWorker
+    from schemas.settings import get_settings
 
     settings = get_settings()
     prepare_home(settings)

@@ -3,9 +3,13 @@ reading through a worker's HTTP API), the audit topic, output as JSON or tables,
 and errors as one clear line with a non-zero exit.
 
 Embedded Qdrant allows one client per directory, and a running consolidation worker holds it. A
-read command therefore opens the store directly when it can (a Qdrant server, or embedded with
-no worker running) and otherwise reads through the worker's HTTP API given by `--api URL` (or
-DREAMSTREAM_API_URL); both are a `ScopeReader`, so each command has one code path.
+read command therefore reads through the worker's HTTP API when one is given by `--api URL` (or
+DREAMSTREAM_API_URL), and otherwise opens the store itself (a Qdrant server, or embedded with no
+worker running); both are a `ScopeReader`, so each command has one code path. The API is
+read through `dreamstream.client`, the one HTTP client of it.
+
+Imports that cost (a Qdrant client, the embedder, httpx) happen where they are used, so a command
+that never opens the store never loads them.
 """
 
 from __future__ import annotations
@@ -17,30 +21,32 @@ import json
 import logging
 import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
-from consumers.embedding import make_embedder
-from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
-from consumers.store.client import StoreClient
-from consumers.store.edge import StoreInUse
-from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
+from consumers.store.diary_entry import DiaryEntry
+from consumers.store.filters import NO_FILTER, MemoryFilter
+from consumers.store.history import ScopeReader
+from consumers.store.pointer import ScopeState
 from schemas import MemoryRecord, audit_event_adapter, parse_scope
 from schemas.cloudevents import unframe
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings, get_settings
 from schemas.validation import home_partition
+
+if TYPE_CHECKING:  # a Qdrant client and the stores load only when a command opens the store
+    from consumers.store import Diary, MemoryStore, TranscriptStore
+    from consumers.store.client import StoreClient
+    from consumers.store.history import ScopeView
+    from dreamstream.client import Client
 
 log = logging.getLogger("dreamstream.cli")
 
@@ -51,10 +57,6 @@ class CliError(RuntimeError):
 
 
 class StoreLocked(CliError):
-    pass
-
-
-class ApiUnavailable(CliError):
     pass
 
 
@@ -185,6 +187,8 @@ class Stores:
     diary: Diary
 
     def view(self) -> ScopeView:
+        from consumers.store.history import ScopeView
+
         return ScopeView(self.memories, self.diary)
 
     def close(self) -> None:
@@ -194,6 +198,10 @@ class Stores:
 def open_stores(settings: Settings) -> Stores:
     """This process's own client on the store. Raises StoreLocked when another process (a running
     worker) holds the embedded store."""
+    from consumers.embedding import make_embedder
+    from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
+    from consumers.store.edge import StoreInUse
+
     try:
         client = open_qdrant(settings)
     except StoreInUse as err:
@@ -228,96 +236,123 @@ def writable_stores(settings: Settings) -> Iterator[Stores]:
         stores.close()
 
 
+def api_client(settings: Settings, api_url: str, operator: bool = False) -> Client:
+    """The HTTP API's client (`dreamstream.client`), with the token from the settings: the
+    operator's (`api_operator_token`, when set) for the operator's decisions."""
+    from dreamstream.client import Client
+
+    token = (settings.api_operator_token if operator else None) or settings.api_token
+    return Client(api_url, token.get_secret_value() if token else None, timeout_s=120.0 if operator else 60.0)
+
+
 @contextlib.contextmanager
 def scope_reader(settings: Settings, api_url: str | None) -> Iterator[ScopeReader]:
-    """The store directly when this process can open it, else the worker's HTTP API."""
+    """Through the worker's HTTP API when one is given (`--api`, DREAMSTREAM_API_URL): what the
+    running worker serves, without loading a store; else the store, opened by this process."""
+    if api_url:
+        with api_client(settings, api_url) as client:
+            yield ClientReader(client)
+        return
     try:
         stores = open_stores(settings)
     except StoreLocked as err:
-        if not api_url:
-            raise StoreLocked(
-                f"{err}: pass --api URL (or set DREAMSTREAM_API_URL) to read through the "
-                f"worker's HTTP API, or stop the worker"
-            ) from err
-        log.debug("%s; reading through %s", err, api_url)
-        stores = None
-    if stores is None:
-        yield HttpReader(api_url, settings.api_token.get_secret_value() if settings.api_token else None)
-        return
+        raise StoreLocked(
+            f"{err}: pass --api URL (or set DREAMSTREAM_API_URL) to read through the worker's HTTP API, "
+            "or stop the worker"
+        ) from err
     try:
         yield stores.view()
     finally:
         stores.close()
 
 
-class HttpReader:
-    """`ScopeReader` over the consolidation worker's HTTP API (consumers/api/)."""
+class ClientReader:
+    """`ScopeReader` over the consolidation worker's HTTP API, through `dreamstream.client`."""
 
-    def __init__(self, base_url: str, token: str | None = None, timeout_s: float = 60.0) -> None:
-        self._base = base_url.rstrip("/")
-        self._token = token
-        self._timeout_s = timeout_s
+    PAGE = 1_000
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self._histories: dict[tuple[str, str], dict[int, MemoryRecord | None]] = {}
 
     def state(self, scope: str) -> ScopeState:
-        body = self._get(self._scope_path(scope, "generations"))
+        generations = self._client.generations(scope)
         return ScopeState(
             scope=scope,
             tenant=parse_scope(scope)[0],
-            active_generation=body["active_generation"],
-            next_generation=body["next_generation"],
-            generations=tuple(GenerationInfo.model_validate(g) for g in body["generations"]),
+            active_generation=generations.active_generation,
+            next_generation=generations.next_generation,
+            generations=generations.generations,
         )
 
-    def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
-        query = {"include_inactive": "true" if include_inactive else "false"}
-        if generation is not None:
-            query["generation"] = str(generation)
-        body = self._get(self._scope_path(scope, "memories"), query)
-        return [MemoryRecord.model_validate(m) for m in body["memories"]]
+    def records(
+        self, scope: str, generation: int | None = None, include_inactive: bool = False, where: MemoryFilter = NO_FILTER
+    ) -> list[MemoryRecord]:
+        curated = client_filter(where, consolidated=True)  # a generation's records, not the inbox
+        out: list[MemoryRecord] = []
+        cursor = None
+        while True:
+            page = self._client.memories(
+                scope, self.PAGE, cursor, include_inactive, generation=generation, where=curated
+            )
+            out += page.memories
+            if not page.next_cursor:
+                return out
+            cursor = page.next_cursor
+
+    def pending(self, scope: str, where: MemoryFilter = NO_FILTER) -> list[MemoryRecord]:
+        from dreamstream.client import NotFound
+
+        if not where.wants_pending:
+            return []
+        try:
+            return list(
+                self._client.memories(scope, self.PAGE, where=client_filter(where, consolidated=False)).memories
+            )
+        except NotFound:  # a scope that holds nothing at all
+            return []
 
     def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
-        return next(
-            (m for m in self.records(scope, generation, include_inactive=True) if m.memory_id == memory_id), None
-        )
+        """From one request for the memory's whole history (kept for this reader's command), not
+        one request per generation."""
+        key = (scope, memory_id)
+        if key not in self._histories:
+            versions = self._client.memory(scope, memory_id).versions
+            self._histories[key] = {v.generation: v.record for v in versions}
+        return self._histories[key].get(generation)
 
     def diary(self, scope: str) -> list[DiaryEntry]:
-        return [DiaryEntry.model_validate(e) for e in self._get(self._scope_path(scope, "diary"))["entries"]]
+        return self._client.diary(scope)
 
     def scopes(self, tenant: str | None = None) -> list[str]:
-        return list(self._get("/scopes", {"tenant": tenant} if tenant else None)["scopes"])
+        return self._client.scopes(tenant)
 
-    @staticmethod
-    def _scope_path(scope: str, what: str) -> str:
-        parse_scope(scope)  # the same message as a direct read, before any request
-        return f"/scopes/{urllib.parse.quote(scope, safe='/@:+')}/{what}"
+    def search(
+        self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        return [(h.memory, h.score) for h in self._client.search(scope, query, k, where=client_filter(where))]
 
-    def _get(self, path: str, query: dict[str, str] | None = None) -> dict:
-        url = self._base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
-        request = urllib.request.Request(url, headers={"Accept": "application/json"})
-        if self._token:
-            request.add_header("Authorization", f"Bearer {self._token}")
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout_s) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as err:
-            message = _error_message(err)
-            if err.code == 404:
-                raise (UnknownScope if "unknown" in message else GenerationNotKept)(message) from None
-            if err.code == 400:
-                raise ValueError(message) from None
-            if err.code == 401:
-                raise ApiUnavailable(f"the API at {self._base} refused the token: set DREAMSTREAM_API_TOKEN") from None
-            raise ApiUnavailable(f"the API at {self._base} answered {err.code}: {message}") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
-            reason = getattr(err, "reason", err)
-            raise ApiUnavailable(f"cannot reach the API at {self._base}: {reason}") from None
+    def search_as_of(
+        self, scope: str, query: str, k: int, at: datetime, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        hits = self._client.search(scope, query, k, where=client_filter(where), as_of=at)
+        return [(h.memory, h.score) for h in hits]
 
 
-def _error_message(err: urllib.error.HTTPError) -> str:
-    try:
-        return str(json.loads(err.read())["error"])
-    except (ValueError, KeyError, TypeError):
-        return err.reason or f"HTTP {err.code}"
+def client_filter(where: MemoryFilter, consolidated: bool | None = None) -> Any:
+    """The client's `Filter` for a `MemoryFilter` (`consolidated` overrides the filter's own)."""
+    from dreamstream.client import Filter
+
+    return Filter(
+        tier=where.tier,
+        origin=where.origin,
+        consolidated=where.consolidated if consolidated is None else consolidated,
+        created_after=where.created_after,
+        created_before=where.created_before,
+        updated_after=where.updated_after,
+        updated_before=where.updated_before,
+        metadata=dict(where.metadata) or None,
+    )
 
 
 # --- Kafka: topics and the audit topic

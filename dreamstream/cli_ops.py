@@ -10,10 +10,8 @@ stop the consolidation worker first) and publish the audit event from here.
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,10 +19,10 @@ from consumers.audit_publisher import AuditPublisher
 from consumers.store import quarantine as decisions
 from consumers.store.history import generations_json
 from dreamstream.cli_common import (
-    ApiUnavailable,
     CliError,
     Command,
     Group,
+    api_client,
     api_option,
     emit_json,
     json_option,
@@ -39,7 +37,9 @@ from dreamstream.cli_common import (
 from dreamstream.control import AuditReader, ControlError, send_control
 from dreamstream.replay import invalid_lines, produce, read_events
 from schemas import ScopeForgottenEvent, parse_scope
-from schemas.settings import Settings
+
+if TYPE_CHECKING:
+    from dreamstream.client import Generations
 
 _BY = click.option(
     "--by", default=operator_name, show_default="your user name", help="who decides (recorded with the decision)"
@@ -162,8 +162,8 @@ def rollback(scope: str, generation: int | None, reason: str, by: str, as_json: 
     settings = load_settings()
     reason = reason or "rollback"
     if api_url:
-        body = {"by": by, "reason": reason, **({"generation": generation} if generation else {})}
-        state = _post_decision(settings, api_url, scope, "rollback", body)
+        with api_client(settings, api_url, operator=True) as client:
+            state = _generations_json(client.rollback(scope, by=by, reason=reason, generation=generation))
         before = None
     else:
         with writable_stores(settings) as stores:
@@ -229,9 +229,8 @@ def quarantine_approve(
     parse_scope(scope)
     settings = load_settings()
     if api_url:
-        state = _post_decision(
-            settings, api_url, scope, f"generations/{generation}/approve", {"by": by, "reason": reason, "force": force}
-        )
+        with api_client(settings, api_url, operator=True) as client:
+            state = _generations_json(client.approve(scope, generation, by=by, reason=reason, force=force))
     else:
         with writable_stores(settings) as stores:
             state = generations_json(
@@ -265,9 +264,8 @@ def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json
     parse_scope(scope)
     settings = load_settings()
     if api_url:
-        state = _post_decision(
-            settings, api_url, scope, f"generations/{generation}/reject", {"by": by, "reason": reason}
-        )
+        with api_client(settings, api_url, operator=True) as client:
+            state = _generations_json(client.reject(scope, generation, by=by, reason=reason))
     else:
         with writable_stores(settings) as stores:
             state = generations_json(
@@ -287,26 +285,14 @@ def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json
         click.echo(f"{scope}: generation {generation} rejected by {by}; its records are deleted")
 
 
-def _post_decision(settings: Settings, api_url: str, scope: str, what: str, body: dict) -> dict:
-    """An operator decision through the worker's API; returns the scope's generations (JSON)."""
-    url = f"{api_url.rstrip('/')}/scopes/{urllib.parse.quote(scope, safe='/@:+')}/{what}"
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json"}
-    )
-    token = settings.api_operator_token or settings.api_token  # decisions are the operator's
-    if token:
-        request.add_header("Authorization", f"Bearer {token.get_secret_value()}")
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as err:
-        try:
-            message = json.loads(err.read())["error"]
-        except (ValueError, KeyError, TypeError):
-            message = err.reason
-        raise CliError(f"the API refused the decision ({err.code}): {message}") from None
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
-        raise ApiUnavailable(f"cannot reach the API at {api_url}: {getattr(err, 'reason', err)}") from None
+def _generations_json(generations: Generations) -> dict[str, Any]:
+    """The scope's generations as the API answered them (the shape `generations_json` gives)."""
+    return {
+        "scope": generations.scope,
+        "active_generation": generations.active_generation,
+        "next_generation": generations.next_generation,
+        "generations": [g.model_dump(mode="json") for g in generations.generations],
+    }
 
 
 # --- settings

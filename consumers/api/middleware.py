@@ -18,9 +18,10 @@ from schemas import ScopeError
 
 log = logging.getLogger(__name__)
 
-OPEN_PATHS = frozenset({"/healthz", "/readyz"})
-"""Probes answer without a token: they reveal nothing about any scope. So do the review page's
-static files (`/ui/`, routes/ui.py): the page sends the token on the requests that read data."""
+OPEN_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json"})
+"""The probes and the API's description answer without a token: they reveal nothing about any
+scope. So do the review page's static files (`/ui/`, routes/ui.py): the page sends the token on the
+requests that read data."""
 
 
 def is_open(path: str) -> bool:

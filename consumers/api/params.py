@@ -27,13 +27,15 @@ def scope_of(request: web.Request) -> str:
     return scope
 
 
-def query_params(request: web.Request, *allowed: str) -> dict[str, str]:
+def query_params(request: web.Request, *allowed: str, prefixes: tuple[str, ...] = ()) -> dict[str, str]:
     """The query parameters, refusing unknown, repeated and empty ones: `?tenant[]=acme`,
-    `?tenant=a&tenant=b` or `?tenant=` must not quietly mean "every tenant" or "one of them"."""
+    `?tenant=a&tenant=b` or `?tenant=` must not quietly mean "every tenant" or "one of them". A name
+    starting with one of `prefixes` (`meta.`) is allowed too; its owner checks the rest of it."""
     query = request.query
-    unknown = sorted(set(query) - set(allowed))
+    unknown = sorted(n for n in set(query) - set(allowed) if not n.startswith(prefixes) or n in prefixes)
     if unknown:
-        hint = f" (allowed: {', '.join(allowed)})" if allowed else " (this route takes none)"
+        names = [*allowed, *(f"{p}KEY" for p in prefixes)]
+        hint = f" (allowed: {', '.join(names)})" if names else " (this route takes none)"
         raise BadRequest(f"unknown query parameter {unknown[0]!r}{hint}")
     repeated = sorted(name for name in set(query) if len(query.getall(name)) > 1)
     if repeated:

@@ -135,10 +135,16 @@ class HybridIndex:
         fused[matched] += 1.0 / (self.rrf_k + 1.0 + _ranks(lexical)[matched])
         return fused
 
-    def search(self, query: str, k: int, query_vector: np.ndarray | None = None) -> list[tuple[int, float]]:
-        """The best `k` texts as (index into texts, score), best first, ties in input order."""
-        if k <= 0 or not self.texts:
+    def search(
+        self, query: str, k: int, query_vector: np.ndarray | None = None, mask: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """The best `k` texts as (index into texts, score), best first, ties in input order;
+        with `mask` (one bool per text), only the texts it marks. Scores are those of the whole
+        index, so a filter does not change how a text scores, only whether it is returned."""
+        if k <= 0 or not self.texts or (mask is not None and not mask.any()):
             return []
         scores = self.scores(query, query_vector)
-        order = np.argsort(-scores, kind="stable")[:k]
-        return [(int(i), float(scores[i])) for i in order]
+        order = np.argsort(-scores, kind="stable")
+        if mask is not None:
+            order = order[mask[order]]
+        return [(int(i), float(scores[i])) for i in order[:k]]

@@ -23,6 +23,7 @@ the older record: never to an id hash, so what is core is explainable.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consumers.passes.apply import Candidate, apply_actions
@@ -113,17 +114,15 @@ def leave_out_retired(candidate: Candidate, long_inactive: frozenset[str]) -> tu
     return gone
 
 
-def assign_tiers(candidate: Candidate, cap: int, token_budget: int) -> tuple[str, ...]:
-    """Rank the active memories; the best fill the core (budget and count), the rest go to the
-    archive. Returns the ids now in the archive. Not a change of what memory says: no change
-    event, the generation simply records each memory's tier."""
-    active = candidate.active
-    if not active:
-        return ()
-    stamps = [m.updated_at.timestamp() for m in active]
+def core_rank(memories: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """Best first, by the rank the core tier is filled in (the module's docstring); readers that
+    put part of the core in a prompt (the context endpoint) keep to the same order."""
+    if not memories:
+        return []
+    stamps = [m.updated_at.timestamp() for m in memories]
     oldest, newest = min(stamps), max(stamps)
-    ranked = sorted(
-        active,
+    return sorted(
+        memories,
         key=lambda m: (
             not m.protected,
             -prune_score(m, oldest, newest),
@@ -133,6 +132,16 @@ def assign_tiers(candidate: Candidate, cap: int, token_budget: int) -> tuple[str
             m.memory_id,
         ),
     )
+
+
+def assign_tiers(candidate: Candidate, cap: int, token_budget: int) -> tuple[str, ...]:
+    """Rank the active memories; the best fill the core (budget and count), the rest go to the
+    archive. Returns the ids now in the archive. Not a change of what memory says: no change
+    event, the generation simply records each memory's tier."""
+    active = candidate.active
+    if not active:
+        return ()
+    ranked = core_rank(active)
     used, core = 0, 0
     archive: list[str] = []
     for memory in ranked:

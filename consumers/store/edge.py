@@ -68,7 +68,16 @@ def _condition(condition: Any) -> Any:
         if match is None and isinstance(condition.range, models.Range):
             r = condition.range
             return edge.FieldCondition(key=condition.key, range=edge.RangeFloat(gte=r.gte, gt=r.gt, lte=r.lte, lt=r.lt))
+        if match is None and isinstance(condition.range, models.DatetimeRange):  # a reader's created/updated filter
+            d = condition.range
+            bounds = {name: _instant(getattr(d, name)) for name in ("gte", "gt", "lte", "lt")}
+            return edge.FieldCondition(key=condition.key, range=edge.RangeDateTime(**bounds))
     raise UnsupportedQuery(f"the embedded store does not translate the condition {condition!r}")
+
+
+def _instant(value: Any) -> str | None:
+    """The engine's datetime range takes RFC 3339 strings."""
+    return None if value is None else str(value.isoformat())
 
 
 def _conditions(conditions: Any) -> list[Any] | None:

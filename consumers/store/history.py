@@ -12,13 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from consumers.store.diary import Diary, DiaryEntry
-from consumers.store.memories import GenerationInfo, MemoryStore, ScopeState
+from consumers.store.diary_entry import DiaryEntry
+from consumers.store.filters import NO_FILTER, MemoryFilter
+from consumers.store.pointer import GenerationInfo, ScopeState
 from consumers.store.validity import Span, held_from, memories_as_of, when_each_value_held
 from schemas import MemoryChangeEvent, MemoryRecord
 from schemas.scope import parse_scope
+
+if TYPE_CHECKING:  # the stores load a Qdrant client; readers over the HTTP API never need one
+    from consumers.store.diary import Diary
+    from consumers.store.memories import MemoryStore
 
 OPERATOR_TRIGGER = "operator"
 """The diary trigger of an operator's decision (approve, reject, rollback), as opposed to a pass."""
@@ -43,8 +48,14 @@ class ScopeReader(Protocol):
     def state(self, scope: str) -> ScopeState:
         """The scope's pointer; raises UnknownScope (and ScopeError for a malformed scope)."""
 
-    def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
-        """A generation's records (None: the active one); raises GenerationNotKept."""
+    def records(
+        self, scope: str, generation: int | None = None, include_inactive: bool = False, where: MemoryFilter = NO_FILTER
+    ) -> list[MemoryRecord]:
+        """A generation's records (None: the active one) that `where` matches; raises GenerationNotKept."""
+
+    def pending(self, scope: str, where: MemoryFilter = NO_FILTER) -> list[MemoryRecord]:
+        """The scope's memory-adds no pass has curated yet (`consolidated=False`) that `where`
+        matches, oldest first."""
 
     def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
         """One record of a kept generation (any status), None when that generation lacks it."""
@@ -55,11 +66,16 @@ class ScopeReader(Protocol):
     def scopes(self, tenant: str | None = None) -> list[str]:
         """Every scope with a kept generation (of one tenant)."""
 
-    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
-        """The scope's memories closest to `query`, best first, with their scores (the store's
-        search: readers see what it returns, memory-adds not yet consolidated included)."""
+    def search(
+        self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        """The scope's memories closest to `query` that `where` matches, best first, with their
+        scores (the store's search: memory-adds not yet consolidated included); raises
+        UnknownScope for a scope that holds nothing at all."""
 
-    def search_as_of(self, scope: str, query: str, k: int, at: datetime) -> list[tuple[MemoryRecord, float]]:
+    def search_as_of(
+        self, scope: str, query: str, k: int, at: datetime, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
         """The same over what held at `at` (`consumers/store/validity.py`): the memories of the
         active generation's lineage then, and memory-adds no pass has curated yet made by then."""
 
@@ -78,13 +94,21 @@ class ScopeView:
             raise UnknownScope(f"scope {scope!r} is unknown: no pass has run for it")
         return state
 
-    def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
+    def records(
+        self, scope: str, generation: int | None = None, include_inactive: bool = False, where: MemoryFilter = NO_FILTER
+    ) -> list[MemoryRecord]:
         state = self.state(scope)
         number = state.active_generation if generation is None else generation
         if generation is not None:
             readable_generation(state, generation)
-        records = self._memories.generation_records(scope, number)
+        records = self._memories.generation_records(scope, number, where)
         return records if include_inactive else [m for m in records if m.is_active]
+
+    def pending(self, scope: str, where: MemoryFilter = NO_FILTER) -> list[MemoryRecord]:
+        parse_scope(scope)
+        if not where.wants_pending:
+            return []
+        return [r for r in self._memories.pending_records(scope) if where.matches(r)]
 
     def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
         return self._memories.record(scope, generation, memory_id)
@@ -98,17 +122,27 @@ class ScopeView:
         # pointer from its no-op pass, and must not stay listed forever.
         return [s for s in self._memories.scopes_known(tenant) if self._memories.state(s).generations]
 
-    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
-        parse_scope(scope)  # a scope nobody has dreamed on yet may still hold memory-adds: no UnknownScope
-        return self._memories.search(scope, query, k)
+    def search(
+        self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        parse_scope(scope)
+        if not is_known(self._memories.state(scope)) and not self._memories.pending_records(scope):
+            # A scope nobody has dreamed on yet may still hold memory-adds; one with neither is unknown.
+            raise UnknownScope(f"scope {scope!r} is unknown: no pass has run for it and it holds no memory-adds")
+        return self._memories.search(scope, query, k, where)
 
-    def search_as_of(self, scope: str, query: str, k: int, at: datetime) -> list[tuple[MemoryRecord, float]]:
+    def search_as_of(
+        self, scope: str, query: str, k: int, at: datetime, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
         parse_scope(scope)
         state = self._memories.state(scope)
+        pending = self._memories.pending_records(scope)
+        if not is_known(state) and not pending:
+            raise UnknownScope(f"scope {scope!r} is unknown: no pass has run for it and it holds no memory-adds")
         held = memories_as_of(self, scope, at) if is_known(state) else []
         known = {m.memory_id for m in held}
-        fresh = [m for m in self._memories.pending_records(scope) if held_from(m) <= at and m.memory_id not in known]
-        return self._memories.rank(held + fresh, query, k)
+        fresh = [m for m in pending if held_from(m) <= at and m.memory_id not in known]
+        return self._memories.rank([m for m in held + fresh if where.matches(m)], query, k)
 
 
 def readable_generation(state: ScopeState, number: int) -> GenerationInfo:

@@ -9,90 +9,27 @@ The last `generations_kept` generations stay, so rollback is one pointer switch 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from typing import Literal, cast
+from typing import cast
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 from qdrant_client import models
 
 from consumers.embedding.protocol import Embedder
 from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.filters import NO_FILTER, MemoryFilter
 from consumers.store.generations_cache import CachedGeneration, GenerationsCache
+from consumers.store.pointer import AppliedJob, GenerationInfo, GenerationStatus, OperatorDecision, ScopeState
 from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
-GenerationStatus = Literal["active", "retired", "quarantined", "rejected"]
 _KW = models.PayloadSchemaType.KEYWORD
 _INT = models.PayloadSchemaType.INTEGER
 _APPLIED_JOBS_KEPT = 500
+__all__ = ["AppliedJob", "GenerationInfo", "GenerationStatus", "MemoryStore", "OperatorDecision", "ScopeState"]
 _GENERATION_STATUS = "state.generations[].status"
 """The pointer payload's path to each kept generation's status (indexed: review queries filter on it)."""
-
-
-class OperatorDecision(BaseModel):
-    """Who decided what about a generation, and why (consumers/store/quarantine.py)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    action: Literal["approved", "rejected", "rolled-back"]
-    by: str
-    reason: str = ""
-    at: datetime
-
-
-class GenerationInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    generation: int
-    job_id: str
-    status: GenerationStatus
-    created_at: datetime
-    reason: str = ""
-    memories_active: int = 0
-    decisions: tuple[OperatorDecision, ...] = ()
-    """Operator decisions about this generation (approve, reject, rollback to it), oldest first."""
-    based_on: int | None = None
-    """The generation it was built from (the active one when its pass ran; 0: none). Readers follow
-    these links for what a memory said before an in-place change (`consumers/store/validity.py`).
-    None on generations written before it was recorded."""
-
-
-class AppliedJob(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    job_id: str
-    outcome: str
-    generation: int | None = None
-    audit_emitted: bool = False
-    watermarks: dict[str, int] = {}
-    """The input positions the job covered; messages past them are new to the next pass."""
-
-
-class ScopeState(BaseModel):
-    """The pointer: which generation readers see, and which jobs this scope has already run."""
-
-    model_config = ConfigDict(frozen=True)
-
-    scope: str
-    tenant: str
-    active_generation: int = 0
-    next_generation: int = 1
-    generations: tuple[GenerationInfo, ...] = ()
-    applied_jobs: tuple[AppliedJob, ...] = ()
-
-    def applied(self, job_id: str) -> AppliedJob | None:
-        return next((j for j in self.applied_jobs if j.job_id == job_id), None)
-
-    def covered_offset(self, topic: str) -> int:
-        """How far into `topic` (this scope's partition) the last pass that wrote memory read."""
-        done = [j.watermarks.get(topic, 0) for j in self.applied_jobs if j.outcome in ("completed", "no-op")]
-        return max(done, default=0)
-
-    def generation(self, number: int) -> GenerationInfo | None:
-        return next((g for g in self.generations if g.generation == number), None)
 
 
 class _EmbedFunction:
@@ -195,10 +132,25 @@ class MemoryStore:
         return found
 
     # --- reading
-    def generation_records(self, scope: str, generation: int) -> list[MemoryRecord]:
-        if generation <= 0:
+    def generation_records(self, scope: str, generation: int, where: MemoryFilter = NO_FILTER) -> list[MemoryRecord]:
+        """A generation's records (every status), oldest first, that `where` matches: narrowed in the
+        store query unless the generation is cached here, decided by `where.matches`."""
+        if generation <= 0 or not where.wants_curated:
             return []
-        return list(self._generation(scope, generation).records)
+        if where.empty:
+            return list(self._generation(scope, generation).records)
+        cached = self._generations.get(scope, generation)
+        if cached is not None:  # in memory already: the filter runs over it
+            return [m for m in cached.records if where.matches(m)]
+        flt = scope_filter(
+            scope,
+            models.FieldCondition(key="generation", match=models.MatchValue(value=generation)),
+            *where.conditions(),
+        )
+        found = (
+            MemoryRecord.model_validate(payload_of(r)["record"]) for r in scroll_all(self._client, self.memories, flt)
+        )
+        return sorted((m for m in found if where.matches(m)), key=lambda m: (m.created_at, m.memory_id))
 
     def record(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
         """One memory of one generation: a point read by its id, never a scan of the scope."""
@@ -231,8 +183,16 @@ class MemoryStore:
         records = self.generation_records(scope, self.state(scope).active_generation)
         return records if include_inactive else [m for m in records if m.is_active]
 
-    def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
-        """Hybrid search over the active memories (core and archive) and the pending memory-adds."""
+    def pending_records(self, scope: str) -> list[MemoryRecord]:
+        """The scope's memory-adds no pass has curated yet, as readers see them (`consolidated=False`)."""
+        return [pending_record(a) for a in self._pending(scope)] if self._pending is not None else []
+
+    def search(
+        self, scope: str, query: str, k: int = 10, where: MemoryFilter = NO_FILTER
+    ) -> list[tuple[MemoryRecord, float]]:
+        """Hybrid search over the active memories (core and archive) and the pending memory-adds;
+        `where` restricts the ranking to the records it matches (the scope's index is cached, so
+        the filter is evaluated on the records in hand rather than by a second store query)."""
         generation = self.state(scope).active_generation
         pending = self._pending(scope) if self._pending is not None else []
         if generation <= 0 and not pending:
@@ -257,14 +217,10 @@ class MemoryStore:
                     vectors = np.vstack([vectors, extra])
             return records + fresh, vectors
 
-        return self._search.search(scope, key, load, query, k)
+        return self._search.search(scope, key, load, query, k, None if where.empty else where.matches)
 
     def _embed_array(self, texts: Sequence[str]) -> np.ndarray:
         return np.asarray(self._embed(texts), dtype=np.float32).reshape(len(texts), self._dims)
-
-    def pending_records(self, scope: str) -> list[MemoryRecord]:
-        """The scope's memory-adds no pass has curated yet, as readers see them (`consolidated=False`)."""
-        return [pending_record(a) for a in self._pending(scope)] if self._pending is not None else []
 
     def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
         """`records` ranked for `query` by the store's hybrid search, without caching an index

@@ -16,14 +16,19 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from consumers.metrics import QUARANTINE_DECISIONS, ROLLBACKS
-from consumers.store.diary import Diary, DiaryEntry
+from consumers.store.diary_entry import DiaryEntry
 from consumers.store.history import OPERATOR_TRIGGER, UnknownScope, is_known, readable_generation
-from consumers.store.memories import GenerationInfo, MemoryStore, OperatorDecision, ScopeState
-from consumers.store.transcripts import TranscriptStore
+from consumers.store.pointer import GenerationInfo, OperatorDecision, ScopeState
 from schemas import MemoryRecord, OperatorDecisionEvent, make_event_id
 from schemas.scope import parse_scope
+
+if TYPE_CHECKING:  # readers of `quarantined` (the CLI over the HTTP API) do not load the stores
+    from consumers.store.diary import Diary
+    from consumers.store.memories import MemoryStore
+    from consumers.store.transcripts import TranscriptStore
 
 Publish = Callable[[OperatorDecisionEvent], None]
 

@@ -36,6 +36,7 @@ def pending_record(add: MemoryAdd) -> MemoryRecord:
         updated_at=add.ts,
         tier="archive",
         consolidated=False,
+        metadata=add.metadata,
         valid_from=add.ts,
     )
 
@@ -58,8 +59,10 @@ class ScopeSearch:
         load: Callable[[], tuple[list[MemoryRecord], np.ndarray | None]],
         query: str,
         k: int,
+        allow: Callable[[MemoryRecord], bool] | None = None,
     ) -> list[tuple[MemoryRecord, float]]:
-        """`key` changes whenever what `load` returns would (generation, pending adds)."""
+        """`key` changes whenever what `load` returns would (generation, pending adds); `allow`
+        keeps the ranking to the records it accepts (a reader's filter)."""
         with self._lock:
             cached = self._indexes.get(scope)
         if cached is None or cached[0] != key:
@@ -71,7 +74,8 @@ class ScopeSearch:
                     self._indexes.pop(next(iter(self._indexes)))
                 self._indexes[scope] = cached
         _, index, records = cached
-        return [(records[i], score) for i, score in index.search(query, k)]
+        mask = None if allow is None else np.fromiter((allow(r) for r in records), dtype=bool, count=len(records))
+        return [(records[i], score) for i, score in index.search(query, k, mask=mask)]
 
     def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
         """The same ranking over records in hand, with no index kept."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from consumers.store.memories import ScopeState
+from consumers.store.pointer import ScopeState
 from schemas import MemoryRecord
 
 

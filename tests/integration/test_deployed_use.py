@@ -127,7 +127,7 @@ def test_the_python_client_finds_the_aisle_memory_and_nothing_of_it_for_another_
 
         top = hits[0].memory
         one = memory.memory(AVA, top.memory_id)
-        assert one.memory == top and any(record == top for _, _, record in one.versions)
+        assert one.memory == top and any(v.record == top for v in one.versions)
         everything = memory.memories(AVA, limit=1000).memories
         paged = list(memory.all_memories(AVA, page_size=2))
         assert paged == list(everything) and len(paged) >= 3

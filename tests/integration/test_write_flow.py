@@ -58,6 +58,8 @@ def send(url: str, method: str, body: object | None = None, token: str = AGENT) 
 def search(url: str, scope: str, q: str, **extra: str) -> list[dict]:
     query = urllib.parse.urlencode({"q": q, **extra})
     status, body = call(f"{url}/scopes/{scope}/memories/search?{query}", token=AGENT)
+    if status == 404 and "is unknown" in body["error"]:
+        return []  # a new scope is known once its first memory-add is indexed
     assert status == 200, body
     return body["results"]
 

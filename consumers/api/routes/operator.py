@@ -14,12 +14,41 @@ from pydantic import ValidationError
 
 from consumers.api.context import ApiContext
 from consumers.api.middleware import require_operator
+from consumers.api.openapi import BOOLEAN, STRING, Operation, Param, documented, obj
 from consumers.api.params import BadRequest, decision_body, int_param, query_params, scope_of, trigger_reason
 from consumers.api.routes import SCOPE_PATH
+from consumers.api.routes.reads import GENERATIONS
 from consumers.store.history import generations_json
+
+TRIGGER = Operation(
+    "Ask the scope to dream now; the job's lifecycle events carry the request id",
+    body=obj(optional={"reason": {"type": "string", "maxLength": 1_000}}),
+    status=202,
+    response=obj({"request_id": STRING, "scope": STRING}),
+    errors=(400, 401, 503),
+    tag="operator",
+)
+ROLLBACK = Operation(
+    "Make an earlier kept generation active again (default: the one before the active one)",
+    body=obj({"by": STRING, "reason": STRING}, {"generation": {"type": "integer", "minimum": 1}}),
+    body_required=True,
+    response=GENERATIONS,
+    errors=(400, 401, 403, 404, 409, 503),
+    tag="operator",
+)
+DECIDE = Operation(
+    "Approve (promote) or reject (delete) a quarantined generation",
+    params=(Param("action", {"type": "string", "enum": ["approve", "reject"]}, "the decision", where="path"),),
+    body=obj({"by": STRING, "reason": STRING}, {"force": BOOLEAN}),
+    body_required=True,
+    response=GENERATIONS,
+    errors=(400, 401, 403, 404, 409, 503),
+    tag="operator",
+)
 
 
 def routes(ctx: ApiContext) -> list[web.RouteDef]:
+    @documented(ROLLBACK)
     async def rollback(request: web.Request) -> web.Response:
         require_operator(request, "a rollback")
         scope, body = scope_of(request), await decision_body(request, "generation")
@@ -31,6 +60,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         state = await ctx.blocking(lambda: ctx.operator().rollback(scope, generation, body["by"], body["reason"]))
         return web.json_response(generations_json(state))
 
+    @documented(DECIDE)
     async def decide(request: web.Request) -> web.Response:
         require_operator(request, "a quarantine decision")
         scope, action = scope_of(request), request.match_info["action"]
@@ -47,6 +77,7 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
             state = await ctx.blocking(lambda: ops.reject(scope, generation, body["by"], body["reason"]))
         return web.json_response(generations_json(state))
 
+    @documented(TRIGGER)
     async def trigger_pass(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)

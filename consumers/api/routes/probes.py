@@ -8,14 +8,25 @@ from aiohttp import web
 
 from consumers.api.context import ApiContext
 from consumers.api.guard import store_reachable
+from consumers.api.openapi import BOOLEAN, STRING, Operation, documented, obj
 from consumers.api.params import query_params
+
+HEALTHZ = Operation("200 while the process serves", response=obj({"status": STRING}), tag="probes", open=True)
+READYZ = Operation(
+    "200 when the store answers and the consumer has partitions, else 503",
+    response=obj({"ready": BOOLEAN, "consumer_assigned": BOOLEAN, "store_reachable": BOOLEAN}, {"store_error": STRING}),
+    tag="probes",
+    open=True,
+)
 
 
 def routes(ctx: ApiContext) -> list[web.RouteDef]:
+    @documented(HEALTHZ)
     async def healthz(request: web.Request) -> web.Response:
         query_params(request)
         return web.json_response({"status": "ok"})
 
+    @documented(READYZ)
     async def readyz(request: web.Request) -> web.Response:
         query_params(request)
         assigned = bool(ctx.ready())

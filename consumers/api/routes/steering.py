@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from aiohttp import web
@@ -22,6 +23,7 @@ from pydantic import ValidationError
 
 from consumers.api.context import ApiContext
 from consumers.api.middleware import require_operator
+from consumers.api.openapi import STRING, Operation, Param, documented, documented_route, nullable, obj
 from consumers.api.params import BadRequest, json_fields, query_params, scope_of, text_field
 from consumers.api.routes import SCOPE_PATH
 from plumbing.tenant_broadcast import carrier_scopes
@@ -29,6 +31,18 @@ from schemas import ControlEvent, SteeringChange, parse_scope
 from schemas.errors import describe_validation_error
 
 NOT_SET = {"text": "", "by": None, "set_at": None}
+STEERING = obj({"text": STRING, "by": nullable(STRING), "set_at": nullable({"type": "string", "format": "date-time"})})
+TENANT = Param("tenant", STRING, "the tenant whose every scope the steering applies to", where="path")
+PUT = Operation(
+    "Set what memory is for, in the operator's words (operator role; an empty text clears it)",
+    body=obj({"text": {"type": "string", "maxLength": 2_000}, "by": STRING}),
+    body_required=True,
+    status=202,
+    response=STEERING,
+    errors=(400, 401, 403, 503),
+    tag="operator",
+)
+GET = Operation("The steering last set (empty text, null by and set_at when never set)", response=STEERING)
 
 
 def tenant_of_path(request: web.Request) -> str:
@@ -70,8 +84,12 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
         return web.json_response(found.to_json() if found is not None else NOT_SET)
 
     return [
-        web.put(f"{SCOPE_PATH}/steering", put),
-        web.get(f"{SCOPE_PATH}/steering", get),
-        web.put("/tenants/{tenant}/steering", put),
-        web.get("/tenants/{tenant}/steering", get),
+        web.put(f"{SCOPE_PATH}/steering", documented(PUT)(put)),
+        web.get(f"{SCOPE_PATH}/steering", documented(GET)(get)),
+        web.put("/tenants/{tenant}/steering", documented_route(_for_tenant(PUT), put)),
+        web.get("/tenants/{tenant}/steering", documented_route(_for_tenant(GET), get)),
     ]
+
+
+def _for_tenant(operation: Operation) -> Operation:
+    return replace(operation, summary=f"{operation.summary} — for a whole tenant", params=(TENANT,))

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from aiohttp import web
 
+from consumers.api.openapi import page
+
 UI_DIR = Path(__file__).resolve().parent.parent / "ui"
 UI_PREFIX = "/ui"
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
@@ -46,9 +48,11 @@ def is_ui_path(path: str) -> bool:
 def routes() -> list[web.RouteDef]:
     files = ui_files()
 
+    @page
     async def redirect(request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound(f"{UI_PREFIX}/")
 
+    @page
     async def serve(request: web.Request) -> web.Response:
         name = request.match_info.get("name") or "index.html"
         if name not in files:

@@ -28,12 +28,51 @@ from pydantic import ValidationError
 
 from consumers.api.context import ApiContext
 from consumers.api.middleware import is_operator, require_operator
+from consumers.api.openapi import STRING, Operation, array, documented, documented_route, obj
 from consumers.api.params import BadRequest, json_fields, query_params, scope_of, text_field
 from consumers.api.routes import SCOPE_PATH
 from schemas import ControlEvent, MemoryAdd, MemoryCorrection
 from schemas.errors import describe_validation_error
 
 M = TypeVar("M", MemoryAdd, MemoryCorrection, ControlEvent)
+METADATA = {
+    "type": "object",
+    "description": "flat: string keys, string, number, boolean or null values; at most 2 KB encoded",
+    "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+}
+CORRECTED = obj({"scope": STRING, "memory_id": STRING, "correction_id": STRING})
+ADD = Operation(
+    "Add a memory: a memory-add event, searchable (not consolidated) once indexed, curated by the next pass",
+    body=obj(
+        {"text": {"type": "string", "minLength": 1, "maxLength": 20_000}},
+        {
+            "metadata": METADATA,
+            "source_message_ids": array(STRING),
+            "memory_id": {"type": "string", "minLength": 1, "maxLength": 256},
+        },
+    ),
+    body_required=True,
+    status=202,
+    response=obj({"scope": STRING, "memory_id": STRING, "status": {"type": "string", "enum": ["accepted"]}}),
+    errors=(400, 401, 409, 503),
+)
+CORRECT = Operation(
+    "Correct a memory readers see (a new text): a correction event the next pass applies",
+    description="The correction asks for its own pass; the job's request ids carry `correction_id`.",
+    body=obj({"text": {"type": "string", "minLength": 1, "maxLength": 20_000}, "by": STRING, "reason": STRING}),
+    body_required=True,
+    status=202,
+    response=CORRECTED,
+    errors=(400, 401, 403, 404, 503),
+)
+RETIRE = Operation(
+    "Retire (delete) a memory readers see: a correction event the next pass applies, reversible by rollback",
+    body=obj({"by": STRING, "reason": STRING}),
+    body_required=True,
+    status=202,
+    response=CORRECTED,
+    errors=(400, 401, 403, 404, 503),
+)
 
 
 def new_memory_id() -> str:
@@ -45,6 +84,7 @@ def new_correction_id() -> str:
 
 
 def routes(ctx: ApiContext) -> list[web.RouteDef]:
+    @documented(ADD)
     async def add_memory(request: web.Request) -> web.Response:
         scope = scope_of(request)
         query_params(request)
@@ -106,8 +146,8 @@ def routes(ctx: ApiContext) -> list[web.RouteDef]:
 
     return [
         web.post(f"{SCOPE_PATH}/memories", add_memory),
-        web.patch(f"{SCOPE_PATH}/memories/{{memory_id}}", correct),
-        web.delete(f"{SCOPE_PATH}/memories/{{memory_id}}", correct),
+        web.patch(f"{SCOPE_PATH}/memories/{{memory_id}}", documented_route(CORRECT, correct)),
+        web.delete(f"{SCOPE_PATH}/memories/{{memory_id}}", documented_route(RETIRE, correct)),
     ]
 
 
