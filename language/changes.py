@@ -1,5 +1,8 @@
 """Read a value change out of one clause: "aisle, not window", "DuckDB instead of PostgreSQL",
-"switched from window to aisle", "switched to aisle seats" (old value unknown).
+"switched from window to aisle", "switched to aisle seats" (old value unknown); and the values a
+statement gives (amounts, counts, clock times, days: `values_in`, `mask_values`), which is what two
+statements about one attribute differ in ("the budget is $40" / "was raised to $55"), and whether
+a statement says a value changed (`says_changed`).
 
 Values are short phrases (at most three words). The new value is read backwards from the marker
 with as many words as the old one has, then words both phrases share at the end are dropped, so
@@ -8,7 +11,9 @@ with as many words as the old one has, then words both phrases share at the end 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from language import patterns
 from language.patterns import compiled
@@ -32,6 +37,7 @@ changed not that's that
 """.split()
 )
 _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "their"})
+_TRAILING_TIME = frozenset({"now", "nowadays", "today", "lately", "anymore", "instead", "too", "again", "currently"})
 
 _FROM_TO = compiled(patterns.CHANGE_FROM_TO)
 _INSTEAD = compiled(patterns.CHANGE_INSTEAD)
@@ -72,9 +78,17 @@ def _forward_phrase(text: str) -> list[str]:
 
 
 def _backward_phrase(text: str, count: int) -> list[str]:
-    """The last `count` words of `text`, stopping at punctuation or a stop word."""
+    """The last `count` words of `text`, stopping at punctuation or a stop word. A time word right
+    before the marker is not the value: in "York now, not Leeds" the new value is "York"."""
+    raws = _words(text)
+    while len(raws) > 1 and raws[-1].strip(_EDGE_PUNCTUATION).lower() in _TRAILING_TIME:
+        raws = raws[:-1]
+    return _last_words(raws, count) or _last_words(_words(text), count)
+
+
+def _last_words(raws: list[str], count: int) -> list[str]:
     words: list[str] = []
-    for raw in reversed(_words(text)):
+    for raw in reversed(raws):
         if raw[-1] in _EDGE_PUNCTUATION and words:
             break
         word = raw.strip(_EDGE_PUNCTUATION)
@@ -126,3 +140,145 @@ def parse_change(clause: str) -> ValueChange | None:
         if new:
             return ValueChange(new=" ".join(new), old=None)
     return None
+
+
+# --- values: what two statements about one attribute differ in
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_DAY = (
+    rf"{_MONTH}\.?\s+{_ORDINAL}(?:\s*[-\u2013]\s*{_ORDINAL})?(?:,?\s+\d{{4}})?"  # April 22, April 12-15, 2024
+    rf"|{_ORDINAL}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"  # 22 April 2024, 3rd of May
+    r"|\d{4}-\d{2}-\d{2}"  # 2024-04-22
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"  # 04/28, 4/28/2024
+)
+_CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)(?![\w])|\d{1,2}:\d{2}"
+_AMOUNT = (
+    r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?"  # $1,200  $5k
+    r"|v?\d[\d,]*(?:\.\d+)*(?:\s?(?:%|percent\b)|[a-z]{1,3}\b)?"  # 78%  250ms  4K  12  v1.0.0
+)
+VALUE = re.compile(rf"(?<![\w$\u20ac\u00a3])(?:{_DAY}|{_CLOCK}|{_AMOUNT})(?![\w])", re.IGNORECASE)
+_DAY_ONLY = re.compile(rf"^(?:{_DAY})$", re.IGNORECASE)
+_YEAR = re.compile(r"^(?:19|20)\d{2}$")
+MASK = "#"
+
+
+class Value(NamedTuple):
+    text: str
+    start: int
+    end: int
+
+    @property
+    def kind(self) -> str:
+        """ "day" (a calendar day or year), "clock" or "amount"."""
+        if _DAY_ONLY.match(self.text) or _YEAR.match(self.text):
+            return "day"
+        if re.search(r"[ap]\.?m\.?$|:\d{2}$", self.text, re.IGNORECASE):
+            return "clock"
+        return "amount"
+
+    @property
+    def normal(self) -> str:
+        """The value as compared: case, spaces and thousands separators set aside ("$1,200" = "$1200")."""
+        return re.sub(r"[\s,]", "", self.text.lower()).rstrip(".").replace("percent", "%")
+
+
+def values_in(text: str) -> list[Value]:
+    return [Value(m.group(0), m.start(), m.end()) for m in VALUE.finditer(text)]
+
+
+def mask_values(text: str, phrases: tuple[str, ...] = ()) -> str:
+    """`text` with every value (and every phrase of `phrases`, whole words) replaced by '#'."""
+    masked = VALUE.sub(MASK, text)
+    for phrase in sorted(phrases, key=len, reverse=True):
+        if phrase.strip():
+            masked = re.sub(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", MASK, masked, flags=re.IGNORECASE)
+    return masked
+
+
+def normal_values(text: str, kind: str | None = None) -> frozenset[str]:
+    """The normalised values of `text` (of one kind when `kind` is given)."""
+    return frozenset(v.normal for v in values_in(text) if kind is None or v.kind == kind)
+
+
+def _inflected(*stems: str) -> str:
+    return "|".join(stems)
+
+
+_CHANGE_VERBS = _inflected(
+    r"increas(?:e|es|ed|ing)",
+    r"decreas(?:e|es|ed|ing)",
+    r"rais(?:e|es|ed|ing)",
+    r"lower(?:s|ed|ing)?",
+    r"reduc(?:e|es|ed|ing)",
+    r"drop(?:s|ped|ping)?",
+    r"gr[oe]w(?:s|n|ing)?",
+    r"r[io]s(?:e|es|en|ing)",
+    r"climb(?:s|ed|ing)?",
+    r"f[ae]ll(?:s|en|ing)?",
+    r"extend(?:s|ed|ing)?",
+    r"shorten(?:s|ed|ing)?",
+    r"mov(?:e|es|ed|ing)",
+    r"reschedul(?:e|es|ed|ing)",
+    r"postpon(?:e|es|ed|ing)",
+    r"push(?:es|ed|ing)?",
+    r"delay(?:s|ed|ing)?",
+    r"brought\s+forward|bring(?:s|ing)?\s+forward",
+    r"adjust(?:s|ed|ing)?",
+    r"updat(?:e|es|ed|ing)",
+    r"revis(?:e|es|ed|ing)",
+    r"chang(?:e|es|ed|ing)",
+    r"switch(?:es|ed|ing)?",
+    r"bump(?:s|ed|ing)?",
+    r"boost(?:s|ed|ing)?",
+    r"expand(?:s|ed|ing)?",
+    r"shr[iau]nk(?:s|ing)?",
+    r"upgrad(?:e|es|ed|ing)",
+    r"downgrad(?:e|es|ed|ing)",
+    r"doubl(?:e|es|ed|ing)",
+    r"tripl(?:e|es|ed|ing)",
+    r"halv(?:e|es|ed|ing)",
+    r"improv(?:e|es|ed|ing)",
+    r"reach(?:es|ed|ing)?",
+    r"jump(?:s|ed|ing)?",
+    r"cut(?:s|ting)?",
+    r"(?:went|gone|go(?:es)?|come|came)\s+(?:up|down)",
+    r"(?:up|down)\s+to",
+)
+_CHANGED = re.compile(
+    rf"\b(?:{_CHANGE_VERBS}|now|new|newly|latest|currently|no\s+longer|anymore|instead|these\s+days|nowadays)\b"
+    rf"|\bfrom\s+{MASK}\s+to\b",
+    re.IGNORECASE,
+)
+_AUXILIARIES = frozenset(
+    "is are was were be been being has have had 's 've 'd get gets got will would to am i'm i've".split()
+)
+_IRREGULAR_PAST = frozenset(
+    """
+went ran bought did made saw took met spent won lost ate drove flew wrote sold gave came left found paid
+told began swam sang rode caught built threw brought taught felt kept sent
+""".split()
+)
+_WORD_RE = re.compile(r"[a-z']+", re.IGNORECASE)
+_ADJECTIVE_ED = frozenset("interested excited tired bored worried scared married retired based used".split())
+
+
+def says_changed(text: str) -> bool:
+    """The statement says a value changed ("raised the budget to #", "is now #", "moved to #",
+    "the new deadline is #"): then an older value of the same attribute is over."""
+    return bool(_CHANGED.search(text))
+
+
+def narrates_past_event(text: str) -> bool:
+    """A simple past tense that tells one event ("ran # km", "bought # books", "visited … on #"):
+    two such statements with different values are two events, both true. A state ("has # students",
+    "is due on #", "has visited # countries", "is interested in #") is not an event."""
+    words = [w.lower() for w in _WORD_RE.findall(text)]
+    for index, word in enumerate(words):
+        past = word in _IRREGULAR_PAST or (len(word) > 4 and word.endswith("ed") and word not in _ADJECTIVE_ED)
+        if past and (index == 0 or words[index - 1] not in _AUXILIARIES):
+            return True
+    return False

@@ -15,12 +15,12 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
 from consumers.embedding import canonical_tokens
-from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
-from consumers.engine.offline.duplicates import find_duplicate, mask_quantities, new_values, quantities
+from consumers.engine.offline.duplicates import find_duplicate, new_values
 from consumers.engine.offline.facts import memory_text, statement_body
 from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.revisions import Revisions
+from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.changes import ValueChange
 from language.chatter import classify_sentence, read_sentences
 from language.clauses import Clause, classify, clauses_of, split_clauses, strip_lead_ins
 from language.dates import without_stamp
@@ -28,7 +28,6 @@ from language.speakers import Speaker, other_participant, split_speaker
 from schemas import ConversationTurn
 
 _DROPPED_KINDS = frozenset({"question", "request", "greeting", "dissatisfaction", "injection", "introduction"})
-CORRECTION_CONFIDENCE = 0.9
 GROUP_MAX_WORDS = 70
 """A topic one person tells over several messages of a session becomes one memory, up to this size
 (beyond it a memory is too long to embed well or to put in a prompt)."""
@@ -38,8 +37,6 @@ TOPIC_COSINE = 0.3
 (all-MiniLM-L6-v2: unrelated sentences sit near 0.0-0.2, one topic retold at 0.3 and up)."""
 NOTED_COSINE = 0.55
 """A memory-add citing a message says what the message says at this cosine."""
-UPDATE_COSINE = 0.75
-"""Two statements give one attribute two values when, numbers masked, they are this close."""
 FACT_CONFIDENCE = 0.8
 
 
@@ -61,6 +58,8 @@ class TranscriptPass:
         similarity: Callable[[str, str], float] = lambda a, b: 0.0,
         cited_by: Mapping[str, tuple[str, ...]] | None = None,
         prefetch: Callable[[list[str]], object] = lambda texts: None,
+        slots: SlotReader | None = None,
+        window: frozenset[str] = frozenset(),
     ) -> None:
         self.builder = builder
         self.working = working
@@ -78,11 +77,25 @@ class TranscriptPass:
         """Message id -> the texts of the memories citing it (e.g. a memory-add an agent wrote about it)."""
         self._groups: dict[tuple[str, str], _Group] = {}
         """Per (session, speaker): the memory this plan is growing from what they say in a row."""
+        self._made: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        """Per message: (ref, text) of the memories made or grown from it in this plan."""
+        self.revisions = Revisions(
+            builder,
+            working,
+            slots if slots is not None else SlotReader(lambda texts: [[0.0] for _ in texts]),
+            notes,
+            consumed,
+            window,
+            lambda message_id, tokens: self._created_from[message_id].append(tokens),
+        )
+        """The correction and update step (`revisions`)."""
 
     def run(self, turns: Sequence[ConversationTurn], participants: tuple[str, ...] = ()) -> None:
         """`turns` is the chronological transcript minus injected messages; `participants` the
         named speakers of a multi-person chat (`language.speakers`)."""
         self._prefetch([t for t in turns if t.role == "user" and t.message_id not in self.consumed])
+        self.revisions.people = participants
+        self.revisions.name_tokens = self.name_tokens
         last_assistant: dict[str, ConversationTurn] = {}
         for turn in turns:
             if turn.role == "assistant":
@@ -98,11 +111,24 @@ class TranscriptPass:
         speaker = split_speaker(turn.content)
         subject = speaker.name or self.user_name
         handled: list[str] = []
+        context = (speaker.body, *((answered.content,) if answered is not None else ()))
         for clause in clauses_of(turn, speaker.body):
-            if self._clause(turn, clause, answered, subject):
+            if self._clause(turn, clause, subject, context):
                 handled.append(clause.body)
         if turn.message_id in self.consumed:
             return  # an earlier pass consolidated this message
+        self._state(turn, speaker, participants, subject, handled)
+        self.revisions.settle(turn, self._made.get(turn.message_id, []))
+
+    def _state(
+        self,
+        turn: ConversationTurn,
+        speaker: Speaker,
+        participants: tuple[str, ...],
+        subject: str | None,
+        handled: Sequence[str],
+    ) -> None:
+        """One memory for what the message states (or the memory its speaker is telling grows)."""
         body = self._statement_body(turn, speaker, participants, handled)
         if body is None or self._noted_already(turn, body):
             return
@@ -178,62 +204,18 @@ class TranscriptPass:
             )
         )
         self._created_from[turn.message_id].append(canonical_tokens(body))
+        self._made[turn.message_id].append((group.ref, joined))
 
-    def _clause(
-        self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None, subject: str | None
-    ) -> bool:
+    def _clause(self, turn: ConversationTurn, clause: Clause, subject: str | None, context: Sequence[str]) -> bool:
         """True when the clause was taken care of here (a correction applied, or already covered)."""
         if clause.kind in ("correction", "decision"):
-            if clause.change is not None and self._apply_change(turn, clause, clause.change, answered):
+            if clause.change is not None and self.revisions.correct(turn, clause, subject, context):
                 return True
         if turn.message_id in self.consumed:
             return False
         if clause.change is not None and clause.change.old is None and self._covered(turn, clause.change.new):
             return True  # "I switched to aisle seats" right after "it's aisle, not window"
         return False
-
-    def _apply_change(
-        self, turn: ConversationTurn, clause: Clause, change: ValueChange, answered: ConversationTurn | None
-    ) -> bool:
-        context = canonical_tokens(turn.content) | (canonical_tokens(answered.content) if answered else frozenset())
-        targets = explicit_targets(change, self.working, context, turn.ts, self.name_tokens | self.generic)
-        for memory in targets.protected if turn.message_id not in self.consumed else ():
-            self.notes.append(
-                f"message {turn.message_id} contradicts protected memory {memory.key}; "
-                "left untouched for a person to review"
-            )
-        applied = False
-        for target in targets.overruled:
-            text = apply_change(target.text, change)
-            if text is None or self.builder.touched(target.key):
-                continue
-            rationale = f"the user corrected {change.old!r} in {turn.message_id}: \u201c{clause.body}\u201d"
-            self._replace(target, text, turn, rationale)
-            applied = True
-        return applied
-
-    def _replace(self, target: WorkingMemory, text: str, turn: ConversationTurn, rationale: str) -> None:
-        """Supersede `target` by a memory saying `text`: an existing one if memory already says it,
-        else one created from this message. A protected memory cannot be named as a replacement
-        (it is never part of an action), so then the target is archived with the same evidence."""
-        tokens = canonical_tokens(text)
-        existing = find_duplicate(tokens, self.working)
-        if existing is not None and existing.key == target.key:
-            return  # the "new" wording is what the memory already says: nothing to replace
-        if existing is not None and existing.protected:
-            self.builder.archive(
-                target.key,
-                (turn.message_id,),
-                f"{rationale}; protected memory {existing.key} already holds the new value",
-            )
-        else:
-            replacement = (
-                existing.key
-                if existing is not None
-                else self._create(text, tokens, turn, rationale, CORRECTION_CONFIDENCE)
-            )
-            self.builder.supersede(target.key, replacement, (turn.message_id,), rationale)
-        self.working.retire(target.key)
 
     def _covered(self, turn: ConversationTurn, value: str) -> bool:
         tokens = canonical_tokens(value)
@@ -248,45 +230,14 @@ class TranscriptPass:
         if not tokens or find_duplicate(tokens, self.working) is not None:
             return None
         name_tokens = canonical_tokens(subject) if subject else self.name_tokens
-        rivals = attribute_rivals(without_stamp(text), self.working, name_tokens)
-        rivals += [r for r in self._value_rivals(without_stamp(text), subject) if r not in rivals]
-        if any(r.evidence_ts >= turn.ts for r in rivals):
-            self.notes.append(
-                f"statement in {turn.message_id} is older than a memory that gives it another value; kept the newer one"
-            )
-            return None
-        if any(r.protected for r in rivals):
-            self.notes.append(f"statement in {turn.message_id} contradicts a protected memory; not recorded")
+        rivals = self.revisions.rivals(turn, text, subject, name_tokens)
+        if rivals is None:
             return None
         ref = self._create(
             text, tokens, turn, f"{kind} by {subject or 'the user'} in {turn.message_id}", FACT_CONFIDENCE
         )
-        for rival in rivals:
-            if rival.key == ref or self.builder.touched(rival.key):
-                continue
-            self.builder.supersede(
-                rival.key, ref, (turn.message_id,), f"newer value stated by the user in {turn.message_id}"
-            )
-            self.working.retire(rival.key)
+        self.revisions.supersede_rivals(turn, ref, rivals)
         return ref
-
-    def _value_rivals(self, statement: str, subject: str | None) -> list[WorkingMemory]:
-        """Live memories saying the same thing about the same person with another number or date
-        ("the library has 45 sources" -> "52 sources"; "my score was 65%" -> "improved to 78%"):
-        alike in meaning once their values are masked, different in the values themselves."""
-        mine = quantities(statement)
-        if not mine:
-            return []
-        masked = mask_quantities(statement)
-        words = canonical_tokens(masked) - (canonical_tokens(subject) if subject else frozenset())
-        rivals = []
-        for memory in self.working.sharing_any(words, 4):
-            theirs = quantities(without_stamp(memory.text))
-            if not theirs or not (theirs - mine) or memory.protected or (subject and subject not in memory.text):
-                continue
-            if self.similarity(masked, mask_quantities(without_stamp(memory.text))) >= UPDATE_COSINE:
-                rivals.append(memory)
-        return rivals
 
     def _create(
         self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str, confidence: float
@@ -303,6 +254,7 @@ class TranscriptPass:
             )
         )
         self._created_from[turn.message_id].append(tokens)
+        self._made[turn.message_id].append((ref, text))
         return ref
 
 

@@ -1,0 +1,304 @@
+"""Is a newer statement about the same subject and attribute as an older one? Judged by meaning,
+never because the two share a word.
+
+A *frame* is one clause of a statement with its values masked and its subject's name taken out:
+"The user's snack budget for the party is $40" is the frame "snack budget for the party is #".
+Two frames are one *slot* when their sentence embeddings are close: "snack budget for the party is
+#" / "raised the party snack budget to #" (0.9 with all-MiniLM-L6-v2) are one attribute, "snack
+budget … is #" / "grocery budget is # a month" (0.5) two, and "ran # km" / "bought # books" (0.1)
+nothing alike. An *update* is a slot whose newer statement no longer gives a value the older one
+gave, unless both narrate past events ("ran 5 km on Saturday", "ran 8 km this morning": two runs,
+both true) or only a day differs without the newer one saying the value changed (two dates are
+usually two events, not a correction).
+
+A stated correction ("aisle, not window") names the old value; the memory holding it is corrected
+only when the sentence holding it is about what the correction is about (`corrects`): the memory
+sentence with the old value masked is compared with the correction's own words, and with the
+sentences around it that say the old or the new value (the assistant turn it answers, the rest of
+its message). "I try to focus on the good instead of the bad" corrects nothing about "a good
+relationship with my brother".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from consumers.embedding import canonical_tokens
+from language.changes import (
+    MASK,
+    ValueChange,
+    mask_values,
+    narrates_past_event,
+    normal_values,
+    says_changed,
+    values_in,
+)
+from language.dates import without_stamp
+from language.tokens import STOPWORDS
+
+SLOT_COSINE = 0.8
+"""Two frames are one attribute at this cosine when the newer one does not say the value changed
+(calibrated on sentences written for `tests/unit/test_slots.py`: one attribute 0.74-0.98, two
+attributes up to 0.74)."""
+CHANGED_SLOT_COSINE = 0.7
+"""...and at this cosine when it does ("raised to #", "is now #", "was moved to #")."""
+CORRECTION_COSINE = 0.45
+"""A memory sentence (old value masked) is what a stated correction is about at this cosine with
+the correction's words or a sentence around it (values masked): "always sits by the #" / "I
+prefer # seats now" 0.41-0.69, an idiom about something else 0.1-0.3."""
+MIN_FRAME_WORDS = 2
+"""A frame needs this many content words (values and the subject aside) to say what it is about."""
+
+_CLAUSE = re.compile(
+    r"\s*(?:[,;:\u2013\u2014]\s+(?:and|but|so|which|while|because|though|although|whereas)?\s*"
+    r"|\s+(?:but|because|although|though|whereas|while|so that)\s+)",
+    re.IGNORECASE,
+)
+_ADJUNCT = re.compile(r"\s+(?:after|because|since|due to|thanks to|when|while|so that|once|until)\b.*$", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
+_SUBJECT_WORDS = re.compile(r"\b(?:the user's|the user|user's)\s*", re.IGNORECASE)
+_MARKERS = frozenset("no not actually correction instead rather sorry mean meant".split())
+_WORDS = re.compile(r"[a-z]{2,}")
+
+Embed = Callable[[Sequence[str]], "np.ndarray | Sequence[Sequence[float]]"]
+
+
+@dataclass(frozen=True)
+class Frame:
+    sentence: str
+    """The sentence the frame is a clause of, as the memory or statement says it."""
+    masked: str
+    """The clause with its values masked and its subject's name left out."""
+    values: frozenset[str]
+    changed: bool
+    event: bool
+    holder: str = ""
+    """Whose attribute it is when not the speaker's own: "sister" in "my sister moved to #"."""
+    names: frozenset[str] = frozenset()
+    """The named things the clause is about ("Project Orca", "Zoom"): another name is another subject."""
+
+
+@dataclass(frozen=True)
+class Update:
+    """`new` gives the attribute `old` gave in `old_sentence` another value."""
+
+    old_sentence: str
+    new_sentence: str
+    cosine: float
+
+
+def sentences(text: str) -> list[str]:
+    body = without_stamp(text).strip()
+    return [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+
+
+def _without_subject(text: str, subject: str | None) -> str:
+    text = _SUBJECT_WORDS.sub("", text)
+    if subject:
+        text = re.sub(rf"\b{re.escape(subject)}(?:'s|\u2019s)?\b:?\s*", "", text)
+    return re.sub(r"\s+", " ", text).strip(" ,.;:")
+
+
+def content_words(masked: str) -> int:
+    words = {w for w in _WORDS.findall(masked.lower()) if w not in STOPWORDS}
+    return len(words - _MARKERS)
+
+
+@lru_cache(maxsize=65536)
+def frames(
+    text: str, subject: str | None = None, phrases: tuple[str, ...] = (), min_words: int = MIN_FRAME_WORDS
+) -> tuple[Frame, ...]:
+    """The clauses of `text` that give a value (or hold one of `phrases`), as frames: each clause
+    on its own, and with the clause before it, which often says what the value is of ("which rose
+    to #")."""
+    found: list[Frame] = []
+    for sentence in sentences(text):
+        values = [v.normal for v in values_in(sentence)]
+        pieces = [p for p in _CLAUSE.split(mask_values(sentence)) if p and p.strip()]
+        taken = 0
+        spans: list[tuple[str, list[str]]] = []
+        for piece in pieces:
+            count = piece.count(MASK)
+            spans.append((mask_values(piece, phrases), values[taken : taken + count]))
+            taken += count
+        for index, (piece, piece_values) in enumerate(spans):
+            if MASK not in piece:
+                continue
+            variants = [(piece, list(piece_values))]
+            if index > 0:  # the clause before often says what "it" is: "keep the app small, and its size is #"
+                variants.append((f"{spans[index - 1][0]} {piece}", spans[index - 1][1] + list(piece_values)))
+            for clause, clause_values in variants:
+                trimmed = _ADJUNCT.sub("", clause)
+                if content_words(_without_subject(trimmed, subject)) >= min_words:
+                    clause = trimmed
+                masked = _without_subject(clause, subject)
+                if content_words(masked) < min_words:
+                    continue
+                found.append(
+                    Frame(
+                        sentence=sentence,
+                        masked=masked,
+                        values=frozenset(clause_values),
+                        changed=says_changed(clause),
+                        event=narrates_past_event(clause),
+                        holder=holder(clause),
+                        names=names_in(masked),
+                    )
+                )
+    return tuple(found)
+
+
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-zA-Z0-9'-]+")
+_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "The", "A", "An", "My", "Our", "We"})
+
+
+def names_in(text: str) -> frozenset[str]:
+    """Capitalised words that are not capitalised by grammar (not opening the text or a sentence)."""
+    return frozenset(m.group(0).lower() for m in _NAME.finditer(text.strip()) if m.group(0) not in _NOT_NAMES)
+
+
+def other_names(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Each side names something the other does not: "Project Cobra" / "Project Orca"."""
+    return bool(a - b) and bool(b - a)
+
+
+def frame_words(frame: Frame) -> frozenset[str]:
+    """The frame's content tokens: a statement about the same attribute nearly always shares one."""
+    return canonical_tokens(frame.masked.replace(MASK, " "))
+
+
+class SlotReader:
+    """Frames and their embeddings, cached by text (one reader per pass)."""
+
+    def __init__(self, embed: Embed) -> None:
+        self._embed = embed
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def vectors(self, texts: Iterable[str]) -> list[np.ndarray]:
+        wanted = list(texts)
+        missing = list(dict.fromkeys(t for t in wanted if t not in self._vectors))
+        if missing:
+            for text, row in zip(missing, self._embed(missing)):
+                self._vectors[text] = np.asarray(row, dtype=np.float32)
+        return [self._vectors[t] for t in wanted]
+
+    def cosine(self, a: str, b: str) -> float:
+        va, vb = self.vectors([a, b])
+        return float(va @ vb)
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        """Embed what a search will compare in one batch."""
+        self.vectors(dict.fromkeys(texts))
+
+    def update(self, new: str, old: str, subject: str | None = None) -> Update | None:
+        """How the statement `new` gives an attribute of `old` another value, or None."""
+        new_frames, old_frames = frames(new, subject), frames(old, subject)
+        if not new_frames or not old_frames:
+            return None
+        stated_now = normal_values(without_stamp(new))
+        pairs = [(f, s) for f in new_frames for s in old_frames if _rivals(f, s, stated_now)]
+        if not pairs:
+            return None
+        self.prefetch(t for f, s in pairs for t in (f.masked, s.masked))
+        best: Update | None = None
+        for fresh, stale in pairs:
+            cosine = self.cosine(fresh.masked, stale.masked)
+            if cosine >= (CHANGED_SLOT_COSINE if fresh.changed else SLOT_COSINE) and (
+                best is None or cosine > best.cosine
+            ):
+                best = Update(stale.sentence, fresh.sentence, cosine)
+        return best
+
+    def corrects(self, change: ValueChange, memory: str, context: Sequence[str], subject: str | None = None) -> bool:
+        """A stated change (old value known) is about the sentence of `memory` that holds the old
+        value: the sentence, old value masked, is close in meaning to one of `context` (the
+        correction clause, then the sentences around it) that says the old or the new value, its
+        values masked, and about the same person and the same named things."""
+        if change.old is None:
+            return False
+        holding = [f for f in frames(memory, subject, (change.old,), 1) if _holds(f.sentence, change.old)]
+        around: list[str] = []
+        for text in context:
+            for sentence in sentences(text):
+                if not _mentions(sentence, (change.old, change.new)):
+                    continue
+                # The new value as read may be a neighbouring word ("hockey on Saturdays, not
+                # football" reads "Saturdays"): compare with it masked and kept.
+                for masked_values in ((change.old, change.new), (change.old,)):
+                    masked = _without_subject(mask_values(sentence, masked_values), subject)
+                    if content_words(masked) >= 1:
+                        around.append(masked)
+        return any(
+            f.holder == holder(c)
+            and not other_names(f.names, names_in(c))
+            and self.cosine(f.masked, c) >= CORRECTION_COSINE
+            for f in holding
+            for c in dict.fromkeys(around)
+        )
+
+
+_RELATIONS = (
+    "partner|wife|husband|spouse|boyfriend|girlfriend|fianc\u00e9e?|fiancee?|friend|buddy|mom|mum|mother|dad"
+    "|father|parents?|sons?|daughters?|kids?|child|children|brothers?|sisters?|siblings?|cousins?|grandma"
+    "|grandmother|grandpa|grandfather|aunt|uncle|niece|nephew|colleagues?|coworkers?|co-workers?|boss|manager"
+    "|roommate|flatmate|neighbou?rs?|teammates?|classmates?|mentor|landlord|doctor|teacher|coach"
+)
+_HOLDER = re.compile(
+    rf"^(?:\W*\w+\W+){{0,3}}?(?:my|our|his|her|their|\w+'s)\s+(?:(?:new|old|little|big|younger|older|best)\s+)?"
+    rf"(?P<who>{_RELATIONS})\b",
+    re.IGNORECASE,
+)
+
+
+_AGENT_OBJECT = re.compile(r"^\s+(?P<verb>[a-z]+)\s+(?:the|my|our|your|his|her|their|a|an)\b", re.IGNORECASE)
+
+
+def holder(clause: str) -> str:
+    """The person whose attribute a clause gives when it is not the speaker ("my sister moved to
+    #" -> "sister"), by a relation noun opening the clause; "" for the speaker's own. A person who
+    only changed someone else's value is not its holder: in "my landlord raised the rent to #" the
+    rent is the speaker's."""
+    match = _HOLDER.match(clause)
+    if not match:
+        return ""
+    agent = _AGENT_OBJECT.match(clause[match.end() :])
+    if agent and says_changed(agent.group("verb")):
+        return ""
+    return match.group("who").lower().rstrip("s")
+
+
+def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str]) -> bool:
+    """Values that could be one attribute's old and new value: of the same holder and named
+    things, the newer statement no longer gives one the older gave, and the pair is not two events."""
+    if not fresh.values or not stale.values or fresh.holder != stale.holder or other_names(fresh.names, stale.names):
+        return False
+    gone = stale.values - stated_now
+    if not gone:
+        return False
+    if fresh.event and stale.event and not fresh.changed:
+        return False  # "ran # km on Saturday" / "ran # km this morning": two runs
+    only_days = all(_is_day(value) for value in gone)
+    return fresh.changed or not only_days
+
+
+_DAYLIKE = re.compile(
+    r"^(?:\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}|[a-z]+\d{1,2}(?:st|nd|rd|th)?(?:[-\u2013]\d{1,2})?(?:\d{4})?"
+    r"|\d{1,2}(?:st|nd|rd|th)?(?:of)?[a-z]+(?:\d{4})?|\d{1,2}/\d{1,2}(?:/\d{2,4})?)$"
+)
+
+
+def _is_day(normal: str) -> bool:
+    return bool(_DAYLIKE.match(normal)) and not normal.isdigit() or bool(re.fullmatch(r"(?:19|20)\d{2}", normal))
+
+
+def _holds(sentence: str, phrase: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", sentence, re.IGNORECASE) is not None
+
+
+def _mentions(sentence: str, phrases: tuple[str, ...]) -> bool:
+    return any(p and _holds(sentence, p) for p in phrases) or bool(values_in(sentence))
