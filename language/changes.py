@@ -152,15 +152,22 @@ _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 _DAY = (
     rf"{_MONTH}\.?\s+{_ORDINAL}(?:\s*[-\u2013]\s*{_ORDINAL})?(?:,?\s+\d{{4}})?"  # April 22, April 12-15, 2024
     rf"|{_ORDINAL}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"  # 22 April 2024, 3rd of May
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"  # Mondays: the day of a weekly slot
     r"|\d{4}-\d{2}-\d{2}"  # 2024-04-22
     r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"  # 04/28, 4/28/2024
 )
-_CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)(?![\w])|\d{1,2}:\d{2}"
+_CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.m\.|[ap]m)(?![\w])|\d{1,2}:\d{2}"
 _AMOUNT = (
     r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?"  # $1,200  $5k
     r"|v?\d[\d,]*(?:\.\d+)*(?:\s?(?:%|percent\b)|[a-z]{1,3}\b)?"  # 78%  250ms  4K  12  v1.0.0
 )
-VALUE = re.compile(rf"(?<![\w$\u20ac\u00a3])(?:{_DAY}|{_CLOCK}|{_AMOUNT})(?![\w])", re.IGNORECASE)
+_NUMBER_WORD = (
+    r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|dozen"
+    r"|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?:-\w+)?"
+)
+"""Counts and places said in words ("two dogs", "the fourth floor"); "one" is left out, mostly a
+pronoun ("one of them", "the blue one")."""
+VALUE = re.compile(rf"(?<![\w$\u20ac\u00a3])(?:{_DAY}|{_CLOCK}|{_AMOUNT}|{_NUMBER_WORD})(?![\w])", re.IGNORECASE)
 _DAY_ONLY = re.compile(rf"^(?:{_DAY})$", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
 MASK = "#"

@@ -84,7 +84,7 @@ def judge(
                 continue
             verdict = statement_overrules(statement, claim.text, slots, subject, people, name)
             if isinstance(verdict, Update):
-                edited = updated_text(claim.text, verdict, turn.ts)
+                edited = updated_text(claim.text, verdict, turn.ts, subject)
                 if edited is not None:
                     return Finding("contradicted", turn.message_id, edited, clause.body, keeps_claim=True)
             if verdict:

@@ -276,11 +276,33 @@ def statement_rivals(
     return found
 
 
-def updated_text(old: str, update: Update, said_at: datetime) -> str | None:
-    """The older memory with the sentence that gave the old value replaced by the newer one, when
-    it says more than that sentence; None when that sentence is all it says."""
+def updated_text(old: str, update: Update, said_at: datetime, subject: str | None = None) -> str | None:
+    """The older memory given the new value, when it says more than the stale value: one value
+    for one value, swapped where the old clause gave it ("… and Raf's gym sessions are on Mondays"
+    -> "on Wednesdays", the rest of the sentence kept); else the stale sentence swapped for the
+    new one. None when the stale sentence's clause is all it says (the new statement replaces it)."""
     parts = sentences(old)
-    if len(parts) < 2 or update.old_sentence not in parts:
+    if update.old_sentence not in parts:
         return None
-    edited = " ".join(update.new_sentence if p == update.old_sentence else p for p in parts)
+    gone = [v for v in update.old_values if v not in update.new_values]
+    fresh = [v for v in update.new_values if v not in update.old_values]
+    stale = update.old_sentence
+    if len(gone) == 1 and len(fresh) == 1 and _says_more(stale, gone[0], subject):
+        swapped = re.sub(rf"(?<![\w$]){re.escape(gone[0])}(?![\w])", fresh[0], stale, count=1)
+        edited = " ".join(swapped if p == stale else p for p in parts)
+    elif len(parts) >= 2:
+        edited = " ".join(update.new_sentence if p == stale else p for p in parts)
+    else:
+        return None
     return f"{edited} {said_on(said_at)}" if _STAMPED.search(old) else edited
+
+
+def _says_more(sentence: str, value: str, subject: str | None) -> bool:
+    """The sentence says something besides the clause giving `value` ("adopted a cat, and the flat
+    is on the # floor"); who says it is not something more."""
+    clauses = [c for c in frames(sentence, subject, (), 1) if value in c.said_values]
+    if not clauses:
+        return False
+    ignore = canonical_tokens(subject) if subject else frozenset()
+    rest = canonical_tokens(mask_values(sentence)) - ignore - frame_words(min(clauses, key=lambda c: len(c.masked)))
+    return len(rest) >= MIN_FRAME_WORDS

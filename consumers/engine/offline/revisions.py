@@ -32,7 +32,7 @@ from consumers.engine.offline.corrections import (
 )
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.plan_builder import PlanBuilder
-from consumers.engine.offline.slots import SlotReader, sentences
+from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import ValueChange
 from language.clauses import Clause
@@ -153,28 +153,21 @@ class Revisions:
             return None
         return found
 
-    def supersede_rivals(self, turn: ConversationTurn, ref: str, rivals: Sequence[Overruled]) -> None:
-        """`ref` (made from `turn`) gives each rival's attribute a newer value."""
+    def supersede_rivals(
+        self, turn: ConversationTurn, ref: str, rivals: Sequence[Overruled], subject: str | None = None
+    ) -> None:
+        """`ref` (made from `turn`, by `subject`) gives each rival's attribute a newer value."""
         rationale = f"newer value stated in {turn.message_id}"
         for rival in rivals:
             memory = rival.memory
             if memory.key == ref or self.builder.touched(memory.key) or not self.working.is_live(memory.key):
                 continue
-            edited = updated_text(memory.text, rival.update, turn.ts) if rival.update else None
+            edited = updated_text(memory.text, rival.update, turn.ts, subject) if rival.update else None
             if edited is None:
                 self.builder.supersede(memory.key, ref, (turn.message_id,), rationale)
                 self.working.retire(memory.key)
             else:
                 self.replace(memory, edited, turn, rationale, keep_evidence=True)
-
-    def made_only_of_updates(self, text: str, rivals: Sequence[Overruled]) -> bool:
-        """Every sentence of `text` went into an edited rival: a memory of its own would repeat it."""
-        edited = {
-            r.update.new_sentence
-            for r in rivals
-            if r.update and updated_text(r.memory.text, r.update, r.memory.evidence_ts)
-        }
-        return bool(edited) and all(s in edited for s in sentences(text))
 
     # --- replacing
     def replace(

@@ -51,12 +51,13 @@ CORRECTION_COSINE = 0.45
 """A memory sentence (old value masked) is what a stated correction is about at this cosine with
 the correction's words or a sentence around it (values masked): "always sits by the #" / "I
 prefer # seats now" 0.41-0.69, an idiom about something else 0.1-0.3."""
-MIN_FRAME_WORDS = 2
+MIN_FRAME_WORDS = 1
 """A frame needs this many content words (values and the subject aside) to say what it is about."""
 
 _CLAUSE = re.compile(
     r"\s*(?:[,;:\u2013\u2014]\s+(?:and|but|so|which|while|because|though|although|whereas)?\s*"
-    r"|\s+(?:but|because|although|though|whereas|while|so that)\s+)",
+    r"|\s+(?:but|because|although|though|whereas|while|so that)\s+"
+    r"|\s+and\s+(?=(?:the|my|our|his|her|their|its|i|we|it|this|that|they|he|she)\b))",
     re.IGNORECASE,
 )
 _ADJUNCT = re.compile(r"\s+(?:after|because|since|due to|thanks to|when|while|so that|once|until)\b.*$", re.IGNORECASE)
@@ -75,6 +76,8 @@ class Frame:
     masked: str
     """The clause with its values masked and its subject's name left out."""
     values: frozenset[str]
+    said_values: tuple[str, ...]
+    """The values as written, in order."""
     changed: bool
     event: bool
     holder: str = ""
@@ -90,6 +93,9 @@ class Update:
     old_sentence: str
     new_sentence: str
     cosine: float
+    old_values: tuple[str, ...] = ()
+    """The values of the old clause as written ("$1,300"), and of the new one."""
+    new_values: tuple[str, ...] = ()
 
 
 def sentences(text: str) -> list[str]:
@@ -118,21 +124,24 @@ def frames(
     to #")."""
     found: list[Frame] = []
     for sentence in sentences(text):
-        values = [v.normal for v in values_in(sentence)]
+        found_values = values_in(sentence)
+        values = [v.normal for v in found_values]
+        written = [v.text for v in found_values]
         pieces = [p for p in _CLAUSE.split(mask_values(sentence)) if p and p.strip()]
         taken = 0
-        spans: list[tuple[str, list[str]]] = []
+        spans: list[tuple[str, str, list[int]]] = []
         for piece in pieces:
             count = piece.count(MASK)
-            spans.append((mask_values(piece, phrases), values[taken : taken + count]))
+            spans.append((mask_values(piece, phrases), piece, list(range(taken, taken + count))))
             taken += count
-        for index, (piece, piece_values) in enumerate(spans):
+        for index, (piece, said, piece_values) in enumerate(spans):
             if MASK not in piece:
                 continue
-            variants = [(piece, list(piece_values))]
+            variants = [(piece, said, piece_values)]
             if index > 0:  # the clause before often says what "it" is: "keep the app small, and its size is #"
-                variants.append((f"{spans[index - 1][0]} {piece}", spans[index - 1][1] + list(piece_values)))
-            for clause, clause_values in variants:
+                before = spans[index - 1]
+                variants.append((f"{before[0]} {piece}", f"{before[1]} {said}", before[2] + piece_values))
+            for clause, unmasked, positions in variants:
                 trimmed = _ADJUNCT.sub("", clause)
                 if content_words(_without_subject(trimmed, subject)) >= min_words:
                     clause = trimmed
@@ -143,10 +152,11 @@ def frames(
                     Frame(
                         sentence=sentence,
                         masked=masked,
-                        values=frozenset(clause_values),
+                        values=frozenset(values[i] for i in positions),
+                        said_values=tuple(written[i] for i in positions),
                         changed=says_changed(clause),
                         event=narrates_past_event(clause),
-                        holder=holder(clause),
+                        holder=holder(unmasked),
                         names=names_in(masked),
                     )
                 )
@@ -211,7 +221,7 @@ class SlotReader:
             if cosine >= (CHANGED_SLOT_COSINE if fresh.changed else SLOT_COSINE) and (
                 best is None or cosine > best.cosine
             ):
-                best = Update(stale.sentence, fresh.sentence, cosine)
+                best = Update(stale.sentence, fresh.sentence, cosine, stale.said_values, fresh.said_values)
         return best
 
     def corrects(self, change: ValueChange, memory: str, context: Sequence[str], subject: str | None = None) -> bool:
@@ -233,8 +243,10 @@ class SlotReader:
                     masked = _without_subject(mask_values(sentence, masked_values), subject)
                     if content_words(masked) >= 1:
                         around.append(masked)
+        old = change.old.lower().removesuffix("s")
         return any(
             f.holder == holder(c)
+            and f.holder != old  # "instead of my brother": who did it changed, not what they do
             and not other_names(f.names, names_in(c))
             and self.cosine(f.masked, c) >= CORRECTION_COSINE
             for f in holding

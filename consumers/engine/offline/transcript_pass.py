@@ -236,7 +236,7 @@ class TranscriptPass:
         ref = self._create(
             text, tokens, turn, f"{kind} by {subject or 'the user'} in {turn.message_id}", FACT_CONFIDENCE
         )
-        self.revisions.supersede_rivals(turn, ref, rivals)
+        self.revisions.supersede_rivals(turn, ref, rivals, subject)
         return ref
 
     def _create(
