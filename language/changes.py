@@ -159,7 +159,7 @@ _DAY = (
 _CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.m\.|[ap]m)(?![\w])|\d{1,2}:\d{2}"
 _AMOUNT = (
     r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?"  # $1,200  $5k
-    r"|v?\d[\d,]*(?:\.\d+)*(?:\s?(?:%|percent\b)|[a-z]{1,3}\b)?"  # 78%  250ms  4K  12  v1.0.0
+    r"|v?\d(?:[\d,]*\d)?(?:\.\d+)*(?:\s?(?:%|percent\b)|[a-z]{1,3}\b)?"  # 78%  250ms  4K  12  v1.0.0
 )
 _NUMBER_WORD = (
     r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|dozen"
@@ -167,6 +167,12 @@ _NUMBER_WORD = (
 )
 """Counts and places said in words ("two dogs", "the fourth floor"); "one" is left out, mostly a
 pronoun ("one of them", "the blue one")."""
+_COUNTS = "two three four five six seven eight nine ten eleven twelve".split()
+_PLACES = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+_SUFFIX = {1: "st", 2: "nd", 3: "rd"}
+_IN_DIGITS = {word: str(n) for n, word in enumerate(_COUNTS, start=2)} | {
+    word: f"{n}{_SUFFIX.get(n, 'th')}" for n, word in enumerate(_PLACES, start=1)
+}
 VALUE = re.compile(rf"(?<![\w$\u20ac\u00a3])(?:{_DAY}|{_CLOCK}|{_AMOUNT}|{_NUMBER_WORD})(?![\w])", re.IGNORECASE)
 _DAY_ONLY = re.compile(rf"^(?:{_DAY})$", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
@@ -189,8 +195,10 @@ class Value(NamedTuple):
 
     @property
     def normal(self) -> str:
-        """The value as compared: case, spaces and thousands separators set aside ("$1,200" = "$1200")."""
-        return re.sub(r"[\s,]", "", self.text.lower()).rstrip(".").replace("percent", "%")
+        """The value as compared: case, spaces and thousands separators set aside ("$1,200" =
+        "$1200"), a number said in words as its digits ("two" = "2", "second" = "2nd")."""
+        text = re.sub(r"[\s,]", "", self.text.lower()).rstrip(".").replace("percent", "%")
+        return _IN_DIGITS.get(text, text)
 
 
 def values_in(text: str) -> list[Value]:
@@ -289,3 +297,30 @@ def narrates_past_event(text: str) -> bool:
         if past and (index == 0 or words[index - 1] not in _AUXILIARIES):
             return True
     return False
+
+
+_INTENT = re.compile(
+    r"\b(?:would|could|should|might|wish(?:es)?|hop(?:e|es|ing)|aim(?:s|ed|ing)?|goals?|targets?|gonna|'d\s+like"
+    r"|consider(?:s|ing)?|if|hypothetically|suppose"
+    r"|(?:want(?:s|ed)?|plan(?:s|ned|ning)?|trying|try|going|needs?)\s+to\s+[a-z]+)\b",
+    re.IGNORECASE,
+)
+INTENT_BEFORE, INTENT_AFTER = 6, 3
+"""Words on either side of a value in which a word of intent makes it a wish, not a fact."""
+_MODAL = re.compile(r"\b(?:would|could|should|might)\b", re.IGNORECASE)
+_ADDITIVE = re.compile(r"\b(?:also|another|additional|extra|again)\b|\bmore\b(?!\s+than)", re.IGNORECASE)
+
+
+def intended(text: str, value: Value, clause: str = "") -> bool:
+    """The value is what someone wants, plans or supposes ("aim for 12 books", "a goal of $2,000",
+    "covering 6 months would be good"), not what is: a goal and the state it is a goal for are
+    two attributes. A modal anywhere in the value's `clause` makes it a supposition."""
+    before = " ".join(text[: value.start].split()[-INTENT_BEFORE:])
+    after = " ".join(text[value.end :].split()[:INTENT_AFTER])
+    return bool(_INTENT.search(before) or _INTENT.search(after) or _MODAL.search(clause))
+
+
+def adds_to(text: str) -> bool:
+    """The statement gives a value beside an earlier one, not instead of it ("I'll also add $100",
+    "another 3 books", "2 more chapters")."""
+    return bool(_ADDITIVE.search(text))

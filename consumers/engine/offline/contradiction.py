@@ -51,9 +51,11 @@ def judge(
     user_name: str | None,
     slots: SlotReader,
     people: Sequence[str] = (),
+    common: frozenset[str] = frozenset(),
 ) -> Finding:
     """What `turn` (a user message, with the assistant turn it replies to) says about `claim`;
-    `people` are the named speakers of a multi-person chat."""
+    `people` are the named speakers of a multi-person chat, `common` the scope's words too
+    frequent to tell one attribute from another (`WorkingSet.common_tokens`)."""
     if turn.role != "user" or turn.ts <= claim.evidence_ts:
         return SILENT
     speaker = split_speaker(turn.content)
@@ -82,7 +84,7 @@ def judge(
             statement = memory_text_for(clause, subject)
             if statement is None:
                 continue
-            verdict = statement_overrules(statement, claim.text, slots, subject, people, name)
+            verdict = statement_overrules(statement, claim.text, slots, subject, people, name, common)
             if isinstance(verdict, Update):
                 edited = updated_text(claim.text, verdict, turn.ts, subject)
                 if edited is not None:

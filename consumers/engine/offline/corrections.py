@@ -36,6 +36,7 @@ from consumers.engine.offline.slots import (
     content_words,
     frame_words,
     frames,
+    same_kind,
     sentences,
 )
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
@@ -180,6 +181,17 @@ def explicit_targets(
     return targets
 
 
+def sentence_replaced(old: str, change: ValueChange, said: str, said_at: datetime) -> str | None:
+    """The memory `old` with the sentence holding the change's old value replaced by what the
+    correction said (`said`, a memory text), when it says more than that sentence; else None."""
+    parts = sentences(old)
+    stale = [p for p in parts if change.old is not None and _holds(p, change.old)]
+    if len(parts) < 2 or not stale:
+        return None
+    edited = " ".join(without_stamp(said) if p == stale[0] else p for p in parts if p not in stale[1:])
+    return f"{edited} {said_on(said_at)}" if _STAMPED.search(old) else edited
+
+
 def _holds(text: str, phrase: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
 
@@ -228,13 +240,14 @@ def statement_overrules(
     subject: str | None = None,
     people: Sequence[str] = (),
     ignore: frozenset[str] = frozenset(),
+    common: frozenset[str] = frozenset(),
 ) -> Update | bool:
     """The contradiction test for a newer statement: the `older` memory gives one attribute of the
     same subject another value. An `Update` when a number, time or day changed, True for a
     "<subject> is <value>" rival, False when they do not contradict."""
     if not owned_by(older, subject, people):
         return False
-    update = slots.update(without_stamp(text), without_stamp(older), subject)
+    update = slots.update(without_stamp(text), without_stamp(older), subject, common)
     if update is not None:
         return update
     return rival_values(text, older, slots, ignore)
@@ -269,8 +282,9 @@ def statement_rivals(
         for memory in working.containing_all(attribute[0]):
             candidates.setdefault(memory.key, memory)
     found = []
+    common = working.common_tokens()
     for memory in candidates.values():
-        verdict = statement_overrules(body, memory.text, slots, subject, people, ignore)
+        verdict = statement_overrules(body, memory.text, slots, subject, people, ignore, common)
         if verdict:
             found.append(Overruled(memory, verdict if isinstance(verdict, Update) else None))
     return found
@@ -284,11 +298,16 @@ def updated_text(old: str, update: Update, said_at: datetime, subject: str | Non
     parts = sentences(old)
     if update.old_sentence not in parts:
         return None
-    gone = [v for v in update.old_values if v not in update.new_values]
-    fresh = [v for v in update.new_values if v not in update.old_values]
+    gone = [(v, f) for v, f in zip(update.old_values, update.old_forms) if v not in update.new_values]
+    fresh = [(v, f) for v, f in zip(update.new_values, update.new_forms) if v not in update.old_values]
     stale = update.old_sentence
-    if len(gone) == 1 and len(fresh) == 1 and _says_more(stale, gone[0], subject):
-        swapped = re.sub(rf"(?<![\w$]){re.escape(gone[0])}(?![\w])", fresh[0], stale, count=1)
+    if (
+        len(gone) == 1
+        and len(fresh) == 1
+        and same_kind(gone[0][1], fresh[0][1])
+        and _says_more(stale, gone[0][0], subject)
+    ):
+        swapped = re.sub(rf"(?<![\w$]){re.escape(gone[0][0])}(?![\w])", fresh[0][0], stale, count=1)
         edited = " ".join(swapped if p == stale else p for p in parts)
     elif len(parts) >= 2:
         edited = " ".join(update.new_sentence if p == stale else p for p in parts)

@@ -27,6 +27,7 @@ from consumers.engine.offline.corrections import (
     explicit_targets,
     is_bare,
     restamped,
+    sentence_replaced,
     statement_rivals,
     updated_text,
 )
@@ -112,13 +113,18 @@ class Revisions:
         of the correction's words); with none, by the memory with the value swapped."""
         pending = self._pending.pop(turn.message_id, [])
         rest: list[_Pending] = []
+        texts = dict(made)
         for item in pending:
             holder = _made_from(item.said, made)
             if holder is None or not self.working.is_live(holder):
                 rest.append(item)
             elif not self.builder.touched(item.target.key):
-                self.builder.supersede(item.target.key, holder, (turn.message_id,), item.rationale)
-                self.working.retire(item.target.key)
+                edited = sentence_replaced(item.target.text, item.change, texts[holder], turn.ts)
+                if edited is None:
+                    self.builder.supersede(item.target.key, holder, (turn.message_id,), item.rationale)
+                    self.working.retire(item.target.key)
+                else:  # the rest of what the memory says stays, with the corrected sentence in its place
+                    self.replace(item.target, edited, turn, item.rationale, keep_evidence=True)
         if rest:
             self._swap(turn, rest)
 

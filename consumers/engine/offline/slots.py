@@ -31,17 +31,21 @@ import numpy as np
 from consumers.embedding import canonical_tokens
 from language.changes import (
     MASK,
+    Value,
     ValueChange,
+    adds_to,
+    intended,
     mask_values,
     narrates_past_event,
     normal_values,
     says_changed,
     values_in,
 )
+from language.chatter import NOT_CONTENT
 from language.dates import without_stamp
-from language.tokens import STOPWORDS
+from language.tokens import STOPWORDS, stem
 
-SLOT_COSINE = 0.8
+SLOT_COSINE = 0.9
 """Two frames are one attribute at this cosine when the newer one does not say the value changed
 (calibrated on sentences written for `tests/unit/test_slots.py`: one attribute 0.74-0.98, two
 attributes up to 0.74)."""
@@ -57,13 +61,14 @@ MIN_FRAME_WORDS = 1
 _CLAUSE = re.compile(
     r"\s*(?:[,;:\u2013\u2014]\s+(?:and|but|so|which|while|because|though|although|whereas)?\s*"
     r"|\s+(?:but|because|although|though|whereas|while|so that)\s+"
-    r"|\s+and\s+(?=(?:the|my|our|his|her|their|its|i|we|it|this|that|they|he|she)\b))",
+    r"|\s+and\s+(?=(?:the|a|an|my|our|his|her|their|its|i|we|it|this|that|they|he|she)\b))",
     re.IGNORECASE,
 )
 _ADJUNCT = re.compile(r"\s+(?:after|because|since|due to|thanks to|when|while|so that|once|until)\b.*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
 _SUBJECT_WORDS = re.compile(r"\b(?:the user's|the user|user's)\s*", re.IGNORECASE)
 _MARKERS = frozenset("no not actually correction instead rather sorry mean meant".split())
+_SUBJECT_TOKENS = canonical_tokens("the user's")
 _WORDS = re.compile(r"[a-z]{2,}")
 
 Embed = Callable[[Sequence[str]], "np.ndarray | Sequence[Sequence[float]]"]
@@ -78,6 +83,15 @@ class Frame:
     values: frozenset[str]
     said_values: tuple[str, ...]
     """The values as written, in order."""
+    forms: tuple[str, ...]
+    """What kind of quantity each value is ("money", "percent", "day", "unit:sourc"), in order."""
+    additive: bool
+    """It gives a value beside an earlier one ("also", "another"): it replaces none."""
+    intents: tuple[bool, ...]
+    """Whether each value is wanted or planned rather than stated as is (`language.changes.intended`)."""
+    anchors: tuple[frozenset[str], ...]
+    """The content words next to each value ("grocery budget was increased to #": grocery,
+    budget): a value of the same attribute sits beside some of the same words."""
     changed: bool
     event: bool
     holder: str = ""
@@ -96,6 +110,9 @@ class Update:
     old_values: tuple[str, ...] = ()
     """The values of the old clause as written ("$1,300"), and of the new one."""
     new_values: tuple[str, ...] = ()
+    old_forms: tuple[str, ...] = ()
+    """What kind of quantity each of them is (`value_form`)."""
+    new_forms: tuple[str, ...] = ()
 
 
 def sentences(text: str) -> list[str]:
@@ -127,6 +144,11 @@ def frames(
         found_values = values_in(sentence)
         values = [v.normal for v in found_values]
         written = [v.text for v in found_values]
+        listed = in_lists(found_values, sentence)
+        forms = ["list" if i in listed else value_form(v, sentence) for i, v in enumerate(found_values)]
+        anchors = [value_anchor(v, sentence, subject) for v in found_values]
+        clauses_at = _clause_of_each(found_values, sentence)
+        intents = [intended(sentence, v, clauses_at[i]) for i, v in enumerate(found_values)]
         pieces = [p for p in _CLAUSE.split(mask_values(sentence)) if p and p.strip()]
         taken = 0
         spans: list[tuple[str, str, list[int]]] = []
@@ -138,13 +160,15 @@ def frames(
             if MASK not in piece:
                 continue
             variants = [(piece, said, piece_values)]
-            if index > 0:  # the clause before often says what "it" is: "keep the app small, and its size is #"
+            if index > 0:
+                # The clause before often says what the value is of: "keep the app small, and its
+                # size is #", "the response time, which fell to #".
                 before = spans[index - 1]
                 variants.append((f"{before[0]} {piece}", f"{before[1]} {said}", before[2] + piece_values))
             for clause, unmasked, positions in variants:
                 trimmed = _ADJUNCT.sub("", clause)
-                if content_words(_without_subject(trimmed, subject)) >= min_words:
-                    clause = trimmed
+                if MASK in trimmed and content_words(_without_subject(trimmed, subject)) >= min_words:
+                    clause = trimmed  # "... dropped to # after removing fonts": the why is not the what
                 masked = _without_subject(clause, subject)
                 if content_words(masked) < min_words:
                     continue
@@ -154,6 +178,10 @@ def frames(
                         masked=masked,
                         values=frozenset(values[i] for i in positions),
                         said_values=tuple(written[i] for i in positions),
+                        forms=tuple(forms[i] for i in positions),
+                        anchors=tuple(anchors[i] for i in positions),
+                        intents=tuple(intents[i] for i in positions),
+                        additive=adds_to(unmasked),
                         changed=says_changed(clause),
                         event=narrates_past_event(clause),
                         holder=holder(unmasked),
@@ -161,6 +189,83 @@ def frames(
                     )
                 )
     return tuple(found)
+
+
+_UNIT_WORD = re.compile(r"^[\s-]*(?P<word>[a-z][a-z-]+)", re.IGNORECASE)
+_VERSION_LIKE = re.compile(r"^v?\d+\.\d+\.\d+|^v\d")
+
+
+def value_form(value: Value, sentence: str) -> str:
+    """What kind of quantity a value is: an amount of money, a percentage, a day, a clock time, a
+    version, or a count of something ("unit:" and the stem of the word after it: "52 sources")."""
+    text = value.text.lower()
+    if value.kind in ("day", "clock"):
+        return value.kind
+    if text[:1] in "$\u20ac\u00a3":
+        return "money"
+    if text.endswith("%") or text.endswith("percent"):
+        return "percent"
+    if _VERSION_LIKE.match(text):
+        return "version"
+    attached = re.sub(r"^[\d.,]+", "", text)
+    if attached and text[:1].isdigit():
+        return f"unit:{attached}"
+    following = _UNIT_WORD.match(sentence[value.end :])
+    word = following.group("word").lower() if following else ""
+    if word and word not in STOPWORDS:
+        return f"unit:{stem(word)}"
+    return "number"
+
+
+ANCHOR_WORDS = 3
+"""How many content words on each side of a value say what it is of."""
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def value_anchor(value: Value, sentence: str, subject: str | None) -> frozenset[str]:
+    """The `ANCHOR_WORDS` content words nearest the value on each side, within its sentence (the
+    subject and words of change aside): "the grant application deadline was pushed back to #"
+    -> deadline, application, grant."""
+    skip = (canonical_tokens(subject) if subject else frozenset()) | _SUBJECT_TOKENS
+
+    def content(words: list[str]) -> list[str]:
+        found: list[str] = []
+        for word in words:
+            token = canonical_tokens(word)
+            if word.lower() in NOT_CONTENT or word.lower().endswith("ly"):
+                continue  # glue and manner words ("kinda", "especially") say nothing of what a value is of
+            if token and not (token & skip) and not says_changed(word):
+                found.extend(sorted(token))
+            if len(found) >= ANCHOR_WORDS:
+                break
+        return found[:ANCHOR_WORDS]
+
+    before = _TOKEN.findall(mask_values(sentence[: value.start]))
+    after = _TOKEN.findall(mask_values(sentence[value.end :]))
+    return frozenset(content(before[::-1]) + content(after))
+
+
+def same_kind(a: str, b: str, near_a: frozenset[str] = frozenset(), near_b: frozenset[str] = frozenset()) -> bool:
+    """Two values could be one attribute's: the same kind, or a bare number beside the word the
+    other counts ("reached 165" near "commits" / "150 commits")."""
+    if a == b:
+        return True
+    if a == "number" and b.startswith("unit:"):
+        return b[5:] in near_a
+    if b == "number" and a.startswith("unit:"):
+        return a[5:] in near_b
+    return False
+
+
+def _clause_of_each(values: Sequence[Value], sentence: str) -> list[str]:
+    """For each value, the clause of `sentence` it sits in."""
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(sentence)), len(sentence)]
+    found = []
+    for value in values:
+        start = max(b for b in bounds if b <= value.start)
+        end = min((b for b in bounds if b > value.start), default=len(sentence))
+        found.append(sentence[start:end])
+    return found
 
 
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-zA-Z0-9'-]+")
@@ -205,13 +310,16 @@ class SlotReader:
         """Embed what a search will compare in one batch."""
         self.vectors(dict.fromkeys(texts))
 
-    def update(self, new: str, old: str, subject: str | None = None) -> Update | None:
-        """How the statement `new` gives an attribute of `old` another value, or None."""
+    def update(
+        self, new: str, old: str, subject: str | None = None, common: frozenset[str] = frozenset()
+    ) -> Update | None:
+        """How the statement `new` gives an attribute of `old` another value, or None. `common`:
+        words too frequent in the scope to tell one attribute from another."""
         new_frames, old_frames = frames(new, subject), frames(old, subject)
         if not new_frames or not old_frames:
             return None
         stated_now = normal_values(without_stamp(new))
-        pairs = [(f, s) for f in new_frames for s in old_frames if _rivals(f, s, stated_now)]
+        pairs = [(f, s) for f in new_frames for s in old_frames if _rivals(f, s, stated_now, common)]
         if not pairs:
             return None
         self.prefetch(t for f, s in pairs for t in (f.masked, s.masked))
@@ -221,7 +329,15 @@ class SlotReader:
             if cosine >= (CHANGED_SLOT_COSINE if fresh.changed else SLOT_COSINE) and (
                 best is None or cosine > best.cosine
             ):
-                best = Update(stale.sentence, fresh.sentence, cosine, stale.said_values, fresh.said_values)
+                best = Update(
+                    stale.sentence,
+                    fresh.sentence,
+                    cosine,
+                    stale.said_values,
+                    fresh.said_values,
+                    stale.forms,
+                    fresh.forms,
+                )
         return best
 
     def corrects(self, change: ValueChange, memory: str, context: Sequence[str], subject: str | None = None) -> bool:
@@ -284,28 +400,60 @@ def holder(clause: str) -> str:
     return match.group("who").lower().rstrip("s")
 
 
-def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str]) -> bool:
+def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> bool:
     """Values that could be one attribute's old and new value: of the same holder and named
     things, the newer statement no longer gives one the older gave, and the pair is not two events."""
     if not fresh.values or not stale.values or fresh.holder != stale.holder or other_names(fresh.names, stale.names):
         return False
-    gone = stale.values - stated_now
-    if not gone:
+    if _a_list(stale) or _a_list(fresh):
+        return False  # "sides 7, 24 and 25 cm": measurements of one thing, not one attribute's value
+    gone = [
+        (f, a, i)
+        for n, f, a, i in zip(_normals(stale), stale.forms, stale.anchors, stale.intents)
+        if n not in stated_now
+    ]
+    fresh_values = [
+        (f, a, i)
+        for n, f, a, i in zip(_normals(fresh), fresh.forms, fresh.anchors, fresh.intents)
+        if n not in stale.values
+    ]
+    if not any(
+        same_kind(fo, fn, ao, an) and io == i_n and (ao & an) - common
+        for fo, ao, io in gone
+        for fn, an, i_n in fresh_values
+    ):
         return False
-    if fresh.event and stale.event and not fresh.changed:
-        return False  # "ran # km on Saturday" / "ran # km this morning": two runs
-    only_days = all(_is_day(value) for value in gone)
-    return fresh.changed or not only_days
+    if fresh.additive or ((fresh.event or stale.event) and not fresh.changed):
+        return False  # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more
+    return fresh.changed or any(form != "day" for form, _, _ in gone)
 
 
-_DAYLIKE = re.compile(
-    r"^(?:\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}|[a-z]+\d{1,2}(?:st|nd|rd|th)?(?:[-\u2013]\d{1,2})?(?:\d{4})?"
-    r"|\d{1,2}(?:st|nd|rd|th)?(?:of)?[a-z]+(?:\d{4})?|\d{1,2}/\d{1,2}(?:/\d{2,4})?)$"
-)
+def _a_list(frame: Frame) -> bool:
+    """Three or more values of one kind in one clause, or a value of a list."""
+    return "list" in frame.forms or any(frame.forms.count(form) >= 3 for form in set(frame.forms))
 
 
-def _is_day(normal: str) -> bool:
-    return bool(_DAYLIKE.match(normal)) and not normal.isdigit() or bool(re.fullmatch(r"(?:19|20)\d{2}", normal))
+_LIST_GAP = re.compile(r"^\s*(?:[a-z]{1,3}\s*)?(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|/|x\s*)$", re.IGNORECASE)
+
+
+def in_lists(values: Sequence[Value], sentence: str) -> set[int]:
+    """Indexes of values that are items of a list ("sides 7 cm, 24 cm and 25 cm", "9, 12, 15"):
+    measurements of one thing, not values of an attribute."""
+    listed: set[int] = set()
+    run = [0] if values else []
+    for index in range(1, len(values) + 1):
+        joined = index < len(values) and _LIST_GAP.match(sentence[values[index - 1].end : values[index].start])
+        if joined:
+            run.append(index)
+            continue
+        if len(run) >= 3:
+            listed.update(run)
+        run = [index]
+    return listed
+
+
+def _normals(frame: Frame) -> list[str]:
+    return [Value(text, 0, 0).normal for text in frame.said_values]
 
 
 def _holds(sentence: str, phrase: str) -> bool:

@@ -35,7 +35,7 @@ from consumers.engine.offline.contradiction import Claim, judge
 from consumers.engine.offline.corrections import generic_tokens
 from consumers.engine.offline.duplicates import is_duplicate
 from consumers.engine.offline.slots import Embed, SlotReader
-from consumers.engine.offline.working_set import newest_evidence_ts
+from consumers.engine.offline.working_set import WorkingSet, newest_evidence_ts
 from consumers.snapshot import Snapshot
 from language.injection import is_injection
 from language.person import detect_user_name
@@ -62,6 +62,7 @@ class _Verifier:
         self.generic = generic_tokens(canonical_tokens(m.text) for m in candidate.active)
         self.people = participants(t.content for t in own if t.role == "user" and t.message_id in self.readable)
         self.slots = SlotReader(embed)
+        self.common = WorkingSet.from_records(tuple(candidate.active), self.message_ts).common_tokens()
         self.actions: list[MemoryAction] = []
         self.notes: list[str] = []
         self._replacements: dict[str, str] = {}
@@ -120,7 +121,9 @@ class _Verifier:
         for turn in self.related(memory):
             if turn.ts <= claim.evidence_ts:
                 break  # newest first: the rest are older than the claim's evidence
-            finding = judge(claim, turn, self.answered.get(turn.message_id), self.user_name, self.slots, self.people)
+            finding = judge(
+                claim, turn, self.answered.get(turn.message_id), self.user_name, self.slots, self.people, self.common
+            )
             if finding.judgement != "silent":
                 return finding
         return SILENT

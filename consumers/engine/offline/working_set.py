@@ -39,6 +39,7 @@ class WorkingSet:
         self._retired: set[str] = set()
         self._postings: dict[str, list[str]] = {}
         self._order: dict[str, int] = {}
+        self._common: frozenset[str] | None = None
 
     @classmethod
     def from_records(cls, records: tuple[MemoryRecord, ...], message_ts: Mapping[str, datetime]) -> WorkingSet:
@@ -57,7 +58,23 @@ class WorkingSet:
                 )
         return working
 
+    def common_tokens(self, share: float = 0.25, min_memories: int = 20) -> frozenset[str]:
+        """Tokens in more than `share` of the live memories (given at least `min_memories`): in a
+        scope about one project, its words tell no two of its facts apart."""
+        if self._common is None:
+            live = [m for k, m in self._entries.items() if k not in self._retired]
+            if len(live) < min_memories:
+                self._common = frozenset()
+            else:
+                counts: dict[str, int] = {}
+                for memory in live:
+                    for token in memory.tokens:
+                        counts[token] = counts.get(token, 0) + 1
+                self._common = frozenset(t for t, n in counts.items() if n > share * len(live))
+        return self._common
+
     def add(self, memory: WorkingMemory) -> None:
+        self._common = None
         self._entries[memory.key] = memory
         self._order.setdefault(memory.key, len(self._order))
         for token in sorted(memory.tokens):
@@ -66,6 +83,7 @@ class WorkingSet:
     def retire(self, key: str) -> None:
         """Superseded or merged in this plan: no longer a target nor a duplicate candidate."""
         self._retired.add(key)
+        self._common = None
 
     def get(self, key: str) -> WorkingMemory | None:
         return self._entries.get(key)
