@@ -103,6 +103,12 @@ def test_a_frame_masks_values_and_the_subject_and_keeps_the_clause_about_the_val
     assert frame.masked == "dance studio has # students"
 
 
+def test_a_sharp_sign_of_the_text_is_not_a_masked_value() -> None:
+    [frame] = frames("The user's C# service has 12 endpoints.")
+    assert frame.said_values == ("12",) and frame.sentence == "The user's C# service has 12 endpoints."
+    assert frames("# Create a branch: git checkout -b fix-3 and push 2 commits") != ()  # code comments too
+
+
 def test_whose_attribute_a_clause_gives() -> None:
     assert holder("My sister moved to # in #") == "sister"
     assert holder("The user's colleagues have # desks") == "colleague"

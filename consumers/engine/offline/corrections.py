@@ -36,11 +36,13 @@ from consumers.engine.offline.slots import (
     content_words,
     frame_words,
     frames,
+    rival_frames,
     same_kind,
     sentences,
 )
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import ValueChange, mask_values
+from language.chatter import NOT_CONTENT
 from language.dates import said_on, without_stamp
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
@@ -153,7 +155,7 @@ def overrules_change(
     phrase, is older than the change (newest evidence wins), does not already say the new value,
     is the same person's, and the sentence holding the old value is what the change is about
     (`context`: the correction clause first, then the message and the turn it answers)."""
-    if change.old is None or evidence_ts >= said_at:
+    if change.old is None or evidence_ts >= said_at or not names_something(change.old):
         return False
     body = without_stamp(text)
     if not _holds(body, change.old):
@@ -161,6 +163,19 @@ def overrules_change(
     if context and is_bare(context[0], change) and _holds(body, change.new):
         return False  # it already says the new value too (a full correction's "new" may be any word near it)
     return owned_by(body, subject, people) and slots.corrects(change, body, context, subject)
+
+
+_OPINIONS = frozenset(
+    "easy difficult simple possible impossible fine likely unlikely ready worth enough certain clear obvious".split()
+)
+"""Words of judgement, not of fact: "stay positive, not easy" corrects nothing that was said."""
+
+
+def names_something(phrase: str) -> bool:
+    """A value a correction can change holds a content word: "not sure", "not easy", "the good
+    instead of the bad" are turns of phrase, not a value given earlier."""
+    words = re.findall(r"[a-z0-9][a-z0-9'-]*", phrase.lower())
+    return any(word not in NOT_CONTENT and word not in _OPINIONS for word in words)
 
 
 def explicit_targets(
@@ -267,22 +282,21 @@ def statement_rivals(
     body = without_stamp(text)
     candidates: dict[str, WorkingMemory] = {}
     new_frames = frames(body, subject)
+    common = working.common_tokens()
     if new_frames:
         words = frozenset().union(*(frame_words(f) for f in new_frames)) - ignore
+        wanted: list[str] = []
         for memory in working.sharing_any(words, len(words)):
-            if frames(without_stamp(memory.text), subject):
+            pairs = rival_frames(body, without_stamp(memory.text), subject, common)
+            if pairs:
                 candidates.setdefault(memory.key, memory)
-        slots.prefetch(
-            f.masked
-            for memory in candidates.values()
-            for f in (*frames(without_stamp(memory.text), subject), *new_frames)
-        )
+                wanted.extend(t for f, s in pairs for t in (f.masked, s.masked))
+        slots.prefetch(wanted)  # one batch for the model, not one call per candidate
     attribute = attribute_of(body, ignore)
     if attribute is not None:
         for memory in working.containing_all(attribute[0]):
             candidates.setdefault(memory.key, memory)
     found = []
-    common = working.common_tokens()
     for memory in candidates.values():
         verdict = statement_overrules(body, memory.text, slots, subject, people, ignore, common)
         if verdict:

@@ -51,10 +51,11 @@ SLOT_COSINE = 0.9
 attributes up to 0.74)."""
 CHANGED_SLOT_COSINE = 0.7
 """...and at this cosine when it does ("raised to #", "is now #", "was moved to #")."""
-CORRECTION_COSINE = 0.45
+CORRECTION_COSINE = 0.5
 """A memory sentence (old value masked) is what a stated correction is about at this cosine with
-the correction's words or a sentence around it (values masked): "always sits by the #" / "I
-prefer # seats now" 0.41-0.69, an idiom about something else 0.1-0.3."""
+the correction's words or a sentence around it (values masked): "plays in the # team" / "I play
+in the Falcons # now, not the #" 0.55, "works the # at the depot" / "I work the day shift at the
+depot now, not the #" 0.78; an idiom about something else 0.29-0.43."""
 MIN_FRAME_WORDS = 1
 """A frame needs this many content words (values and the subject aside) to say what it is about."""
 
@@ -70,6 +71,7 @@ _SUBJECT_WORDS = re.compile(r"\b(?:the user's|the user|user's)\s*", re.IGNORECAS
 _MARKERS = frozenset("no not actually correction instead rather sorry mean meant".split())
 _SUBJECT_TOKENS = canonical_tokens("the user's")
 _WORDS = re.compile(r"[a-z]{2,}")
+_SHARP = "\u266f"
 
 Embed = Callable[[Sequence[str]], "np.ndarray | Sequence[Sequence[float]]"]
 
@@ -140,7 +142,8 @@ def frames(
     on its own, and with the clause before it, which often says what the value is of ("which rose
     to #")."""
     found: list[Frame] = []
-    for sentence in sentences(text):
+    for original in sentences(text):
+        sentence = original.replace(MASK, _SHARP)  # a "#" of its own ("C#", a code comment) is not a mask
         found_values = values_in(sentence)
         values = [v.normal for v in found_values]
         written = [v.text for v in found_values]
@@ -174,7 +177,7 @@ def frames(
                     continue
                 found.append(
                     Frame(
-                        sentence=sentence,
+                        sentence=original,
                         masked=masked,
                         values=frozenset(values[i] for i in positions),
                         said_values=tuple(written[i] for i in positions),
@@ -287,6 +290,18 @@ def frame_words(frame: Frame) -> frozenset[str]:
     return canonical_tokens(frame.masked.replace(MASK, " "))
 
 
+def rival_frames(
+    new: str, old: str, subject: str | None = None, common: frozenset[str] = frozenset()
+) -> list[tuple[Frame, Frame]]:
+    """(new frame, old frame) pairs whose values could be one attribute's new and old value: what
+    the sentence embeddings are then asked about (cheap checks first, no model)."""
+    new_frames, old_frames = frames(new, subject), frames(old, subject)
+    if not new_frames or not old_frames:
+        return []
+    stated_now = normal_values(without_stamp(new))
+    return [(f, s) for f in new_frames for s in old_frames if _rivals(f, s, stated_now, common)]
+
+
 class SlotReader:
     """Frames and their embeddings, cached by text (one reader per pass)."""
 
@@ -315,11 +330,7 @@ class SlotReader:
     ) -> Update | None:
         """How the statement `new` gives an attribute of `old` another value, or None. `common`:
         words too frequent in the scope to tell one attribute from another."""
-        new_frames, old_frames = frames(new, subject), frames(old, subject)
-        if not new_frames or not old_frames:
-            return None
-        stated_now = normal_values(without_stamp(new))
-        pairs = [(f, s) for f in new_frames for s in old_frames if _rivals(f, s, stated_now, common)]
+        pairs = rival_frames(new, old, subject, common)
         if not pairs:
             return None
         self.prefetch(t for f, s in pairs for t in (f.masked, s.masked))
