@@ -25,7 +25,8 @@ archive of everything over the default cap of 100. Three measurements:
 3. **LLM engine** against the scripted OpenAI-compatible server (`tests/llm_server.py`), replying
    an empty plan: model calls, and prompt tokens counted on the request the engine sent (litellm's
    token counter), once with 20 new messages and once with 10 % new, to show the prompt grows with
-   the new messages and the memories they touch, not with the store.
+   the new messages and the memories they touch, not with the store (every new message is read,
+   in as many calls as the context needs; `python -m bench.llm` has the full grid).
 
 Figures are printed as they come; the last line is one JSON object with all of them.
 Targets: offline pass over 100 memories and 1,000 messages in at most 0.5 s of CPU.
@@ -281,16 +282,18 @@ def offline_on_store(n_memories: int, n_messages: int, home: Path) -> dict:
 def llm_prompt(n_memories: int, n_messages: int, n_new: int, server, engine) -> dict:
     import litellm
 
+    from tests.llm_server import Reply
+
     snapshot = make_scope(n_memories, n_messages, n_new)
     server.requests.clear()
-    server.reply('{"actions": []}')
+    server.respond_with(lambda body: Reply('{"actions": []}'))  # one reply per part (bench.llm has the grid)
     result = engine.propose(snapshot, gather(snapshot))
-    [body] = server.requests
-    tokens = litellm.token_counter(model="gpt-4o-mini", messages=body["messages"])
+    bodies = list(server.requests)
+    tokens = sum(litellm.token_counter(model="gpt-4o-mini", messages=body["messages"]) for body in bodies)
     return {
         "model_calls": result.model_calls,
         "prompt_tokens": tokens,
-        "prompt_chars": sum(len(m["content"]) for m in body["messages"]),
+        "prompt_chars": sum(len(m["content"]) for body in bodies for m in body["messages"]),
     }
 
 
@@ -369,8 +372,9 @@ def main(argv: list[str]) -> int:
                 tenth = llm_prompt(m, n, new_count(n), server, engine)
                 llm[f"{m}x{n}"] = {"new_20": fixed, "new_10pct": tenth}
                 print(
-                    f"  {m:>5} memories x {n:>6} messages: 20 new -> {fixed['model_calls']} call, "
-                    f"{fixed['prompt_tokens']:6d} prompt tokens; {new_count(n):>5} new -> {tenth['model_calls']} call, "
+                    f"  {m:>5} memories x {n:>6} messages: 20 new -> {fixed['model_calls']} calls, "
+                    f"{fixed['prompt_tokens']:6d} prompt tokens; "
+                    f"{new_count(n):>5} new -> {tenth['model_calls']} calls, "
                     f"{tenth['prompt_tokens']:6d} prompt tokens",
                     flush=True,
                 )

@@ -23,6 +23,8 @@ def change_events(job: DreamJob, generation: int, changes: tuple[Change, ...]) -
             reason=change.reason,
             evidence_message_ids=change.evidence_message_ids,
             ts=now,
+            correction_id=change.correction_id,
+            by=change.correction.by if change.correction is not None else None,
         )
         for index, change in enumerate(changes)
     ]

@@ -3,9 +3,12 @@
 snapshot → orient → gather signal → consolidate (the engine) → apply → verify → prune → gate
 → promote or quarantine → diary → audit events.
 
-- gather (`passes/gather.py`) decides whether there is anything to dream about: no signal and no
-  pending memory-add is a no-op, recorded, with no engine or model call and no generation written;
-- the engine proposes a plan from the snapshot and its signals; apply checks every action;
+- gather (`passes/gather.py`) decides whether there is anything to dream about: no signal, no
+  pending memory-add and no correction is a no-op, recorded, with no engine or model call and no
+  generation written;
+- apply writes the pending memory-adds and the corrections agents and operators sent
+  (`apply_inputs`); the engine proposes a plan from the snapshot as corrected (it is not called
+  when corrections are all there is), with the job's steering; apply checks every action;
 - verify (`passes/verify.py`, the engine's rules through `Engine.verify`) judges the claims the
   plan left alone against the transcript index and supersedes only what a newer message contradicts;
 - prune (`passes/prune.py`) condenses long memories, leaves long-retired records out and keeps
@@ -30,7 +33,7 @@ from typing import Literal, TypeVar
 from consumers.audit_events import change_events
 from consumers.engine import Engine, EngineError, EngineResult, Search
 from consumers.laps import Laps
-from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_plan
+from consumers.passes.apply import Candidate, PlanRejected, apply_actions, apply_inputs, apply_plan, engine_view
 from consumers.passes.gate import GateRules, gate
 from consumers.passes.gather import gather
 from consumers.passes.orient import orient
@@ -41,9 +44,10 @@ from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from consumers.steps.transient import StoreUnavailable, is_transient_store
 from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
+from consumers.store.corrections import CorrectionInbox
 from consumers.store.memories import Embed
 from consumers.take_snapshot import take_snapshot
-from schemas import DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
+from schemas import ActionPlan, DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -118,19 +122,30 @@ def dream(
     lap("orient")
     signals = gather(snapshot)
     out = Dreamed(signals, orientation.stored_active, [orientation.describe(), signals.describe()])
+    out.notes.extend(
+        f"steering ({level}, set by {s.by} at {s.set_at.isoformat()}): \u201c{s.text}\u201d"
+        for level, s in (("tenant", snapshot.job.tenant_steering), ("scope", snapshot.job.scope_steering))
+        if s is not None
+    )
     lap("gather")
-    if not signals.has_signal:
+    if not signals.has_work:
         out.status, out.reason = "no-op", "no signal: nothing to dream about"
         return out
+    inputs = apply_inputs(snapshot)
     try:
-        out.result = engine.propose(snapshot, signals)
+        if signals.has_signal:
+            out.result = engine.propose(engine_view(snapshot, inputs), signals)
+        else:
+            out.result = EngineResult(
+                plan=ActionPlan(), notes=(f"only corrections to apply: the {engine.name} engine was not called",)
+            )
     except EngineError as err:
-        out.status, out.reason = "failed", f"engine {engine.name} failed: {err}"
+        out.status, out.reason, out.result = "failed", f"engine {engine.name} failed: {err}", err.spent
         return out
     out.notes.extend(out.result.notes)
     lap("propose")
     try:
-        candidate = apply_plan(snapshot, out.result.plan)
+        candidate = apply_plan(snapshot, out.result.plan, start=inputs)
     except PlanRejected as err:
         out.status, out.reason = "failed", f"plan rejected: {err}"
         return out
@@ -182,13 +197,20 @@ def dream(
 
 class DreamPass:
     def __init__(
-        self, settings: Settings, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, engine: Engine
+        self,
+        settings: Settings,
+        memories: MemoryStore,
+        transcripts: TranscriptStore,
+        diary: Diary,
+        engine: Engine,
+        corrections: CorrectionInbox | None = None,
     ) -> None:
         self._settings = settings
         self._memories = memories
         self._transcripts = transcripts
         self._diary = diary
         self._engine = engine
+        self._corrections = corrections
         self._privacy = PrivacyFilter.with_extra(settings.privacy_patterns)
 
     def run(self, job: DreamJob) -> PassResult:
@@ -213,6 +235,7 @@ class DreamPass:
                 settings.transcript_window,
                 settings.topics.turns,
                 settings.inactive_generations,
+                corrections=self._corrections,
             )
             before = sum(1 for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids)
             leftovers, leftover_notes = self._inbox_leftovers(snapshot)
@@ -223,15 +246,26 @@ class DreamPass:
             )
             out.notes.extend(leftover_notes)
             cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
+            marks = read_watermarks(job, snapshot, out.result, settings.topics.turns, out.notes)
             if out.status is not None:
                 phase = "record"
                 result = self._unchanged(
-                    state, job, out.status, out.reason, out.before, out.result, out.signals, out.notes, lap.seconds
+                    state,
+                    job,
+                    out.status,
+                    out.reason,
+                    out.before,
+                    out.result,
+                    out.signals,
+                    out.notes,
+                    lap.seconds,
+                    marks,
                 )
             else:
                 phase = "write"
-                result = self._write(state, snapshot, job, out, lap)
+                result = self._write(state, snapshot, job, out, lap, marks)
             self._absorb(job, cleared)  # after the diary names them: they can never be absorbed otherwise
+            self._clear_corrections(job, out.candidate, result.status)
             return result
         except Exception as err:
             if is_transient_store(err):
@@ -262,7 +296,9 @@ class DreamPass:
                 raise StoreUnavailable(f"store unreachable: {err}") from err
             raise
 
-    def _write(self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, lap: Laps) -> PassResult:
+    def _write(
+        self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, lap: Laps, marks: dict[str, int]
+    ) -> PassResult:
         """Write the candidate as a new generation, then promote it, or quarantine it with the gate's reasons."""
         candidate = out.candidate
         assert candidate is not None, "only a pass that reached the gate writes"
@@ -270,6 +306,7 @@ class DreamPass:
         status: Written = "completed" if passed else "quarantined"
         generation = state.next_generation
         reason = "; ".join(out.gate_reasons) or f"{len(candidate.changes)} changes"
+        reason += _unread_suffix(out.result)
         if not passed:
             out.notes.append(f"gate: generation {generation} quarantined, active memory unchanged: {reason}")
         after = len(candidate.active)
@@ -287,7 +324,9 @@ class DreamPass:
         )
         records = sorted(candidate.records.values(), key=lambda m: (m.created_at, m.memory_id))
         self._memories.write_candidate(job.scope, generation, records)
-        self._diary.write(self._entry(job, status, reason, generation, out.result, out.signals, out.notes, events))
+        self._diary.write(
+            self._entry(job, status, reason, generation, out.result, out.signals, out.notes, events, lap.seconds)
+        )
         info = GenerationInfo(
             generation=generation,
             job_id=job.job_id,
@@ -295,8 +334,9 @@ class DreamPass:
             status="active" if passed else "quarantined",
             reason=reason,
             memories_active=after,
+            based_on=snapshot.generation,
         )
-        applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=job.watermarks)
+        applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=marks)
         if passed:
             self._memories.promote(state, info, applied)
             self._absorb(job, sorted(snapshot.pending_add_ids - candidate.dropped_adds))
@@ -367,6 +407,23 @@ class DreamPass:
                 len(add_ids),
             )
 
+    def _clear_corrections(self, job: DreamJob, candidate: Candidate | None, status: str) -> None:
+        """Corrections leave their inbox once they are in effect (the generation was promoted, or
+        nothing needed to change) or can never apply (refused, noted in the diary); a quarantined or
+        failed pass leaves the others for the next pass."""
+        if self._corrections is None or candidate is None:
+            return
+        done = candidate.refused_corrections + (
+            candidate.applied_corrections if status in ("completed", "no-op") else []
+        )
+        try:
+            self._corrections.absorb(job.scope, done)
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"clearing the corrections of {job.job_id}: {err}") from err
+            # Left behind, a correction is applied again by the next pass and found in effect.
+            log.exception("pass %s on %s: %d corrections stay in their inbox", job.job_id, job.scope, len(done))
+
     def mark_published(self, job: DreamJob) -> None:
         """After the audit events are flushed: a redelivery of this job now publishes nothing."""
         state = self._memories.state(job.scope)
@@ -395,13 +452,17 @@ class DreamPass:
         signals: Signals,
         notes: list[str],
         timings: dict[str, float],
+        marks: dict[str, int] | None = None,
     ) -> PassResult:
         """A pass that leaves memory as it was (no-op or failure): diary, job record, one event."""
+        if status == "no-op":
+            reason += _unread_suffix(result)
         events = (
             JobLifecycleEvent.for_job(job, status, reason=reason, motives=signals.motives, before=before, after=before),
         )
-        self._diary.write(self._entry(job, status, reason, None, result, signals, notes, events))
-        self._memories.record_job(state, AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks))
+        self._diary.write(self._entry(job, status, reason, None, result, signals, notes, events, timings))
+        applied = AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks if marks is None else marks)
+        self._memories.record_job(state, applied)
         log.info("pass %s on %s: %s (%s)", job.job_id, job.scope, status, reason)
         return PassResult(
             job, status, events, reason, None, before, before, result, timings, signals.motives, tuple(notes)
@@ -417,6 +478,7 @@ class DreamPass:
         signals: Signals,
         notes: list[str],
         events: tuple[AuditEvent, ...],
+        timings: dict[str, float],
     ) -> DiaryEntry:
         return DiaryEntry(
             scope=job.scope,
@@ -432,8 +494,35 @@ class DreamPass:
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
             cost_usd=result.cost_usd if result else 0.0,
+            model_seconds=result.model_seconds if result else 0.0,
+            pass_seconds=sum(timings.values()),
+            unread_messages=len(result.unread_message_ids) if result else 0,
             events=events,
         )
+
+
+def read_watermarks(
+    job: DreamJob, snapshot: Snapshot, result: EngineResult | None, turns_topic: str, notes: list[str]
+) -> dict[str, int]:
+    """How far the pass read: the job's watermarks, with the turns topic's stopped before the first
+    new message the engine left unread, so the next pass finds it new again."""
+    unread = result.unread_message_ids if result else frozenset()
+    if not unread:
+        return job.watermarks
+    offsets = [snapshot.offsets[i] for i in unread if i in snapshot.offsets]
+    if len(offsets) < len(unread):
+        notes.append(f"{len(unread) - len(offsets)} unread messages have no offset in the snapshot: not re-read later")
+    if not offsets:
+        return job.watermarks
+    marks = dict(job.watermarks)
+    marks[turns_topic] = min(marks.get(turns_topic, min(offsets)), min(offsets))
+    return marks
+
+
+def _unread_suffix(result: EngineResult | None) -> str:
+    if result is None or not result.unread_message_ids:
+        return ""
+    return f"; {len(result.unread_message_ids)} new messages left for the next pass"
 
 
 def _first_line(err: BaseException) -> str:

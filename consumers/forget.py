@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from consumers.store import Diary, MemoryStore, TranscriptStore
-from consumers.store.client import scope_filter
+from consumers.store.client import StoreClient, scope_filter
 
 
 def forget_scope(
-    client: QdrantClient, memories: MemoryStore, transcripts: TranscriptStore, diary: Diary, scope: str
+    client: StoreClient,
+    memories: MemoryStore,
+    transcripts: TranscriptStore,
+    diary: Diary,
+    scope: str,
+    extra: dict[str, str] | None = None,
 ) -> dict[str, int]:
-    """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary.
+    """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary, and the
+    collections in `extra` (name -> collection: pending corrections, the scope's steering).
     Returns how many records each store held. Idempotent: forgetting twice deletes nothing more."""
     collections = {
         "memories": memories.memories,
         "transcripts": transcripts.transcripts,
         "inbox": transcripts.inbox,
         "diary": diary.collection,
+        **(extra or {}),
         "scopes": memories.scopes,
     }
     deleted: dict[str, int] = {}
@@ -27,4 +34,5 @@ def forget_scope(
         deleted[name] = client.count(collection, count_filter=flt, exact=True).count
         client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
     transcripts.forget_cached(scope)
+    memories.forget_cached(scope)
     return deleted

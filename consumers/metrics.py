@@ -10,7 +10,9 @@ from prometheus_client import Counter, Histogram
 if TYPE_CHECKING:
     from consumers.dream_pass import PassResult
 
-INDEXED = Counter("dreamstream_indexed_total", "Turns and memory-adds indexed into Qdrant", ["kind"])
+INDEXED = Counter(
+    "dreamstream_indexed_total", "Input records indexed into Qdrant: turn, memory_add, correction, steering", ["kind"]
+)
 PASSES = Counter("dreamstream_passes_total", "Dream passes by trigger and outcome", ["trigger", "outcome"])
 PHASE_SECONDS = Histogram(
     "dreamstream_phase_duration_seconds",
@@ -28,6 +30,10 @@ MEMORY_CHANGES = Counter("dreamstream_memory_changes_total", "Memory changes pro
 MODEL_CALLS = Counter("dreamstream_model_calls_total", "Model calls made by dream passes", ["engine"])
 MODEL_TOKENS = Counter("dreamstream_model_tokens_total", "Model tokens used by dream passes", ["engine", "kind"])
 MODEL_COST = Counter("dreamstream_model_cost_usd_total", "Model cost of dream passes, USD", ["engine"])
+MESSAGES_LEFT = Counter(
+    "dreamstream_pass_messages_left_total",
+    "New messages a pass left for the next one (the model's call budget ran out)",
+)
 QUARANTINES = Counter("dreamstream_quarantines_total", "Candidate generations quarantined by the gate")
 ROLLBACKS = Counter("dreamstream_rollbacks_total", "Rollbacks to an earlier generation (counted where they happen)")
 QUARANTINE_DECISIONS = Counter(
@@ -63,6 +69,8 @@ def record_pass(result: PassResult, engine_name: str) -> None:
             if change:
                 MEMORY_CHANGES.labels(change).inc()
     engine = result.engine
+    if engine is not None and engine.unread_message_ids:
+        MESSAGES_LEFT.inc(len(engine.unread_message_ids))
     if engine is not None and engine.model_calls:
         name = engine_name
         MODEL_CALLS.labels(name).inc(engine.model_calls)

@@ -57,6 +57,7 @@ def set_protected(
                 created_at=now,
                 reason=said,
                 memories_active=sum(1 for m in records if m.is_active),
+                based_on=state.active_generation,
             )
             memories.promote(
                 state,

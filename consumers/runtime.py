@@ -7,12 +7,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from qdrant_client import QdrantClient
-
 from consumers.dream_pass import DreamPass
 from consumers.embedding import Embedder, make_embedder
 from consumers.engine import Engine
 from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
+from consumers.store.client import StoreClient
+from consumers.store.corrections import CorrectionInbox
+from consumers.store.steering import SteeringStore
 from schemas.settings import Settings
 
 
@@ -24,17 +25,21 @@ def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
         return LlmEngine(settings)
     from consumers.engine.offline import OfflineEngine
 
-    return OfflineEngine(embedder or make_embedder(settings))
+    return OfflineEngine(embedder or make_embedder(settings), assistant_roles=settings.assistant_roles)
 
 
 @dataclass
 class Runtime:
     settings: Settings
-    client: QdrantClient
+    client: StoreClient
     memories: MemoryStore
     transcripts: TranscriptStore
     diary: Diary
     dream_pass: DreamPass
+    corrections: CorrectionInbox
+    """Corrections read from the control topic, waiting for their scope's next pass."""
+    steering: SteeringStore
+    """Steering as last read from the control topic (the API's GET; passes use their job's)."""
     lock: threading.RLock = field(default_factory=threading.RLock)
     """Embedded Qdrant is one client shared by the worker loop and the HTTP API thread."""
 
@@ -42,7 +47,7 @@ class Runtime:
         self.client.close()
 
 
-def open_runtime(settings: Settings, engine: Engine | None = None, client: QdrantClient | None = None) -> Runtime:
+def open_runtime(settings: Settings, engine: Engine | None = None, client: StoreClient | None = None) -> Runtime:
     """`client`: an already open Qdrant client to use instead of the configured one (the direct
     evaluation passes an in-memory one: nothing to persist, no per-point sqlite commit)."""
     client = client if client is not None else open_qdrant(settings)
@@ -57,7 +62,13 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Qdran
         settings.generations_kept,
         embedder=embedder,
         pending=transcripts.pending,
+        evidence_vectors=transcripts.message_vectors if settings.memory_vectors == "evidence" else None,
     )
     diary = Diary(client, prefix)
-    dream_pass = DreamPass(settings, memories, transcripts, diary, engine or make_engine(settings, embedder))
-    return Runtime(settings, client, memories, transcripts, diary, dream_pass)
+    corrections = CorrectionInbox(client, prefix)
+    dream_pass = DreamPass(
+        settings, memories, transcripts, diary, engine or make_engine(settings, embedder), corrections=corrections
+    )
+    return Runtime(
+        settings, client, memories, transcripts, diary, dream_pass, corrections, SteeringStore(client, prefix)
+    )

@@ -38,13 +38,21 @@ class Signals:
     complaint: Complaint | None = None
     injected: tuple[str, ...] = ()
     """Instruction-like messages that were not read."""
+    pending_corrections: tuple[str, ...] = ()
+    """Ids of the corrections of stored memories waiting for this pass (the apply phase applies them)."""
     messages: int = 0
     new_messages: int = 0
     motives: tuple[Motive, ...] = ()
 
     @property
     def has_signal(self) -> bool:
-        return bool(self.motives or self.statements or self.pending_adds)
+        """Something for the engine to read (corrections alone are applied without it)."""
+        return bool(any(m.kind != "memory_correction" for m in self.motives) or self.statements or self.pending_adds)
+
+    @property
+    def has_work(self) -> bool:
+        """Anything for the pass to do: a signal, or corrections to apply."""
+        return self.has_signal or bool(self.pending_corrections)
 
     def describe(self) -> str:
         """One line for the diary."""
@@ -62,4 +70,6 @@ class Signals:
             )
         if self.injected:
             parts.append(f"{len(self.injected)} instruction-like message(s) not read")
+        if self.pending_corrections:
+            parts.append(f"{len(self.pending_corrections)} correction(s) of stored memories")
         return f"gather: {self.messages} messages ({self.new_messages} new to memory): {', '.join(parts)}"

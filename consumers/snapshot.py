@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from schemas import ConversationTurn, DreamJob, MemoryRecord
+from schemas import ControlEvent, ConversationTurn, DreamJob, MemoryRecord
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,11 @@ class Snapshot:
     """Superseded, merged or archived records that were already inactive `N` promoted generations
     back: the prune step leaves them out of the next generation."""
     taken_at: datetime | None = None
+    corrections: tuple[ControlEvent, ...] = ()
+    """Corrections of stored memories (`correct` control events) waiting for this pass, oldest first."""
+    offsets: Mapping[str, int] = field(default_factory=dict)
+    """Message id -> its offset in the scope's turns partition (what a watermark counts in), for
+    the messages of `transcript`; empty for a snapshot built by hand."""
 
     @property
     def scope(self) -> str:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from consumers.snapshot import Snapshot
 from consumers.store import MemoryStore, ScopeState, TranscriptStore
+from consumers.store.corrections import CorrectionInbox
 from schemas import DreamJob, MemoryAdd, MemoryRecord
 
 
-def record_from_add(add: MemoryAdd) -> MemoryRecord:
+def record_from_add(add: MemoryAdd, message_ts: Mapping[str, datetime] | None = None) -> MemoryRecord:
+    """The add as a record of the snapshot; it holds from its earliest source message the window
+    has, else from the add's own time."""
+    sources = [message_ts[i] for i in add.source_message_ids if i in message_ts] if message_ts else []
     return MemoryRecord(
         scope=add.scope,
         memory_id=add.memory_id,
@@ -20,6 +25,7 @@ def record_from_add(add: MemoryAdd) -> MemoryRecord:
         created_at=add.ts,
         updated_at=add.ts,
         metadata=add.metadata,
+        valid_from=min(sources, default=add.ts),
     )
 
 
@@ -52,13 +58,15 @@ def take_snapshot(
     window: int,
     turns_topic: str,
     inactive_after: int = 3,
+    corrections: CorrectionInbox | None = None,
 ) -> Snapshot:
     current = memories.generation_records(job.scope, state.active_generation)
     known = {m.memory_id for m in current}
+    rows = transcripts.window(job.scope, window)
+    message_ts = {turn.message_id: turn.ts for turn, _ in rows}
     # An add whose id is already in the generation was absorbed earlier (a redelivered event):
     # the curated record wins, since the pass may have merged or corrected it since.
-    pending = [record_from_add(a) for a in transcripts.pending(job.scope) if a.memory_id not in known]
-    rows = transcripts.window(job.scope, window)
+    pending = [record_from_add(a, message_ts) for a in transcripts.pending(job.scope) if a.memory_id not in known]
     covered = state.covered_offset(turns_topic)
     return Snapshot(
         job=job,
@@ -69,4 +77,6 @@ def take_snapshot(
         new_message_ids=frozenset(turn.message_id for turn, offset in rows if offset >= covered),
         long_inactive_ids=long_inactive_ids(state, memories, current, inactive_after),
         taken_at=datetime.now(UTC),
+        corrections=tuple(corrections.pending(job.scope)) if corrections is not None else (),
+        offsets={turn.message_id: offset for turn, offset in rows},
     )

@@ -1,7 +1,8 @@
-"""The consolidation worker: one consumer group over turns, memory-adds and jobs.
+"""The consolidation worker: one consumer group over turns, memory-adds, control and jobs.
 
-It indexes transcripts and memory-adds into Qdrant as they arrive, and runs dream jobs for the
-partitions it owns. Because the range assignor co-partitions the three topics, the worker that
+It indexes transcripts, memory-adds and corrections (control events) into Qdrant as they arrive,
+and runs dream jobs for the partitions it owns. Because the range assignor co-partitions the
+topics, the worker that
 owns a scope's job partition also owns that scope's transcript partition, and a job waits until
 the index has reached the job's watermarks: a pass never runs on less than what triggered it.
 
@@ -83,7 +84,11 @@ class ConsolidationWorker:
             record=lambda event: audit_record(event, settings, "consolidation"),
         )
         self._commit = CommitStep(self._consumer, kafka)
-        self._jobs = JobStep(settings, runtime, self._consumer, self._positions, self._publish, self._commit, store)
+        # A pass the LLM engine's call budget cut short asks for the next one on the control topic.
+        self._control = PublishStep(self._producer, self._topics.control, kafka)
+        self._jobs = JobStep(
+            settings, runtime, self._consumer, self._positions, self._publish, self._commit, store, self._control
+        )
         self._log_every_s = policy.log_every_s
         self._error_logged_at: dict[int, float] = {}
         self.assigned = False
@@ -96,7 +101,7 @@ class ConsolidationWorker:
         return self._jobs.passes_run
 
     def run(self) -> None:
-        topics = [self._topics.turns, self._topics.memory_adds, self._topics.jobs]
+        topics = [self._topics.turns, self._topics.memory_adds, self._topics.control, self._topics.jobs]
         self._consumer.subscribe(topics, on_assign=self._on_assign, on_revoke=self._on_revoke)
         log.info("consolidation worker subscribed to %s as %s", topics, self._settings.consumer_group)
         try:

@@ -29,10 +29,11 @@ from typing import Any
 import click
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from pydantic import ValidationError
-from qdrant_client import QdrantClient
 
 from consumers.embedding import make_embedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
+from consumers.store.client import StoreClient
+from consumers.store.edge import StoreInUse
 from consumers.store.history import GenerationNotKept, ScopeReader, ScopeView, UnknownScope
 from schemas import MemoryRecord, audit_event_adapter, parse_scope
 from schemas.cloudevents import unframe
@@ -175,7 +176,7 @@ def progress(length: int, label: str) -> Iterator[Callable[[int], None]]:
 # --- the store, directly or through the worker's API
 @dataclass
 class Stores:
-    client: QdrantClient
+    client: StoreClient
     memories: MemoryStore
     transcripts: TranscriptStore
     diary: Diary
@@ -192,6 +193,8 @@ def open_stores(settings: Settings) -> Stores:
     worker) holds the embedded store."""
     try:
         client = open_qdrant(settings)
+    except StoreInUse as err:
+        raise StoreLocked(str(err)) from err
     except RuntimeError as err:
         # qdrant-client's local mode turns portalocker's LockException into this RuntimeError.
         if "already accessed by another instance" not in str(err):
@@ -245,7 +248,7 @@ def scope_reader(settings: Settings, api_url: str | None) -> Iterator[ScopeReade
 
 
 class HttpReader:
-    """`ScopeReader` over the consolidation worker's HTTP API (consumers/api.py)."""
+    """`ScopeReader` over the consolidation worker's HTTP API (consumers/api/)."""
 
     def __init__(self, base_url: str, token: str | None = None, timeout_s: float = 60.0) -> None:
         self._base = base_url.rstrip("/")
@@ -268,6 +271,11 @@ class HttpReader:
             query["generation"] = str(generation)
         body = self._get(self._scope_path(scope, "memories"), query)
         return [MemoryRecord.model_validate(m) for m in body["memories"]]
+
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        return next(
+            (m for m in self.records(scope, generation, include_inactive=True) if m.memory_id == memory_id), None
+        )
 
     def diary(self, scope: str) -> list[DiaryEntry]:
         return [DiaryEntry.model_validate(e) for e in self._get(self._scope_path(scope, "diary"))["entries"]]

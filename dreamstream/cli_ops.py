@@ -289,8 +289,9 @@ def _post_decision(settings: Settings, api_url: str, scope: str, what: str, body
     request = urllib.request.Request(
         url, data=json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json"}
     )
-    if settings.api_token:
-        request.add_header("Authorization", f"Bearer {settings.api_token.get_secret_value()}")
+    token = settings.api_operator_token or settings.api_token  # decisions are the operator's
+    if token:
+        request.add_header("Authorization", f"Bearer {token.get_secret_value()}")
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
             return json.loads(response.read())

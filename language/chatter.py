@@ -16,7 +16,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+# A sentence ends at . ! or ? before a capital or digit, but not after an initial ("J.K. Rowling")
+# or a title ("Dr. Lee", "Mt. Fuji"), nor at "e.g." / "i.e.".
+_SENTENCE = re.compile(
+    r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bMrs\.)(?<!\bvs\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+"
+)
 _WORD = re.compile(r"[a-z][a-z']*|\d[\d.,:/-]*")
 _CAPTION = re.compile(
     r"\[(?:shares?|sent|sends|posts?|attach(?:es|ed)?)\s+(?:an?\s+)?"
@@ -117,9 +122,25 @@ def classify_sentence(sentence: str) -> str:
         return "code"
     if stripped.endswith("?"):
         return "question"
+    if is_own_feeling(stripped):
+        return "statement"
     if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped):
         return "chatter"
     return "statement"
+
+
+_OWN_FEELING = re.compile(r"(?i)^(?:\W*\w+[,!.]\s+)?(?:i'm|i am|i was|i feel|i felt|i've been|we're|we are|we were)\b")
+_SECOND_PERSON = frozenset({"you", "your", "you're", "yours", "you've", "you'll", "ya"})
+
+
+def is_own_feeling(sentence: str) -> bool:
+    """The speaker says how they feel ("I'm so excited and inspired!"): a fact about them, though
+    every word is a feeling word. Not when it answers the listener ("I'm so happy for you", "I'm
+    sorry to hear that"): then it is sympathy, chatter."""
+    if not _OWN_FEELING.match(sentence.replace("\u2019", "'")):
+        return False
+    words = set(_WORD.findall(sentence.lower().replace("\u2019", "'")))
+    return bool(words & EVALUATIVE) and not words & (_SECOND_PERSON | ADDRESS | {"that", "it", "this"})
 
 
 def _min_content_words(sentence: str) -> int:
@@ -128,11 +149,26 @@ def _min_content_words(sentence: str) -> int:
     return 1 if words & FIRST_PERSON else MIN_CONTENT_WORDS
 
 
+REACTION_MAX_CONTENT_WORDS = 2
+"""A reaction judges what was just said and adds little: "That's a gorgeous song" (one content word
+left). A sentence that opens the same way but goes on to say something ("It's important for young
+people to remember those who served") is a statement."""
+
+
+_JUDGING_OPENERS = frozenset({"sounds", "looks", "seems"})
+
+
 def is_reaction(sentence: str) -> bool:
+    """It opens on the listener or on what was just said and judges it, adding little of its own
+    ("That's a gorgeous song"), or says how the listener's news sounds ("Sounds like a lovely trip
+    for your family")."""
     words = _WORD.findall(sentence.lower().replace("\u2019", "'"))
     while words and words[0] in INTERJECTIONS:
         words = words[1:]
-    return bool(words) and words[0] in REACTION_OPENERS and any(w in EVALUATIVE for w in words)
+    if not words or words[0] not in REACTION_OPENERS or not any(w in EVALUATIVE for w in words):
+        return False
+    little = len([w for w in words if w not in NOT_CONTENT]) <= REACTION_MAX_CONTENT_WORDS
+    return little or words[0] in _JUDGING_OPENERS
 
 
 def read_sentences(text: str) -> list[Sentence]:

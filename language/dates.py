@@ -19,7 +19,8 @@ timestamp of the message it came from. Conventions (documented because people di
   dated 9999-12-31 saying "tomorrow" is data to keep, not a reason to fail.
 
 With `annotate=True` the original wording is kept in parentheses ("on 2026-03-10 (next
-Tuesday)"); such an annotated expression is recognised and never rewritten twice.
+Tuesday)"), except after a possessive ("2026-03-10's meeting"); such an annotated expression is
+recognised and never rewritten twice.
 """
 
 from __future__ import annotations
@@ -66,6 +67,25 @@ _EXPRESSION = re.compile(
     r")\b(?P<poss>['\u2019]s\b)?",
     re.IGNORECASE,
 )
+# "today" meaning "nowadays": "kids today", "in today's world", "the music of today". Said of a
+# whole era, not of the day the message was written, so it is never turned into a date.
+_ERA_BEFORE = re.compile(
+    r"(?i)\b(?:of|people|kids|children|teens|teenagers|youth|society|everyone|everybody|folks|students|parents"
+    r"|families|artists|musicians|players|companies|businesses|workers|consumers|women|men|adults)\s+$"
+)
+_ERA_AFTER = re.compile(
+    r"(?i)^['\u2019]s\s+(?:world|society|age|era|culture|economy|market|youth|generation|climate|times|kids"
+    r"|children|standards|technology|digital|fast-paced|modern|busy|online)\b"
+)
+
+
+def means_nowadays(text: str, start: int, end: int) -> bool:
+    """Whether the "today" at text[start:end] means "nowadays" (`_ERA_BEFORE`, `_ERA_AFTER`)."""
+    if text[start:end].lower() != "today":
+        return False
+    return bool(_ERA_BEFORE.search(text[:start]) or _ERA_AFTER.match(text[end:]))
+
+
 # An expression already annotated by an earlier pass: "2026-03-10 (next Tuesday)".
 _ANNOTATED_BEFORE = re.compile(r"(?:\d{4}-\d{2}-\d{2}|\b\d{4})\s*\($")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n)$")
@@ -206,6 +226,8 @@ def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bo
         before = text[: match.start()]
         if _ANNOTATED_BEFORE.search(before) and text[match.end() : match.end() + 1] == ")":
             return match.group(0)
+        if means_nowadays(text, match.start("expr"), match.end("expr")):
+            return match.group(0)
         try:
             kind, absolute = _resolve(match, today)
         except (OverflowError, ValueError):  # outside the calendar (years 1..9999): keep the words
@@ -216,7 +238,9 @@ def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bo
         else:
             rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
         changed = True
-        return f"{rendered} ({match.group('expr')}{match.group('poss') or ''})" if annotate else rendered
+        if annotate and match.group("poss"):  # "2023-06-20's (tomorrow's) opening" would read as undated
+            return rendered
+        return f"{rendered} ({match.group('expr')})" if annotate else rendered
 
     rewritten = _EXPRESSION.sub(replace, text)
     return TimeRewrite(rewritten, changed)
@@ -227,15 +251,29 @@ def has_relative_time(text: str) -> bool:
 
 
 # --- when a statement was made: every memory the offline engine writes from a message says so, so
-# "when did X happen?" can be answered by the statement's own date when it names no other.
-_STAMP = re.compile(r"\s*\(said on \d{4}-\d{2}-\d{2}\)\s*$")
+# "when did X happen?" can be answered by the statement's own date when it names no other. The
+# stamp leads, as in a log line or an agent's own history ("[2023-05-08] Caroline: ..."): three
+# words, where "(said on 2023-05-08)" took five. The older trailing form is still read.
+_STAMP = re.compile(r"^\[(?P<day>\d{4}-\d{2}-\d{2})\]\s*")
+_OLD_STAMP = re.compile(r"\s*\(said on (?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 
 
 def said_on(reference: datetime | date) -> str:
     day = reference.date() if isinstance(reference, datetime) else reference
-    return f"(said on {day.isoformat()})"
+    return f"[{day.isoformat()}]"
+
+
+def stamped(statement: str, reference: datetime | date) -> str:
+    """`statement` with the day it was said in front: "[2023-05-08] Caroline went ..."."""
+    return f"{said_on(reference)} {statement}"
 
 
 def without_stamp(text: str) -> str:
-    """The statement without its "(said on …)" date, for comparing what two memories say."""
-    return _STAMP.sub("", text)
+    """The statement without its said-on date, for comparing what two memories say."""
+    return _OLD_STAMP.sub("", _STAMP.sub("", text, count=1))
+
+
+def stamp_day(text: str) -> date | None:
+    """The day a stamped memory was said on, or None when it carries no stamp."""
+    match = _STAMP.match(text) or _OLD_STAMP.search(text)
+    return date.fromisoformat(match.group("day")) if match else None

@@ -19,42 +19,82 @@ _NAME_WORD = patterns.NAME_WORD
 _INTRODUCTIONS = (
     re.compile(rf"\b(?i:my name is|my name's|call me)\s+(?P<name>{_NAME_WORD})\b"),
     re.compile(rf"^\s*(?i:hi|hello|hey)(?i:\s+there)?[,!.]?\s+(?i:i'm|i am|this is)\s+(?P<name>{_NAME_WORD})\b"),
+    # "I'm Craig, a developer ...": a capitalised word followed by an apposition that describes a
+    # person. Nationalities and creeds ("I'm Irish, a ...") have their own endings and are not names.
+    re.compile(
+        rf"(?:^|[.!?]\s+|,\s+)(?i:i'm|i am)\s+(?P<name>{_NAME_WORD})(?<!ese)(?<!ish)(?<!ic)(?<!i),\s+(?i:a|an|the)\s"
+    ),
 )
 INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 
 _ADVERB = (
     r"(?:\w+(?:ally|ently|antly|ously|ively|arly|ully)|always|never|often|sometimes|also|still|just|only"
-    r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually)"
+    r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually|usually|finally"
+    r"|recently|totally|kinda|sorta|def)"
 )
 _VERB = r"(?:[a-z]+n't|[a-z]+n\u2019t|[a-z]+)"
+# "I" in any case ("i went", "Im", "Ive": chat is typed fast), but never "i.e." or a list marker "i)".
+_I = r"(?:I|i)(?![.)\w'\u2019])"
+# "Im"/"Ive" without the apostrophe only where a verb form follows ("Im going", "Ive been").
+_IM = r"Im|im(?=\s+(?:a|an|the|so|not|going|gonna|really|just|still|in|at|on|from|\w+ing)\b)"
+_IVE = r"Ive|ive(?=\s+(?:been|got|had|never|always|just|done|seen|made|\w+ed)\b)"
+_INVERTED_AUX = {"do": "does", "am": "is", "have": "has", "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't"}
 _FIRST_PERSON = re.compile(
-    r"\b(?P<i_be>I(?:'m|\u2019m| am))\b"
-    r"|\bI(?P<i_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
-    rf"|\bI\s+(?P<i_adv>{_ADVERB}\s+)?(?P<i_verb>{_VERB})\b"
-    r"|\b(?P<my>[Mm]y|[Mm]ine)\b|\b(?P<me>[Mm]e|[Mm]yself)\b"
+    # "Do I ...?", "Am I ...?", "Can I ...?": the auxiliary agrees, the verb after it stays bare.
+    r"\b(?P<inv_aux>[Dd]o|[Dd]on't|[Aa]m|[Hh]ave|[Hh]aven't|[Dd]id|[Cc]an|[Cc]ould|[Ss]hould|[Ww]ould|[Ww]ill|[Ss]hall"
+    r"|[Mm]ay|[Mm]ight|[Mm]ust|[Ww]as)\s+(?:I|i)\b(?![.)'\u2019])"
+    rf"|\b(?P<i_be>(?:I|i)(?:'m|\u2019m| am)|{_IM})\b"
+    r"|\b(?:I|i)(?P<i_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
+    rf"|\b(?P<i_ve>{_IVE})\b"
+    rf"|\b{_I}\s+(?P<i_adv>{_ADVERB}\s+)?(?P<i_verb>{_VERB})\b"
+    rf"|\b(?P<i_bare>{_I})"
+    r"|\b(?P<my>[Mm]y|[Mm]ine)\b|\b(?P<myself>[Mm]yself)\b|\b(?P<me>[Mm]e)\b"
     r"|\b(?P<we_be>[Ww]e(?:'re|\u2019re| are))\b"
     r"|\b[Ww]e(?P<we_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
-    rf"|\b[Ww]e\s+(?P<we_adv>{_ADVERB}\s+)?(?P<we_verb>{_VERB})\b"
-    r"|\b(?P<our>[Oo]urs?)\b|\b(?P<us>us)\b"
+    r"|\b(?P<we>[Ww]e)\b(?:\s+(?P<we_verb>wanna|gonna|gotta|dont)\b)?"
+    r"|\b(?P<our>[Oo]urs?)\b|\b(?P<us>[Uu]s|[Oo]urselves)\b"
 )
 _AUXILIARIES = {"'ve": "has", "'ll": "will", "'d": "would"}
+_PLURAL_AUXILIARIES = {"'ve": "have", "'ll": "will", "'d": "would"}
 _IRREGULAR = {
     "have": "has",
     "do": "does",
     "don't": "doesn't",
+    "dont": "doesn't",
     "haven't": "hasn't",
+    "havent": "hasn't",
     "go": "goes",
     "be": "is",
     "am": "is",
     "are": "is",
+    "aren't": "isn't",
+    "wanna": "wants to",
+    "gonna": "is going to",
+    "gotta": "has to",
+    "cant": "can't",
+    "wont": "won't",
+    "didnt": "didn't",
+    "couldnt": "couldn't",
+    "wouldnt": "wouldn't",
+    "shouldnt": "shouldn't",
+    "wasnt": "wasn't",
 }
-# Forms that do not change with the subject: modals, pasts (regular and common irregular).
+# Forms that do not change with the subject: modals and pasts. English has a closed set of
+# irregular pasts; the common ones are here, regular pasts end in -ed.
 _INVARIANT = frozenset(
     """
 can could will would shall should may might must was were had did can't couldn't won't wouldn't
-shouldn't didn't wasn't weren't hadn't went flew got took made said came saw bought left sent told
-thought found gave ate drank knew met paid put ran sat spent wrote began brought chose felt kept lost
-heard held became set forgot moved read let cut hit
+shouldn't didn't wasn't weren't hadn't mustn't
+arose awoke bore beat became began bent bet bit bled blew broke bred brought built burnt burned
+bought caught chose clung came cost crept cut dealt dug dove drew dreamt drank drove dwelt ate
+fell fed felt fought found fled flung flew forbade forgot forgave froze got gave went ground grew
+hung heard hid hit held hurt kept knelt knew laid led leant leapt learnt left lent let lay lit
+lost made meant met mistook paid proved put quit read rode rang rose ran sawed said saw sought
+sold sent set sewed shook shed shone shot showed shrank shut sang sank sat slept slid slung spoke
+sped spelt spent spilt spun spat split spread sprang stood stole stuck stung stank strode struck
+strove swore swept swam swung took taught tore told thought threw thrust understood upset woke
+wore wove wed wept won wound withdrew wrung wrote undid overcame overheard overslept oversaw
+overtook rebuilt redid remade rethought retold rewrote
 """.split()
 )
 
@@ -69,11 +109,21 @@ def detect_user_name(user_texts: Iterable[str]) -> str | None:
     return name
 
 
+# Pasts that end in "-eed" ("agreed"); any other "-eed" is a present ("need", "succeed", "feed").
+_EED_PASTS = frozenset({"agreed", "disagreed", "freed", "guaranteed", "decreed", "refereed", "degreed"})
+
+
+def _is_past(lower: str) -> bool:
+    if lower.endswith("eed"):
+        return lower in _EED_PASTS
+    return lower.endswith("ed") and lower not in {"embed", "shred", "wed", "bed", "shed", "speed", "bleed"}
+
+
 def third_person_verb(verb: str) -> str:
     lower = verb.lower().replace("\u2019", "'")
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _INVARIANT or lower.endswith(("ed", "n't")):
+    if lower in _INVARIANT or lower.endswith("n't") or _is_past(lower):
         return verb
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
         return verb[:-1] + "ies"
@@ -82,16 +132,70 @@ def third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
+def plural_verb(verb: str) -> str:
+    """The verb after a plural subject ("Ava and Sam"): "we wanna" -> "want to", else as said."""
+    lower = verb.lower().replace("\u2019", "'")
+    return {"wanna": "want to", "gonna": "are going to", "gotta": "have to", "dont": "don't"}.get(lower, verb)
+
+
 _SECOND_PERSON = re.compile(
     r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<you_were>[Yy]ou were)\b"
     r"|\b[Yy]ou(?P<you_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
-    r"|\b(?P<you_have>[Yy]ou have)\b"
-    r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<you>[Yy]ou)\b"
+    r"|(?<![Dd]o )(?<![Dd]id )(?<![Ww]ould )(?<![Cc]ould )(?<![Ss]hould )(?<![Ww]ill )(?<![Cc]an )"
+    r"\b(?P<you_have>[Yy]ou have)\b(?!\s+to\b)"
+    r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<yourself>[Yy]ourself)\b"
+    rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>{_ADVERB}\s+)?(?P<you_verb>[a-z]+)\b)?"
+)
+# Words after "you" that are not its verb ("you guys", "you two", "you and Sam").
+_NOT_VERBS = frozenset({"guys", "all", "two", "both", "and", "or", "too", "alone", "there", "here", "in", "on", "at"})
+# "you" meaning anyone: after a condition ("if you", "when you"), before a modal of advice or
+# ability ("you can", "you have to", "you never know"), as the object of a general effect ("it
+# makes you think"), and the fillers "you know" / "you see".
+_GENERIC_BEFORE = re.compile(
+    r"(?i)(?:\b(?:if|when|whenever|once|unless|until|before|after|as long as|makes?|made|helps?|lets?|gives?|"
+    r"keeps?|teach(?:es)?|reminds?)\s+)$"
+)
+_GENERIC_AFTER = re.compile(
+    r"(?i)^\s+(?:(?:always|just|really|sometimes|usually|often)\s+)?(?:can|can't|cannot|could|must|might|may"
+    r"|need to|have to|had to|got to|gotta|never know|know|see|'ve got to)\b"
 )
 
 
-def _second_person(statement: str, other: str) -> str:
-    """In a two-person chat, "you" is the other person."""
+_AUX_YOU = re.compile(r"\b([Aa]re|[Ww]ere|[Dd]o|[Hh]ave|[Aa]ren't|[Ww]eren't|[Dd]on't|[Hh]aven't)\s+you\b")
+_SINGULAR_AUX = {"are": "is", "were": "was", "do": "does", "have": "has", "aren't": "isn't", "weren't": "wasn't"}
+_SINGULAR_AUX.update({"don't": "doesn't", "haven't": "hasn't"})
+
+
+def _agreed_aux(aux: str) -> str:
+    """ "Are you ...?" asked of one person named: "Is Bo ...?"."""
+    agreed = _SINGULAR_AUX[aux.lower()]
+    return agreed[:1].upper() + agreed[1:] if aux[:1].isupper() else agreed
+
+
+# "you" is a subject where a clause starts: the text's start, after punctuation or a conjunction.
+_SUBJECT_SLOT = re.compile(
+    r"(?:^|[,;:.!?\-\u2013\u2014(\"]\s*|\b(?:and|but|so|because|if|when|that|since|as|or|then|while)\s+)$", re.I
+)
+_AUX_BEFORE = re.compile(
+    r"(?i)\b(?:are|were|do|does|did|can|could|will|would|should|shall|have|had|may|might|must|aren't|don't"
+    r"|didn't|can't|won't|haven't)\s+$"
+)
+
+
+def _is_generic_you(statement: str, match: re.Match[str]) -> bool:
+    if not match.group("you"):
+        return False
+    return bool(
+        _GENERIC_BEFORE.search(statement[: match.start()]) or _GENERIC_AFTER.match(statement[match.end("you") :])
+    )
+
+
+def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
+    """In a two-person chat, "you" is the other person, unless it is anyone ("if you ...": then
+    every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small")."""
+    if generic_you and any(_is_generic_you(statement, m) for m in _SECOND_PERSON.finditer(statement)):
+        return statement
+    statement = _AUX_YOU.sub(lambda m: f"{_agreed_aux(m.group(1))} {other}", statement)
 
     def replace(match: re.Match[str]) -> str:
         if match.group("you_be"):
@@ -104,52 +208,88 @@ def _second_person(statement: str, other: str) -> str:
             return f"{other} {_AUXILIARIES[match.group('you_aux').replace(chr(0x2019), chr(39))]}"
         if match.group("your") or match.group("yours"):
             return f"{other}'s"
-        return other
+        if match.group("yourself"):
+            return "themself"
+        verb = match.group("you_verb")
+        before = statement[: match.start()]
+        if verb is not None and (_AUX_BEFORE.search(before) or not _SUBJECT_SLOT.search(before)):
+            verb = None  # "Did you go?": the auxiliary agrees; "sending you the recipe": an object
+        if verb in ("guys", "all", "two", "both"):
+            return match.group(0)  # "you guys": several people, not the one listener
+        if verb is None or verb in _NOT_VERBS:
+            return other + match.group(0)[len(match.group("you")) :]
+        return f"{other} {match.group('you_adv') or ''}{third_person_verb(verb)}"
 
     return _SECOND_PERSON.sub(replace, statement)
 
 
-def to_third_person(statement: str, name: str | None, *, other: str | None = None, speaker_named: bool = False) -> str:
-    """Rewrite first-person references ("I", "my", "we", "our") about the speaker and their team.
+# "My husband and I are", "Sam and I were": a short noun phrase opening its clause, then "and I".
+# Not "..., and I want" (two clauses) nor "I love dogs and I walk them".
+_GONNA = re.compile(r"(?i)(\b(?:am|is|are|was|were)|['\u2019](?:m|re|s))\s+gonna\b")
+_JOINT_SUBJECT = re.compile(
+    r"(?:^|[,;:.!?]\s+|\b(?:but|so|because|when|while|since|that|then|if)\s+)"
+    r"(?:(?:my|our|his|her|the)\s+)?[\w'\u2019-]+(?:\s+[A-Z][\w'-]+)?\s+(?:and|&)\s+$",
+    re.IGNORECASE,
+)
 
-    `speaker_named` is a chat participant named in the message itself: then "we" is not "the
-    team" (it is the speaker's family, friends, the two people talking...) and stays as said;
-    `other` is whom "you" means in a two-person conversation."""
+
+def to_third_person(
+    statement: str,
+    name: str | None,
+    *,
+    other: str | None = None,
+    we: str | None = None,
+    generic_you: bool = True,
+) -> str:
+    """Rewrite first-person references ("I", "my", "we", "our") about the speaker.
+
+    `other` is whom "you" means (the other person of a two-person chat); with `generic_you` a
+    "you" that means anyone ("if you", "you can") stays. `we` is who "we" are
+    (`language.companions`: "Ava and Sam", "Ava's team"); unknown, "we" is the speaker and others
+    and "our" the speaker's."""
     subject = name or "the user"
     possessive = f"{subject}'s"
+    group = we or f"{subject} and others"
+    group_possessive = (f"{group}'" if group.endswith("s") else f"{group}'s") if we else possessive
     if other:
-        statement = _second_person(statement, other)
+        statement = _second_person(statement, other, generic_you)
 
     def replace(match: re.Match[str]) -> str:
-        if speaker_named and (
-            match.group("we_be")
-            or match.group("we_aux")
-            or match.group("we_verb")
-            or match.group("our")
-            or match.group("us")
-        ):
-            return match.group(0)
+        if match.group("inv_aux"):
+            aux = match.group("inv_aux")
+            agreed = _INVERTED_AUX.get(aux.lower(), aux.lower())
+            return f"{agreed[:1].upper() + agreed[1:] if aux[:1].isupper() else agreed} {subject}"
         if match.group("i_be"):
             return f"{subject} is"
         if match.group("i_aux"):
             return f"{subject} {_AUXILIARIES[match.group('i_aux').replace(chr(0x2019), chr(39))]}"
+        if match.group("i_ve"):
+            return f"{subject} has"
         if match.group("i_verb"):
-            return f"{subject} {match.group('i_adv') or ''}{third_person_verb(match.group('i_verb'))}"
+            verb = match.group("i_verb")
+            if _JOINT_SUBJECT.search(statement[: match.start()]):  # "Sam and I are": the verb stays plural
+                return f"{subject} {match.group('i_adv') or ''}{plural_verb(verb)}"
+            return f"{subject} {match.group('i_adv') or ''}{third_person_verb(verb)}"
+        if match.group("i_bare"):
+            return subject
         if match.group("my"):
             return possessive
         if match.group("me"):
             return subject
+        if match.group("myself"):
+            return "themself"  # "I taught myself": the name twice ("Jo taught Jo") misreads
         if match.group("we_be"):
-            return "the team is"
+            return f"{group} are"
         if match.group("we_aux"):
-            return f"the team {_AUXILIARIES[match.group('we_aux').replace(chr(0x2019), chr(39))]}"
-        if match.group("we_verb"):
-            return f"the team {match.group('we_adv') or ''}{third_person_verb(match.group('we_verb'))}"
+            return f"{group} {_PLURAL_AUXILIARIES[match.group('we_aux').replace(chr(0x2019), chr(39))]}"
+        if match.group("we"):
+            return f"{group} {plural_verb(match.group('we_verb'))}" if match.group("we_verb") else group
         if match.group("our"):
-            return "the team's"
+            return group_possessive
         if match.group("us"):
-            return "the team"
+            return group
         raise AssertionError(f"unhandled first-person form {match.group(0)!r}")
 
+    statement = _GONNA.sub(r"\1 going to", statement)
     rewritten = _FIRST_PERSON.sub(replace, statement)
     return rewritten[:1].upper() + rewritten[1:]

@@ -8,7 +8,8 @@ Multi-person chats written as one stream prefix each message with the speaker's 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 # One to three capitalised words, then a colon and a space: "Caroline: ...", "Mary Ann: ...".
@@ -51,3 +52,69 @@ def other_participant(speaker: str | None, names: tuple[str, ...]) -> str | None
     if speaker is None or len(names) != 2 or speaker not in names:
         return None
     return names[1] if names[0] == speaker else names[0]
+
+
+# --- who the two roles of a chat are, when the messages carry no name prefix
+_VOCATIVE_OPENER = re.compile(
+    r"^\s*(?i:hi|hiya|hey|hello|heya|yo|thanks|thank you|thx|congrats|congratulations|wow|oh|aw+|yes|yeah|no|sure"
+    r"|sorry|good (?:morning|afternoon|evening|night)|morning|bye|cheers|haha|omg|ok|okay|dear)"
+    r"(?:\s+(?i:so much|a lot|again))?[,!.]?\s+(?P<name>[A-Z][a-z]{1,20})\b(?!\s+[A-Z])"
+)
+_VOCATIVE_CLOSER = re.compile(r",\s+(?P<name>[A-Z][a-z]{1,20})\s*[!.?]+(?:\s|$)")
+_LIFE_CUE = re.compile(
+    r"(?i)\bmy\s+(?:wife|husband|partner|boyfriend|girlfriend|kids?|son|daughter|mom|mum|dad|mother|father"
+    r"|parents|brother|sister|family|dog|cat|pets?|friends?|grandma|grandpa|cousin)\b"
+    r"|\b(?:i|we)\s+(?:went|visited|saw|met|took|bought|started|finished|tried|made|had|was|were|got|did|love"
+    r"|enjoy|felt)\b|\blast (?:week|weekend|night|month|year)\b|\byesterday\b"
+)
+_MARKDOWN = re.compile(r"^\s*(?:#{1,6}\s|[-*]\s|\d+\.\s|```)", re.MULTILINE)
+PERSON_SHARE = 0.08
+"""An "assistant" telling of their own life (family, outings, "last weekend") in this share of
+their turns, in turns about as long as the user's and without markup, is a person."""
+MARKUP_SHARE = 0.1
+LENGTH_RATIO = 2.0
+"""An AI assistant answers at length (lists, plans, code); two people write turns of a size."""
+
+
+def _median_words(contents: Sequence[str]) -> int:
+    sizes = sorted(len(c.split()) for c in contents)
+    return sizes[len(sizes) // 2] if sizes else 0
+
+
+def addressed_names(contents: Iterable[str]) -> Counter[str]:
+    """The names a speaker calls the other by ("Hey Mel!", "Thanks, Jon.")."""
+    found: Counter[str] = Counter()
+    for content in contents:
+        for pattern in (_VOCATIVE_OPENER, _VOCATIVE_CLOSER):
+            for match in pattern.finditer(content):
+                if match.group("name").lower() not in _NOT_NAMES:
+                    found[match.group("name")] += 1
+    return found
+
+
+def speaks_as_person(contents: Sequence[str], other: Sequence[str] = ()) -> bool:
+    """Whether the `assistant` turns (`contents`) read as a person chatting with the user, whose
+    turns are `other`: about as long as theirs, without markup, telling of their own life —
+    rather than an AI assistant (long, structured answers about the user's task)."""
+    if not contents:
+        return False
+    if _median_words(contents) > LENGTH_RATIO * _median_words(other) + 10:
+        return False
+    marked = sum(1 for c in contents if _MARKDOWN.search(c))
+    life = sum(1 for c in contents if _LIFE_CUE.search(c))
+    return marked <= MARKUP_SHARE * len(contents) and life >= PERSON_SHARE * len(contents)
+
+
+def addressee(names: Counter[str], exclude: str | None = None) -> str | None:
+    """The name one side calls the other by most, when it is said at least twice and clearly the
+    most frequent (a chat's two people call each other by name; third names come and go)."""
+    merged: Counter[str] = Counter()
+    for name, count in names.items():  # "Mel" and "Melanie" are one person: counted as the longer name
+        longer = [n for n in names if n != name and n.startswith(name)]
+        merged[max(longer, key=lambda n: names[n]) if longer else name] += count
+    ranked = [(n, c) for n, c in merged.most_common() if n != exclude]
+    if not ranked or ranked[0][1] < 2:
+        return None
+    if len(ranked) > 1 and ranked[1][1] * 2 > ranked[0][1]:
+        return None
+    return ranked[0][0]

@@ -18,6 +18,10 @@ KAFKA_LOG = logging.getLogger("dreamstream.kafka")
 PRODUCER_HEADER = "producer"
 """Kafka header naming who produced a record; `trusted_producers` lists the memory-add producers
 whose `protected: true` is honoured. It is only as trustworthy as the ACLs on the topic."""
+API_PRODUCER = "dreamstream-api"
+"""The consolidation worker's HTTP API stamps this on what it produces (memory-adds, corrections,
+steering). The consolidation worker trusts it for a correction's `operator` role, which the API
+gives only to holders of the operator token."""
 
 
 def make_producer(settings: Settings, **extra: object) -> Producer:
@@ -82,7 +86,7 @@ def send_control(
         producer.produce(
             settings.topics.control,
             key=scope.encode(),
-            value=event.model_dump_json().encode(),
+            value=event.model_dump_json(exclude_none=True).encode(),  # plain events read as before
             on_delivery=lambda err, msg: None if err is None else errors.append(str(err)),
         )
         requests[request_id] = scope

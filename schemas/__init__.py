@@ -21,8 +21,8 @@ from schemas.audit import (
     make_event_id,
 )
 from schemas.dead_letter import DeadLetter
-from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
-from schemas.jobs import DreamJob, Motive, make_job_id
+from schemas.events import ControlEvent, ConversationTurn, MemoryAdd, MemoryCorrection, SteeringChange
+from schemas.jobs import DreamJob, Motive, Steering, make_job_id
 from schemas.memory import MemoryRecord
 from schemas.scope import ScopeError, parse_scope, tenant_of
 
@@ -39,12 +39,15 @@ __all__ = [
     "MemoryAction",
     "MemoryAdd",
     "MemoryChangeEvent",
+    "MemoryCorrection",
     "MemoryRecord",
     "MergeAction",
     "Motive",
     "OperatorDecisionEvent",
     "ScopeError",
     "ScopeForgottenEvent",
+    "Steering",
+    "SteeringChange",
     "SupersedeAction",
     "TERMINAL_JOB_STATUSES",
     "UpdateAction",

@@ -98,6 +98,10 @@ class MemoryChangeEvent(OutputContract):
     reason: str = Field(min_length=1)
     evidence_message_ids: tuple[MessageId, ...] = ()
     ts: AwareDatetime
+    correction_id: str | None = None
+    """Set when an agent's or operator's correction (PATCH/DELETE) made the change: its id."""
+    by: str | None = None
+    """Who sent that correction, as they named themselves."""
 
 
 class ScopeForgottenEvent(OutputContract):

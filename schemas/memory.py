@@ -43,6 +43,13 @@ class MemoryRecord(Contract):
     """False for a memory-add read before any pass curated it (search shows it at once)."""
     metadata: Metadata = None
     """Provenance: the producer's metadata of the memory-add this record came from."""
+    valid_from: AwareDatetime | None = None
+    """When its evidence made it true: the earliest message it rests on (a memory-add's source
+    messages, else the add's own time; a correction's time for a corrected text). None on records
+    written before validity was tracked: readers then use `created_at`."""
+    valid_to: AwareDatetime | None = None
+    """Set once it is superseded, retired by evidence or by a correction: the time of the evidence
+    that ended it. None while it holds."""
 
     @property
     def is_active(self) -> bool:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, AwareDatetime, Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, AwareDatetime, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.policy import TriggerPolicy
@@ -58,6 +58,27 @@ class Settings(BaseSettings):
     home: Path = Field(default=Path("~/.dreamstream"), description="local state: broker, embedded Qdrant")
     collection_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     generations_kept: int = Field(default=5, ge=2, le=100)
+    embedded_store: Literal["edge", "local"] = Field(
+        default="edge",
+        description="without qdrant_url: edge = Qdrant's engine in-process (qdrant-edge-py, payload indexes); "
+        "local = qdrant-client's local mode (filters in Python over every point; small stores only)",
+    )
+    memory_vectors: Literal["embed", "evidence"] = Field(
+        default="embed",
+        description="a memory written from messages: embed its text (embed), or reuse the mean of its "
+        "evidence messages' indexed vectors (evidence: one embedding per message in all)",
+    )
+    api_read_threads: int = Field(default=2, ge=1, le=64, description="HTTP API: store reads run at once")
+    api_read_queue: int = Field(
+        default=32, ge=0, le=10_000, description="HTTP API: reads waiting for a thread; beyond that a 429 at once"
+    )
+    api_read_wait_s: float = Field(
+        default=0.1,
+        gt=0,
+        le=60,
+        description="HTTP API: a read that would wait longer than this for a thread (judged from recent reads) "
+        "is answered 429 at once",
+    )
 
     # --- When a scope dreams (DREAMSTREAM_TRIGGER__IDLE_S=300;
     # per tenant: DREAMSTREAM_TENANT_POLICIES='{"acme": {"idle_s": 60}}')
@@ -94,6 +115,20 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_retries: int = Field(default=1, ge=0, le=10)
+    llm_context_tokens: int = Field(
+        default=16_000, ge=512, description="the model's context: each chunk's prompt plus its reply budget fits it"
+    )
+    llm_reply_tokens: int = Field(default=4_000, ge=64, description="reply budget per model call (max_tokens)")
+    llm_max_calls_per_pass: int = Field(
+        default=16, ge=1, le=1_000, description="model calls a pass may make; the rest of its messages wait"
+    )
+    llm_structured_output: bool = Field(
+        default=True,
+        description="send the plan's JSON Schema as response_format; false: JSON mode only (the schema in the prompt)",
+    )
+    llm_chars_per_token: float = Field(
+        default=2.5, gt=0.5, le=10, description="how many prompt characters one token is taken to hold (cautious)"
+    )
     max_memory_chars: int = Field(default=2_000, ge=100, description="gate: longest memory text a pass may write")
     condense_chars: int = Field(default=1_000, ge=80, description="prune: longer memories keep their first sentences")
     inactive_generations: int = Field(
@@ -116,6 +151,11 @@ class Settings(BaseSettings):
     )
     gate_min_merge_similarity: float = Field(
         default=0.5, ge=0, le=1, description="gate: embedding similarity of texts a merge may join"
+    )
+    assistant_roles: dict[str, Literal["person", "assistant"]] = Field(
+        default_factory=dict,
+        description='who the `assistant` role is, per tenant, agent or scope prefix: {"acme/pen-pals": "person"} '
+        "(two people chatting); unset scopes are read from the text",
     )
     trusted_producers: list[str] = Field(
         default_factory=list,
@@ -161,6 +201,11 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = Field(
         default=None, description="bearer token of at least 16 characters; required when api_host is not loopback"
     )
+    api_operator_token: SecretStr | None = Field(
+        default=None,
+        description="a second bearer token (16+ characters, unlike api_token) for the operator role: steering, "
+        "rollback, quarantine decisions, corrections of protected memories; unset: api_token holders are operators",
+    )
     # --- The change stream
     audit_schema_id: int | None = Field(
         default=None,
@@ -181,15 +226,37 @@ class Settings(BaseSettings):
                 raise ValueError(f"tenant_policies[{tenant!r}]: {err}") from err
         return value
 
-    @field_validator("api_token")
+    @field_validator("api_token", "api_operator_token")
     @classmethod
-    def _token_long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+    def _token_long_enough(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
         # An empty variable must not silently switch authentication off.
+        name = f"DREAMSTREAM_{(info.field_name or '').upper()}"
         if value is not None and not value.get_secret_value().strip():
-            raise ValueError("DREAMSTREAM_API_TOKEN is set but empty: unset it or give a token")
+            raise ValueError(f"{name} is set but empty: unset it or give a token")
         if value is not None and len(value.get_secret_value()) < MIN_TOKEN_CHARS:
-            raise ValueError(f"DREAMSTREAM_API_TOKEN is too short: at least {MIN_TOKEN_CHARS} characters")
+            raise ValueError(f"{name} is too short: at least {MIN_TOKEN_CHARS} characters")
         return value
+
+    @model_validator(mode="after")
+    def _operator_token_is_a_second_token(self) -> Settings:
+        if self.api_operator_token is None:
+            return self
+        if self.api_token is None:
+            raise ValueError(
+                "api_operator_token needs api_token too: the operator token only means something beside the agents' one"
+            )
+        if self.api_operator_token.get_secret_value() == self.api_token.get_secret_value():
+            raise ValueError("api_operator_token must differ from api_token, or the two roles are one")
+        return self
+
+    @model_validator(mode="after")
+    def _reply_fits_the_context(self) -> Settings:
+        if self.llm_reply_tokens * 2 > self.llm_context_tokens:
+            raise ValueError(
+                f"llm_reply_tokens {self.llm_reply_tokens} leaves too little of llm_context_tokens "
+                f"{self.llm_context_tokens} for the prompt: at most half of it"
+            )
+        return self
 
     @model_validator(mode="after")
     def _tls_files_pair_up(self) -> Settings:
@@ -218,7 +285,8 @@ class Settings(BaseSettings):
 
     @property
     def qdrant_path(self) -> Path:
-        return self.home / "qdrant"
+        """The embedded store's folder (each engine has its own: their files differ)."""
+        return self.home / ("qdrant-edge" if self.embedded_store == "edge" else "qdrant")
 
     def kafka_client_config(self) -> dict[str, str]:
         """librdkafka properties shared by every confluent-kafka client of this process."""

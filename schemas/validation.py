@@ -30,7 +30,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from confluent_kafka import murmur2 as _murmur2
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from schemas.errors import describe_validation_error
 from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
@@ -98,12 +98,15 @@ class FastMemoryAdd(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 class FastControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     scope: str
-    action: Literal["trigger", "reset", "evaluate", "forget"]
+    action: Literal["trigger", "reset", "evaluate", "forget", "correct", "steer"]
     request_id: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
     ts: _AwareTs | None = None
     """None when the producer left it out (the pydantic contract then stamps the time of reading)."""
     reason: Annotated[str, msgspec.Meta(max_length=1_000)] = ""
     schema_version: Literal[1] = 1
+    correction: dict[str, Any] | None = None
+    """Not checked here: a `correct` or `steer` event always takes the pydantic contract's path."""
+    steering: dict[str, Any] | None = None
 
 
 FastEvent = FastTurn | FastMemoryAdd | FastControl
@@ -172,6 +175,7 @@ class Rejected:
 # --------------------------------------------------------------------------- the validator
 
 _NUL_ESCAPE = b"\\u0000"
+_NESTED_ACTIONS = frozenset({"correct", "steer"})
 _SCOPE_FULLMATCH = SCOPE_RE.fullmatch
 
 
@@ -200,8 +204,8 @@ class Validator:
             return self._slow(contract, key, value, partition)
         if not _SCOPE_FULLMATCH(record.scope) or getattr(record, "metadata", None) is not None:
             return self._slow(contract, key, value, partition)
-        if kind == "control" and record.ts is None:
-            return self._slow(contract, key, value, partition)  # the contract's default ts
+        if isinstance(record, FastControl) and (record.ts is None or record.action in _NESTED_ACTIONS):
+            return self._slow(contract, key, value, partition)  # the contract's default ts, nested payloads
         problem = self._placement(record.scope, key, partition) or self._content(contract, record, value)
         return problem or Valid(kind, record, value)
 
@@ -238,6 +242,12 @@ class Validator:
                     return Rejected(f"{name} contains a NUL character (\\u0000)", "nul_character")
             if any("\x00" in s for s in getattr(record, "source_message_ids", ())):
                 return Rejected("source_message_ids contains a NUL character (\\u0000)", "nul_character")
+            for name in ("correction", "steering"):
+                nested = getattr(record, name, None)
+                fields = nested.model_dump() if isinstance(nested, BaseModel) else nested or {}
+                for field, text in fields.items():
+                    if isinstance(text, str) and "\x00" in text:
+                        return Rejected(f"{name}.{field} contains a NUL character (\\u0000)", "nul_character")
         return None
 
     # --- the slow path: pydantic decides and words the reason

@@ -187,7 +187,8 @@ class StreamLoop:
         for job, partition in zip(batch.jobs, batch.job_partitions):
             JOBS_EMITTED.labels(job.trigger, "emitted").inc()
             log.info("job %s for %s (%s)", job.job_id, job.scope, job.trigger)
-            send(topics.jobs, job.scope.encode(), job.model_dump_json().encode(), partition)
+            # exclude_none: a job without steering is byte for byte what workers before steering read
+            send(topics.jobs, job.scope.encode(), job.model_dump_json(exclude_none=True).encode(), partition)
         value: bytes | None
         headers: Headers | None
         for event, partition in zip(batch.events, batch.event_partitions):
@@ -254,7 +255,7 @@ class StreamLoop:
         """A control event (timer nudge, HTTP trigger) to the scope's home partition."""
         self.producer.produce(
             self.topics.control,
-            event.model_dump_json().encode(),
+            event.model_dump_json(exclude_none=True).encode(),
             event.scope.encode(),
             partition,
             on_delivery=on_delivery or _log_failure,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 import msgspec
 
-from schemas import DeadLetter, DreamJob, JobLifecycleEvent, Motive, make_job_id
+from schemas import DeadLetter, DreamJob, JobLifecycleEvent, Motive, Steering, make_job_id
 from schemas.audit import TERMINAL_JOB_STATUSES
 from schemas.cloudevents import unframe
 from schemas.policy import TriggerPolicy
@@ -29,7 +29,7 @@ from schemas.settings import Settings
 from schemas.validation import FastControl, FastEvent, FastMemoryAdd, FastTurn, Kind, Rejected, validator_for
 from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
-from streams.signals import ScopeSignals
+from streams.signals import ScopeSignals, tenant_row_key
 
 if TYPE_CHECKING:
     from confluent_kafka import KafkaError
@@ -203,6 +203,8 @@ class Processor:
         self.settings = settings
         self.topics = settings.topics
         self.inputs = self.topics.inputs()
+        self.correction_inputs = (*self.inputs, self.topics.control)
+        """What a job answering a correction must cover: the control topic too (where corrections travel)."""
         self.validator = validator_for(settings)
         self.guard = StormGuard(settings)
         self.kinds: dict[str, Kind] = {
@@ -214,6 +216,9 @@ class Processor:
         self._uniform = None if settings.tenant_policies else settings.trigger
         """Every tenant's policy, when no tenant has its own (then no per-event tenant lookup)."""
         self._where: dict[tuple[str, int], str] = {}
+        self._live: dict[tuple[int, str], ScopeSignals | None] = {}
+        self._tables: dict[int, dict[str, bytes]] = {}
+        """The rows of the batch being processed (for a tenant's steering when a job is emitted)."""
 
     def policy(self, scope: str) -> TriggerPolicy:
         if self._uniform is not None:
@@ -314,11 +319,26 @@ class Processor:
             signals.saw_memory_add(where, offset, now)
         elif cls is FastControl:
             signals.saw_control(where, offset)
-            if event.action == "trigger" and event.request_id not in signals.waiting_requests:
+            action = event.action
+            if action == "trigger" and event.request_id not in signals.waiting_requests:
                 signals.waiting_requests.append(event.request_id)
-            elif event.action == "reset":
+            elif action == "reset":
                 signals.consecutive_failures = 0
+            elif action == "correct":
+                signals.saw_correction(event.request_id)
+            elif action == "steer":
+                change = event.steering
+                signals.steer(change["text"], change["by"], event.ts.timestamp() if event.ts else now)
         return True
+
+    def tenant_steering(self, scope: str, partition: int) -> Steering | None:
+        """The scope's tenant's steering, as this partition's tenant row holds it."""
+        key = tenant_row_key(scope)
+        row = self._live.get((partition, key), _MISSING)
+        if row is _MISSING:
+            raw = self._tables.get(partition, _NO_ROWS).get(key)
+            row = ScopeSignals.decode(raw) if raw is not None else None
+        return steering_of(row) if row is not None else None
 
     def forget(self, event: FastControl, signals: ScopeSignals, now: float, out: Emits) -> None:
         """The right to be forgotten goes ahead of everything: no cooldown, no in-flight wait, no
@@ -344,7 +364,7 @@ class Processor:
         if decision is None:
             return
         requests = tuple(signals.waiting_requests) if decision.trigger == "manual" else ()
-        watermarks = signals.watermarks(self.inputs)
+        watermarks = signals.watermarks(self.correction_inputs if signals.memory_corrections else self.inputs)
         job = DreamJob(
             job_id=make_job_id(scope, decision.trigger, watermarks, requests),
             scope=scope,
@@ -355,6 +375,8 @@ class Processor:
             motives=motives_of(signals),
             messages_since_last_pass=signals.messages,
             tokens_since_last_pass=signals.tokens,
+            tenant_steering=self.tenant_steering(scope, signals.partition),
+            scope_steering=steering_of(signals),
         )
         if decision.skipped:
             # The signal is consumed, so the gate is announced once, not on every later event.
@@ -377,6 +399,7 @@ class Processor:
         BadInputStorm before anything is returned, so nothing of the crossing batch goes out."""
         batch = Batch()
         live: dict[tuple[int, str], ScopeSignals | None] = batch.rows
+        self._live, self._tables = live, tables
         kinds, validate, count = self.kinds, self.validator.validate, self.guard.count
         offsets, counts, guards = batch.offsets, batch.counts, batch.guards
         decode_row = ScopeSignals.decode
@@ -434,6 +457,9 @@ class Processor:
                 continue
             signals_found = next(found) if kind == "turns" else None
             scope = event.scope
+            tenant_row = kind == "control" and event.action == "steer" and event.steering["applies_to"] == "tenant"
+            if tenant_row:
+                scope = tenant_row_key(scope)  # one copy of a tenant's steering per partition, not the carrier's row
             slot = (partition, scope)
             signals = live.get(slot, _MISSING)
             if signals is _MISSING:
@@ -448,7 +474,7 @@ class Processor:
             fresh = self.apply(event, topic, partition, offset, signals, now, signals_found)
             outcome_name = "accepted" if fresh else "duplicate"
             counts[(topic, outcome_name)] = counts.get((topic, outcome_name), 0) + 1
-            if fresh:
+            if fresh and not tenant_row:
                 decide_for(scope, signals, now, sinks.get(partition) or sink(partition))
         return batch
 
@@ -475,6 +501,15 @@ class _Tagged(Generic[T]):
         self.tags.append(self.tag)
 
 
+def steering_of(signals: ScopeSignals) -> Steering | None:
+    """A row's steering as a job carries it (None when none is set, or it was cleared)."""
+    if not signals.steering:
+        return None
+    return Steering(
+        text=signals.steering, by=signals.steering_by or "?", set_at=datetime.fromtimestamp(signals.steering_at, UTC)
+    )
+
+
 def motives_of(signals: ScopeSignals) -> tuple[Motive, ...]:
     """The stream side's view of why a scope should dream; the pass refines these from the text."""
     motives = []
@@ -486,4 +521,8 @@ def motives_of(signals: ScopeSignals) -> tuple[Motive, ...]:
         motives.append(Motive(kind="repetition", summary="repeated: " + ", ".join(signals.repeated_entities)))
     if signals.memory_adds:
         motives.append(Motive(kind="memory_add", summary=f"{signals.memory_adds} memory-adds waiting"))
+    if signals.memory_corrections:
+        motives.append(
+            Motive(kind="memory_correction", summary=f"{signals.memory_corrections} corrections of stored memories")
+        )
     return tuple(motives)

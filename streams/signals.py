@@ -45,6 +45,13 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     last_pass_at: float = 0.0
     last_outcome: str = ""
     consecutive_failures: int = 0
+    memory_corrections: int = 0
+    """Corrections of stored memories (`correct` control events) since the last job: the next
+    job's watermarks then cover the control topic, so the pass has read them."""
+    steering: str = ""
+    """The operator's steering text for this scope (or, in a tenant row, for the tenant)."""
+    steering_by: str = ""
+    steering_at: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return cast("dict[str, Any]", msgspec.to_builtins(self))
@@ -110,6 +117,16 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     def saw_control(self, topic: str, offset: int) -> None:
         self.offsets[topic] = max(self.offsets.get(topic, 0), offset + 1)
 
+    def saw_correction(self, request_id: str) -> None:
+        """A correction asks for a pass as a manual trigger does (no cooldown; the job carries its id)."""
+        self.memory_corrections += 1
+        if request_id not in self.waiting_requests:
+            self.waiting_requests.append(request_id)
+
+    def steer(self, text: str, by: str, at: float) -> None:
+        """Last write wins (the stream is read in order; a redelivery folds the same values again)."""
+        self.steering, self.steering_by, self.steering_at = text, by, at
+
     def _saw(self, topic: str, offset: int, at: float) -> None:
         self.offsets[topic] = max(self.offsets.get(topic, 0), offset + 1)
         if at > self.last_event_at:
@@ -123,6 +140,7 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     def consume_signal(self) -> None:
         """The signal so far is handed to a job (or deliberately skipped): start counting afresh."""
         self.messages = self.tokens = self.memory_adds = self.corrections = self.decisions = 0
+        self.memory_corrections = 0
         self.entities = {}
         self.waiting_requests = []
 
@@ -135,6 +153,14 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
         self.last_outcome = status
         self.consecutive_failures = self.consecutive_failures + 1 if status == "failed" else 0
         return True
+
+
+TENANT_ROW_PREFIX = "#tenant/"
+"""Rows keyed `#tenant/<tenant>` hold a tenant's steering, one copy in every partition's table."""
+
+
+def tenant_row_key(scope: str) -> str:
+    return TENANT_ROW_PREFIX + scope.partition("/")[0]
 
 
 _encoder = msgspec.json.Encoder()

@@ -2,7 +2,9 @@
 
 Tests queue behaviours (a reply, a refusal, a reply slower than the client's timeout, an HTTP
 error); each POST to `/v1/chat/completions` consumes the next one, and every request body is
-recorded so a test can read the prompt the engine sent. Bound to 127.0.0.1 on an ephemeral port.
+recorded so a test can read the prompt the engine sent. With the queue empty, a `responder` set
+with `respond_with` answers from the request itself (a pass of many chunks); without one the
+server answers 500. Bound to 127.0.0.1 on an ephemeral port.
 
     with ScriptedLlmServer() as llm:
         llm.reply('{"actions": []}')
@@ -17,6 +19,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -53,6 +56,8 @@ class Garbage:
 
 
 Behaviour = Reply | Stall | HttpError | Garbage
+Responder = Callable[[dict[str, Any]], Behaviour]
+"""Request body -> what to answer."""
 _NOTHING_SCRIPTED = HttpError(500, "no scripted behaviour left for this request")
 
 
@@ -63,6 +68,7 @@ class ScriptedLlmServer:
         self._closing = threading.Event()
         self._ids = itertools.count(1)
         self.requests: list[dict[str, Any]] = []
+        self._responder: Responder | None = None
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -92,6 +98,11 @@ class ScriptedLlmServer:
 
     def reply(self, content: str, *, prompt_tokens: int = 120, completion_tokens: int = 30) -> None:
         self.script(Reply(content, prompt_tokens, completion_tokens))
+
+    def respond_with(self, responder: Responder | None) -> None:
+        """Answer every request the queue does not script with `responder(body)`."""
+        with self._lock:
+            self._responder = responder
 
     def refuse(self, text: str = "I can't help with that.") -> None:
         """An OpenAI-style refusal: no content, a `refusal` field on the message."""
@@ -123,7 +134,10 @@ class ScriptedLlmServer:
     def _next(self, body: dict[str, Any]) -> Behaviour:
         with self._lock:
             self.requests.append(body)
-            return self._queue.popleft() if self._queue else _NOTHING_SCRIPTED
+            if self._queue:
+                return self._queue.popleft()
+            responder = self._responder
+        return responder(body) if responder is not None else _NOTHING_SCRIPTED
 
     def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         return {

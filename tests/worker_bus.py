@@ -18,7 +18,7 @@ from consumers.steps.publish import PRODUCER_CONFIG
 from consumers.steps.retry import RetryPolicy
 from consumers.worker import ConsolidationWorker
 from plumbing.kafka_io import flush_or_raise, make_consumer, make_producer
-from schemas import DreamJob, JobLifecycleEvent, audit_event_adapter
+from schemas import ControlEvent, DreamJob, JobLifecycleEvent, audit_event_adapter
 from schemas.settings import Settings
 from schemas.validation import home_partition
 
@@ -46,6 +46,9 @@ class MemoryBus:
     def audit(self) -> list[Any]:
         return [audit_event_adapter.validate_json(m.value()) for m in self.broker.messages(self.settings.topics.audit)]
 
+    def control(self) -> list[ControlEvent]:
+        return [ControlEvent.model_validate_json(m.value()) for m in self.broker.messages(self.settings.topics.control)]
+
     def consumer(self) -> Any:
         return self.broker.consumer(self.settings.consumer_group)
 
@@ -72,6 +75,8 @@ class KafkaBus:
         )
         self._reader.assign([TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)])
         self._events: list[Any] = []
+        self._control_reader: Consumer | None = None
+        self._control: list[ControlEvent] = []
 
     def send(
         self,
@@ -103,6 +108,23 @@ class KafkaBus:
                 self._events.append(audit_event_adapter.validate_json(msg.value()))
         return list(self._events)
 
+    def control(self) -> list[ControlEvent]:
+        if self._control_reader is None:
+            self._control_reader = Consumer(
+                {
+                    **self.settings.kafka_client_config(),
+                    "group.id": "control-reader-bus",
+                    "enable.auto.commit": False,
+                    "auto.offset.reset": "earliest",
+                }
+            )
+            topic = self.settings.topics.control
+            self._control_reader.assign([TopicPartition(topic, p, 0) for p in range(self.settings.partitions)])
+        for msg in self._control_reader.consume(num_messages=1000, timeout=0.5):
+            if msg.error() is None:
+                self._control.append(ControlEvent.model_validate_json(msg.value()))
+        return list(self._control)
+
     def consumer(self) -> Any:
         return make_consumer(self.settings, self.settings.consumer_group)
 
@@ -111,6 +133,8 @@ class KafkaBus:
 
     def close(self) -> None:
         self._reader.close()
+        if self._control_reader is not None:
+            self._control_reader.close()
 
 
 class RunningWorker:

@@ -6,8 +6,17 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
+
+
+class VectorBacking(Protocol):
+    """A second level behind the LRU, e.g. the evaluation's on-disk cache (never used by the workers)."""
+
+    def get(self, text: str) -> np.ndarray | None: ...
+
+    def put(self, text: str, row: np.ndarray) -> None: ...
 
 
 class VectorCache:
@@ -15,15 +24,33 @@ class VectorCache:
         self.size = size
         self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._backing: VectorBacking | None = None
+
+    def attach(self, backing: VectorBacking | None) -> None:
+        """Read `backing` on a miss and write every new row to it; None detaches it."""
+        self._backing = backing
 
     def get(self, text: str) -> np.ndarray | None:
         with self._lock:
             row = self._rows.get(text)
             if row is not None:
                 self._rows.move_to_end(text)
-            return row
+                return row
+        backing = self._backing
+        if backing is None:
+            return None
+        row = backing.get(text)
+        if row is not None:
+            self._remember(text, row)
+        return row
 
     def put(self, text: str, row: np.ndarray) -> None:
+        backing = self._backing
+        if backing is not None:
+            backing.put(text, row)
+        self._remember(text, row)
+
+    def _remember(self, text: str, row: np.ndarray) -> None:
         if self.size <= 0:
             return
         with self._lock:

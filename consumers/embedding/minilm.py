@@ -126,6 +126,11 @@ def _model(onnx_path: Path, threads: int) -> _Model:
 _shared_cache = VectorCache(16_384)  # ~25 MB of float32 rows; one per process, as the session
 
 
+def shared_cache() -> VectorCache:
+    """The process-wide cache every default `MiniLMEmbedder` reads (the evaluation attaches its disk cache here)."""
+    return _shared_cache
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (int8, onnxruntime): 384-dim unit vectors, paraphrases close."""
 

@@ -27,6 +27,9 @@ class EngineError(RuntimeError):
     """The engine could not produce a valid plan (e.g. malformed model output). The pass fails
     and memory stays as it was; it is never read as "no changes"."""
 
+    spent: EngineResult | None = None
+    """What the engine used before it failed (model calls, tokens), for the diary and metrics."""
+
 
 @dataclass(frozen=True)
 class EngineResult:
@@ -37,6 +40,11 @@ class EngineResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    model_seconds: float = 0.0
+    """Wall seconds spent waiting for the model."""
+    unread_message_ids: frozenset[str] = frozenset()
+    """New messages the engine did not read (its call budget ran out, or a later chunk failed): the
+    pass's watermark stops before the first of them, so the next pass reads them."""
     notes: tuple[str, ...] = field(default_factory=tuple)
     """Human-readable remarks for the dream diary (e.g. an ignored prompt injection)."""
 

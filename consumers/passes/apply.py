@@ -8,12 +8,24 @@ too and recorded as a violation: the gate quarantines a plan that tried to chang
 
 Memory-adds that read like an instruction to the system are not written (they are data, never
 commands); they are noted and counted as `dropped_adds`, so the pass clears them from the inbox.
+
+Corrections (an agent's or operator's PATCH or DELETE of one memory, `snapshot.corrections`) are
+applied first, in the order they were sent, so the engine's actions and verify work on the
+corrected memory: an update rewrites the text in place (same id), a retire archives it, each with
+the correction as its reason and evidence. A correction of a memory that is unknown or no longer
+active is left out with a note; an agent's correction of a protected memory is left out and
+recorded as a violation (the gate quarantines the pass); an operator's passes.
+
+Validity time is set here, where the evidence and its times are known: a new record holds from
+its earliest evidence message (`valid_from`), a superseded or evidence-archived one until the
+newest message that ended it (`valid_to`), a corrected text from the correction's time, a
+retired-by-correction memory until then. Rewording (update, merge) keeps a memory's `valid_from`.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import assert_never
 
@@ -22,8 +34,10 @@ from language.injection import is_injection
 from schemas import (
     ActionPlan,
     ArchiveAction,
+    ControlEvent,
     CreateAction,
     MemoryAction,
+    MemoryCorrection,
     MemoryRecord,
     MergeAction,
     SupersedeAction,
@@ -50,7 +64,10 @@ class Change:
     """The plan action that made it (create, update, merge, supersede, archive), or "" for one
     the pass made itself (the prune step's cap): the gate judges each by its action's rules."""
     phase: str = "plan"
-    """Who proposed it: "plan" (the engine, possibly a model) or a later phase ("verify")."""
+    """Who proposed it: "plan" (the engine, possibly a model), "correction", or a later phase ("verify")."""
+    correction_id: str | None = None
+    correction: MemoryCorrection | None = None
+    """For action "correct": the correction that asked for it (who, in which role)."""
 
 
 @dataclass
@@ -65,6 +82,11 @@ class Candidate:
     """(rule, detail) for actions that must send the plan to quarantine (a protected memory)."""
     dropped_adds: set[str] = field(default_factory=set)
     """Pending memory-adds not written (instruction-like text); the pass clears them from the inbox."""
+    applied_corrections: list[str] = field(default_factory=list)
+    """Corrections applied (or found already in effect): cleared from their inbox once promoted."""
+    refused_corrections: list[str] = field(default_factory=list)
+    """Corrections that can never apply (unknown or retired memory, an agent's on a protected one):
+    cleared from their inbox whenever the pass writes a generation, so they cannot hold a scope back."""
 
     def carry(self, records: dict[str, MemoryRecord], changes: list[Change]) -> Candidate:
         """A new candidate with these records and changes and this one's notes and violations."""
@@ -74,6 +96,8 @@ class Candidate:
             notes=list(self.notes),
             violations=list(self.violations),
             dropped_adds=set(self.dropped_adds),
+            applied_corrections=list(self.applied_corrections),
+            refused_corrections=list(self.refused_corrections),
         )
 
     @property
@@ -141,6 +165,17 @@ class _Applier:
     ) -> None:
         self.staged.append(Change(kind, after.memory_id, before, after, reason, evidence, self.kind, self.phase))
 
+    def evidence_time(self, ids: tuple[str, ...], newest: bool = False) -> datetime | None:
+        """The earliest (or newest) time of the messages `ids` that the snapshot holds."""
+        times = [turn.ts for i in ids if (turn := self.snapshot.message(i)) is not None]
+        if not times:
+            return None
+        return max(times) if newest else min(times)
+
+    def ended(self, ids: tuple[str, ...]) -> datetime:
+        """When evidence ended a memory: its newest message (the pass's time if none is known)."""
+        return self.evidence_time(ids, newest=True) or self.when
+
     # --- actions
     def create(self, a: CreateAction) -> None:
         label = f"create {a.ref!r}"
@@ -164,6 +199,7 @@ class _Applier:
             confidence=a.confidence,
             created_at=self.when,
             updated_at=self.when,
+            valid_from=self.evidence_time(evidence),
         )
         self.put("created", None, record, a.rationale, evidence)
 
@@ -200,6 +236,9 @@ class _Applier:
                 "updated_at": self.when,
                 "merged_from": _union(survivor.merged_from, tuple(d.memory_id for d in duplicates)),
                 "confidence": max([survivor.confidence, *(d.confidence for d in duplicates)]),
+                "valid_from": min(
+                    (m.valid_from for m in (survivor, *duplicates) if m.valid_from is not None), default=None
+                ),
             }
         )
         for dup in duplicates:
@@ -230,6 +269,7 @@ class _Applier:
                 "superseded_by": replacement.memory_id,
                 "status_reason": a.rationale,
                 "updated_at": self.when,
+                "valid_to": self.ended(evidence),
             }
         )
         self.put("superseded", record, after, a.rationale, evidence)
@@ -242,13 +282,62 @@ class _Applier:
             self.problems.append(f"{label}: no contradicting evidence; silence is not a reason to drop a memory")
         if record is None or self.problems:
             return
-        after = record.model_copy(update={"status": "archived", "status_reason": a.rationale, "updated_at": self.when})
+        ended = {"valid_to": self.ended(evidence)} if evidence else {}  # a prune (no evidence) ends nothing
+        after = record.model_copy(
+            update={"status": "archived", "status_reason": a.rationale, "updated_at": self.when, **ended}
+        )
         self.put("archived", record, after, a.rationale, evidence)
 
+    def correct(self, event: ControlEvent, correction: MemoryCorrection) -> None:
+        """One correction: the text in place (update) or the memory's end (retire), at the event's time."""
+        label = f"correction {event.request_id} ({correction.op} {correction.memory_id!r} by {correction.by})"
+        record = self.candidate.records.get(correction.memory_id)
+        if record is None:
+            self.problems.append(f"{label}: no such memory")
+            return
+        if not record.is_active:
+            self.problems.append(f"{label}: the memory is already {record.status}")
+            return
+        if record.protected and correction.role != "operator":
+            self.candidate.violations.append(
+                ("protected", f"{label}: memory {correction.memory_id!r} is protected; correcting it needs an operator")
+            )
+            self.problems.append(f"{label}: the memory is protected and the correction is not an operator's")
+            return
+        reason = f"correction {event.request_id} by {correction.by} ({correction.role}): {event.reason}"
+        if correction.op == "update":
+            if correction.text == record.text:
+                self.candidate.notes.append(f"apply: {label}: the memory already says that")
+                return
+            after = record.model_copy(
+                update={"text": correction.text, "updated_at": self.when, "valid_from": event.ts, "valid_to": None}
+            )
+            kind: ChangeKind = "updated"
+        else:
+            after = record.model_copy(
+                update={"status": "archived", "status_reason": reason, "updated_at": self.when, "valid_to": event.ts}
+            )
+            kind = "archived"
+        self.staged.append(
+            Change(
+                kind,
+                record.memory_id,
+                record,
+                after,
+                reason,
+                (),
+                "correct",
+                "correction",
+                correction_id=event.request_id,
+                correction=correction,
+            )
+        )
 
-def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
-    """Apply the plan on a copy of the snapshot's memories; an action with a problem is left out
-    and noted in `candidate.notes`, the others stand."""
+
+def apply_inputs(snapshot: Snapshot) -> Candidate:
+    """The snapshot's memories with what agents and operators sent since the last pass: the pending
+    memory-adds written (instruction-like ones dropped, noted) and the corrections applied. The
+    engine reads memory as this leaves it; its plan is applied on top (`apply_plan`)."""
     applier = _Applier(snapshot, snapshot.job.requested_at)
     for add_id in sorted(snapshot.pending_add_ids):
         record = snapshot.memory(add_id)
@@ -274,7 +363,42 @@ def apply_plan(snapshot: Snapshot, plan: ActionPlan) -> Candidate:
                 "memory_add",
             )
         )
-    return _run(applier, plan.actions)
+    _correct_all(applier, snapshot.corrections)
+    return applier.candidate
+
+
+def apply_plan(snapshot: Snapshot, plan: ActionPlan, start: Candidate | None = None) -> Candidate:
+    """Apply the plan on a copy of `start` (default: `apply_inputs(snapshot)`); an action with a
+    problem is left out and noted in `candidate.notes`, the others stand."""
+    inputs = apply_inputs(snapshot) if start is None else start
+    return _run(_Applier(snapshot, snapshot.job.requested_at, start=inputs), plan.actions)
+
+
+def engine_view(snapshot: Snapshot, inputs: Candidate) -> Snapshot:
+    """The snapshot as the engine should read it: corrected memories in place of the stored ones
+    (the same order), so a plan builds on a correction instead of undoing it."""
+    if not inputs.applied_corrections:
+        return snapshot
+    return replace(snapshot, memories=tuple(inputs.records.get(m.memory_id, m) for m in snapshot.memories))
+
+
+def _correct_all(applier: _Applier, corrections: tuple[ControlEvent, ...]) -> None:
+    """Apply the snapshot's corrections in the order they were sent; each applies whole or not at all."""
+    applier.phase = "correction"
+    for event in corrections:
+        if event.correction is None:
+            continue
+        applier.problems, applier.staged, applier.kind = [], [], "correct"
+        applier.correct(event, event.correction)
+        if applier.problems:
+            applier.candidate.notes.append(f"apply: left out {'; '.join(applier.problems)}")
+            applier.candidate.refused_corrections.append(event.request_id)
+            continue
+        for change in applier.staged:
+            applier.candidate.records[change.memory_id] = change.after
+            applier.candidate.changes.append(change)
+        applier.candidate.applied_corrections.append(event.request_id)
+    applier.phase = "plan"
 
 
 def apply_actions(

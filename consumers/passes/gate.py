@@ -18,6 +18,10 @@ Each change is judged against the snapshot by the rules of the action that made 
   [size, privacy, cap].
 
 A model that obeys an injected instruction can produce any of these plans; none of them passes.
+
+A correction an agent or operator sent (action `correct`) is its own evidence: it needs no
+transcript message, and the text it stores meets the same text, injection, size and privacy
+rules. Only an operator's may change a protected memory.
 """
 
 from __future__ import annotations
@@ -128,13 +132,24 @@ def gate(
             reason = _merge(change, change.before, candidate, related, rules)
             if reason:
                 reasons.append(reason)
-        if change.kind in ("superseded", "archived") and change.before is not None and not change.evidence_message_ids:
+        if (
+            change.kind in ("superseded", "archived")
+            and change.before is not None
+            and not change.evidence_message_ids
+            and change.action != "correct"  # a correction is its own evidence
+        ):
             if not (after is not None and after.status_reason.startswith("prune:")):
                 reasons.append(f"[provenance] {change.kind} memory {change.memory_id} without contradicting evidence")
 
+    by_operator = {
+        c.memory_id
+        for c in candidate.changes
+        if c.action == "correct" and c.correction is not None and c.correction.role == "operator"
+    }
     for before in snapshot.memories:
         if before.protected and candidate.records.get(before.memory_id) != before:
-            reasons.append(f"[protected] protected memory {before.memory_id} was changed")
+            if before.memory_id not in by_operator or _changed_after_correction(candidate, before.memory_id):
+                reasons.append(f"[protected] protected memory {before.memory_id} was changed")
     reasons.extend(_retire_share(snapshot, candidate, existing, rules))
     core = sum(1 for m in candidate.active if m.tier == "core" and not m.protected)
     if core > memory_cap:  # the archive is unbounded; only the prompt-sized core has a cap
@@ -164,6 +179,14 @@ def _stored_text(
     if leaked:
         reasons.append(f"[privacy] memory {after.memory_id} contains {', '.join(leaked)}")
     return reasons
+
+
+def _changed_after_correction(candidate: Candidate, memory_id: str) -> bool:
+    """Whether anything but an operator's correction changed this (protected) memory in the pass."""
+    return any(
+        c.memory_id == memory_id and not (c.action == "correct" and c.correction and c.correction.role == "operator")
+        for c in candidate.changes
+    )
 
 
 def _condensed(change: Change) -> bool:

@@ -12,7 +12,7 @@ role, ts, content, is_new) finds, in the user's messages that are new to memory:
   and the one content word several of them share across threads, the MemOS-style motive that
   ties separate failures to one reason;
 
-plus the pending memory-adds. They are grouped into motives (`schemas.Motive`, one per kind,
+plus the pending memory-adds and corrections. They are grouped into motives (`schemas.Motive`, one per kind,
 each naming its messages). No motive, no statement and no pending add: nothing to dream about,
 and the pass stops before any engine or model is called.
 
@@ -98,6 +98,7 @@ def gather(snapshot: Snapshot) -> Signals:
         unresolved=unresolved_threads(readable, fresh),
         complaint=recurring_complaint(readable, fresh),
         injected=tuple(injected["message_id"].to_list()),
+        pending_corrections=tuple(e.request_id for e in snapshot.corrections),
         messages=frame.height,
         new_messages=int(frame["is_new"].sum()),
     )
@@ -344,4 +345,7 @@ def build_motives(signals: Signals, pending_evidence: tuple[str, ...]) -> tuple[
             f"\u201c{complaint.theme}\u201d: {quotes}"
         )
         motives.append(_motive("dissatisfaction", summary, complaint.message_ids))
+    if ids := signals.pending_corrections:
+        summary = f"{len(ids)} correction(s) of stored memories sent by agents or operators: {_listed(list(ids))}"
+        motives.append(_motive("memory_correction", summary, ()))
     return tuple(motives)

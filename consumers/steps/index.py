@@ -1,11 +1,16 @@
-"""Index step: turns and memory-adds into Qdrant, so a pass can read them.
+"""Index step: turns, memory-adds and the control events a pass needs into Qdrant, so a pass can
+read them: corrections (`correct`) into their inbox, steering (`steer`) for the API to show.
+Other control events (trigger, reset, evaluate, forget) are the stream worker's; they are read
+here only to move this worker's offsets.
 
 Each record goes through the shared input validator (`schemas.validation`), the same one the
 stream worker dead-letters by: what it rejects is counted and logged with the reason, never
 indexed (the stream worker's dead-letter topic holds the record itself). A turn whose message id
 is already indexed with different content is refused too: the first version stays, and the
 second is reported rather than silently replacing it. A memory-add asking for `protected` is
-indexed unprotected unless its `producer` header names a trusted producer.
+indexed unprotected unless its `producer` header names a trusted producer; likewise a correction
+claiming the `operator` role is read as an agent's unless it comes from the API (which gives that
+role only to the operator token) or a trusted producer.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from consumers.runtime import Runtime
 from consumers.steps.retry import Retrier
 from consumers.steps.transient import is_transient_store
 from consumers.store.client import payload_of, point_id
-from plumbing.kafka_io import PRODUCER_HEADER
-from schemas import ConversationTurn, MemoryAdd
+from plumbing.kafka_io import API_PRODUCER, PRODUCER_HEADER
+from schemas import ControlEvent, ConversationTurn, MemoryAdd
+from schemas.scope import tenant_of
 from schemas.settings import Settings
 from schemas.validation import Kind, Rejected, validate_record
 
@@ -47,9 +53,16 @@ class IndexStep:
         self._runtime = runtime
         self._retrier = retrier
         topics = settings.topics
-        self._kinds: dict[str, Kind] = {topics.turns: "turns", topics.memory_adds: "memory-adds"}
+        self._kinds: dict[str, Kind] = {
+            topics.turns: "turns",
+            topics.memory_adds: "memory-adds",
+            topics.control: "control",
+        }
         self._turns: dict[tuple[str, str], tuple[ConversationTurn, int]] = {}
         self._adds: list[MemoryAdd] = []
+        self._corrections: list[ControlEvent] = []
+        self._steers: list[ControlEvent] = []
+        self._operators = frozenset({API_PRODUCER, *settings.trusted_producers})
         self._positions: dict[tuple[str, int], int] = {}
         self.skipped = 0
 
@@ -61,6 +74,9 @@ class IndexStep:
             self._skip(self._kinds[topic], result.error_type, f"{topic}[{partition}]@{offset}: {result.reason}")
             return
         event = result.event
+        if isinstance(event, ControlEvent):
+            self._control(event, _producer(msg))
+            return
         if isinstance(event, MemoryAdd) and event.protected and _producer(msg) not in self._settings.trusted_producers:
             # Only an operator (consumers/protect.py) or a trusted producer may protect a memory.
             SKIPPED.labels("memory-adds", "protected_ignored").inc()
@@ -88,28 +104,60 @@ class IndexStep:
             assert isinstance(event, MemoryAdd)  # the two topics read here carry turns and memory-adds
             self._adds.append(event)
 
+    def _control(self, event: ControlEvent, producer: str | None) -> None:
+        correction = event.correction
+        if correction is not None:
+            if correction.role == "operator" and producer not in self._operators:
+                SKIPPED.labels("control", "operator_ignored").inc()
+                log.warning(
+                    "correction %s of %s claims the operator role from producer %r, which is neither the API "
+                    "nor in trusted_producers: read as an agent's",
+                    event.request_id,
+                    event.scope,
+                    producer,
+                )
+                event = event.model_copy(update={"correction": correction.model_copy(update={"role": "agent"})})
+            self._corrections.append(event)
+        elif event.steering is not None:
+            self._steers.append(event)
+
     def poll(self) -> None:
         """Nothing runs in the background: the batch is written by join()."""
 
     def join(self) -> dict[tuple[str, int], int]:
         """Write the batch; returns the next offset per (topic, partition) it covers, for the commit."""
         turns, adds, positions = list(self._turns.values()), self._adds, self._positions
-        self._turns, self._adds, self._positions = {}, [], {}
-        if turns or adds:
-            self._retrier.call("index", lambda: self._write(turns, adds), is_transient_store)
+        corrections, steers = self._corrections, self._steers
+        self._turns, self._adds, self._positions, self._corrections, self._steers = {}, [], {}, [], []
+        if turns or adds or corrections or steers:
+            self._retrier.call("index", lambda: self._write(turns, adds, corrections, steers), is_transient_store)
             INDEXED.labels("turn").inc(len(turns))
             INDEXED.labels("memory_add").inc(len(adds))
+            INDEXED.labels("correction").inc(len(corrections))
+            INDEXED.labels("steering").inc(len(steers))
         return positions
 
     def close(self) -> None:
-        self._turns, self._adds, self._positions = {}, [], {}
+        self._turns, self._adds, self._positions, self._corrections, self._steers = {}, [], {}, [], []
 
-    def _write(self, turns: list[tuple[ConversationTurn, int]], adds: list[MemoryAdd]) -> None:
+    def _write(
+        self,
+        turns: list[tuple[ConversationTurn, int]],
+        adds: list[MemoryAdd],
+        corrections: list[ControlEvent],
+        steers: list[ControlEvent],
+    ) -> None:
         runtime = self._runtime
         with runtime.lock:
             turns = self._without_rewrites(turns)
             runtime.transcripts.index_turns(turns)
             runtime.transcripts.add_pending(adds)
+            runtime.corrections.add(corrections)
+            for event in steers:
+                change = event.steering
+                assert change is not None  # only steer events are kept in _steers
+                scope = None if change.applies_to == "tenant" else event.scope
+                runtime.steering.set(tenant_of(event.scope), scope, change.text, change.by, event.ts)
 
     def _without_rewrites(self, turns: list[tuple[ConversationTurn, int]]) -> list[tuple[ConversationTurn, int]]:
         """Drop turns whose message id is indexed with different content (a redelivery of the

@@ -29,7 +29,7 @@ from consumers.steps.commit import CommitStep, transient_kafka_call
 from consumers.steps.publish import PublishStep
 from consumers.steps.retry import GaveUp, Retrier, Stopping
 from consumers.steps.transient import StoreUnavailable, is_transient_store
-from schemas import DreamJob, JobLifecycleEvent, ScopeForgottenEvent, make_event_id
+from schemas import ControlEvent, DreamJob, JobLifecycleEvent, ScopeForgottenEvent, make_event_id
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings
 
@@ -82,7 +82,9 @@ class JobStep:
         publish: PublishStep,
         commit: CommitStep,
         store_retrier: Retrier,
+        control: PublishStep | None = None,
     ) -> None:
+        """`control` publishes the follow-up trigger of a pass that left new messages unread."""
         self._settings = settings
         self._runtime = runtime
         self._consumer = consumer
@@ -90,6 +92,7 @@ class JobStep:
         self._publish = publish
         self._commit = commit
         self._store = store_retrier
+        self._control = control
         self._topic = settings.topics.jobs
         self._queued: dict[int, deque[Any]] = defaultdict(deque)
         self._paused: set[int] = set()
@@ -171,9 +174,27 @@ class JobStep:
             log.info("job %s on %s already ran; republishing %d events", job.job_id, job.scope, len(result.events))
         self._publish.submit(result.events, job.scope, partition)
         self._publish.join()
+        self._ask_for_the_rest(job, result, partition)
         self._locked(lambda: self._runtime.dream_pass.mark_published(job), "mark job published")
         self.passes_run += 1
         record_pass(result, self._settings.engine)
+
+    def _ask_for_the_rest(self, job: DreamJob, result: PassResult, partition: int) -> None:
+        """A pass that read only part of its new messages (the model's call budget) asks for the
+        next pass at once: a manual trigger on the control topic, which the stream worker turns into
+        a job after this one's outcome. Its request id derives from the job, so a rerun asks once."""
+        unread = result.engine.unread_message_ids if result.engine else frozenset()
+        if self._control is None or not unread or result.status not in ("completed", "no-op"):
+            return
+        request = ControlEvent(
+            scope=job.scope,
+            action="trigger",
+            request_id=make_event_id(job.job_id, "continue"),
+            reason=f"continue after {job.job_id}: {len(unread)} new messages left for the next pass",
+        )
+        self._control.submit([request], job.scope, partition)
+        self._control.join()
+        log.info("pass %s on %s left %d new messages: next pass requested", job.job_id, job.scope, len(unread))
 
     def _run_pass(self, job: DreamJob, partition: int) -> PassResult | None:
         try:
@@ -191,8 +212,11 @@ class JobStep:
 
     def _forget(self, job: DreamJob, partition: int) -> None:
         runtime = self._runtime
+        extra = {"corrections": runtime.corrections.collection, "steering": runtime.steering.collection}
         deleted = self._locked(
-            lambda: forget_scope(runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope),
+            lambda: forget_scope(
+                runtime.client, runtime.memories, runtime.transcripts, runtime.diary, job.scope, extra
+            ),
             "forget",
         )
         tombstone = ScopeForgottenEvent(

@@ -1,4 +1,6 @@
-"""One Qdrant client per process: embedded (local mode, on disk) by default, a server by URL."""
+"""One Qdrant client per process: embedded (Qdrant's engine in-process, `edge.py`) by default, a
+server by URL; qdrant-client's local mode stays available (`embedded_store=local`, and the tests'
+in-memory stores). Every store is written against `StoreClient`, whichever it is."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
+from consumers.store.edge import EdgeClient
 from schemas.scope import parse_scope
 from schemas.settings import Settings
 
@@ -20,12 +23,26 @@ def point_id(*parts: object) -> str:
     return str(uuid.uuid5(_NAMESPACE, "|".join(str(p) for p in parts)))
 
 
-def open_qdrant(settings: Settings) -> QdrantClient:
+StoreClient = QdrantClient | EdgeClient
+"""What the stores talk to: a qdrant-client (server or local mode) or the embedded engine."""
+
+
+def open_qdrant(settings: Settings) -> StoreClient:
     if settings.qdrant_url:
         api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantClient(url=settings.qdrant_url, api_key=api_key)
+    if settings.embedded_store == "edge":
+        return EdgeClient(settings.qdrant_path)
     settings.qdrant_path.mkdir(parents=True, exist_ok=True)
     return QdrantClient(path=str(settings.qdrant_path))
+
+
+def needs_serialising(client: StoreClient) -> bool:
+    """qdrant-client's local mode is one Python object that two threads must not use at once; the
+    embedded engine and a server take concurrent calls."""
+    from qdrant_client.local.qdrant_local import QdrantLocal
+
+    return isinstance(client, QdrantClient) and isinstance(getattr(client, "_client", None), QdrantLocal)
 
 
 def payload_of(point: models.Record) -> dict[str, Any]:
@@ -48,7 +65,7 @@ def scope_filter(scope: str, *extra: models.Condition) -> models.Filter:
 
 
 def ensure_collection(
-    client: QdrantClient, name: str, dims: int | None, indexed: dict[str, models.PayloadSchemaType]
+    client: StoreClient, name: str, dims: int | None, indexed: dict[str, models.PayloadSchemaType]
 ) -> None:
     """Create a collection once, with payload indexes (used by a server; local mode ignores them)."""
     if client.collection_exists(name):
@@ -64,12 +81,19 @@ def ensure_collection(
 
 
 def scroll_all(
-    client: QdrantClient, collection: str, flt: models.Filter | None, page: int = 1_000
+    client: StoreClient,
+    collection: str,
+    flt: models.Filter | None,
+    page: int = 1_000,
+    *,
+    with_vectors: bool = False,
 ) -> list[models.Record]:
     records: list[models.Record] = []
     offset = None
     while True:
-        batch, offset = client.scroll(collection, scroll_filter=flt, limit=page, offset=offset, with_payload=True)
+        batch, offset = client.scroll(
+            collection, scroll_filter=flt, limit=page, offset=offset, with_payload=True, with_vectors=with_vectors
+        )
         records.extend(batch)
         if offset is None:
             return records

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from schemas import JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.scope import parse_scope
 
@@ -34,11 +34,17 @@ class DiaryEntry(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    model_seconds: float = 0.0
+    """Wall seconds the pass waited for the model."""
+    pass_seconds: float = 0.0
+    """Wall seconds of the pass up to this entry (the pointer switch after it not counted)."""
+    unread_messages: int = 0
+    """New messages the pass left for the next one (the LLM engine's call budget ran out)."""
     events: tuple[JobLifecycleEvent | MemoryChangeEvent, ...] = ()
 
 
 class Diary:
-    def __init__(self, client: QdrantClient, prefix: str) -> None:
+    def __init__(self, client: StoreClient, prefix: str) -> None:
         self._client = client
         self.collection = f"{prefix}_diary"
         ensure_collection(client, self.collection, None, {"tenant": _KW, "scope": _KW})

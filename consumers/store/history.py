@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from consumers.store.diary import Diary, DiaryEntry
 from consumers.store.memories import GenerationInfo, MemoryStore, ScopeState
+from consumers.store.validity import Span, held_from, memories_as_of, when_each_value_held
 from schemas import MemoryChangeEvent, MemoryRecord
 from schemas.scope import parse_scope
 
@@ -44,6 +46,9 @@ class ScopeReader(Protocol):
     def records(self, scope: str, generation: int | None = None, include_inactive: bool = False) -> list[MemoryRecord]:
         """A generation's records (None: the active one); raises GenerationNotKept."""
 
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        """One record of a kept generation (any status), None when that generation lacks it."""
+
     def diary(self, scope: str) -> list[DiaryEntry]:
         """The scope's diary, oldest first."""
 
@@ -53,6 +58,10 @@ class ScopeReader(Protocol):
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
         """The scope's memories closest to `query`, best first, with their scores (the store's
         search: readers see what it returns, memory-adds not yet consolidated included)."""
+
+    def search_as_of(self, scope: str, query: str, k: int, at: datetime) -> list[tuple[MemoryRecord, float]]:
+        """The same over what held at `at` (`consumers/store/validity.py`): the memories of the
+        active generation's lineage then, and memory-adds no pass has curated yet made by then."""
 
 
 class ScopeView:
@@ -77,6 +86,9 @@ class ScopeView:
         records = self._memories.generation_records(scope, number)
         return records if include_inactive else [m for m in records if m.is_active]
 
+    def memory(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        return self._memories.record(scope, generation, memory_id)
+
     def diary(self, scope: str) -> list[DiaryEntry]:
         self.state(scope)
         return self._diary.entries(scope)
@@ -89,6 +101,14 @@ class ScopeView:
     def search(self, scope: str, query: str, k: int = 10) -> list[tuple[MemoryRecord, float]]:
         parse_scope(scope)  # a scope nobody has dreamed on yet may still hold memory-adds: no UnknownScope
         return self._memories.search(scope, query, k)
+
+    def search_as_of(self, scope: str, query: str, k: int, at: datetime) -> list[tuple[MemoryRecord, float]]:
+        parse_scope(scope)
+        state = self._memories.state(scope)
+        held = memories_as_of(self, scope, at) if is_known(state) else []
+        known = {m.memory_id for m in held}
+        fresh = [m for m in self._memories.pending_records(scope) if held_from(m) <= at and m.memory_id not in known]
+        return self._memories.rank(held + fresh, query, k)
 
 
 def readable_generation(state: ScopeState, number: int) -> GenerationInfo:
@@ -132,25 +152,34 @@ class RecordVersion:
     generation: GenerationInfo
     record: MemoryRecord | None
     """None: the memory is not in that generation."""
+    held: Span | None = None
+    """When the value this version stands for held, along the active generation's lineage (None
+    off it: quarantined or rolled-back generations, or a version that holds nothing)."""
 
     def to_json(self) -> dict[str, Any]:
+        held = self.held
         return {
             "generation": self.generation.generation,
             "generation_status": self.generation.status,
             "record": self.record.model_dump(mode="json") if self.record else None,
+            "valid_from": held.since.isoformat() if held else None,
+            "valid_to": held.until.isoformat() if held and held.until else None,
         }
 
 
-def record_history(reader: ScopeReader, scope: str, memory_id: str) -> list[RecordVersion]:
-    """The memory in every readable kept generation, oldest first; LookupError when it is in none."""
-    state = reader.state(scope)
-    versions = []
-    for info in readable_generations(state):
-        by_id = {m.memory_id: m for m in reader.records(scope, info.generation, include_inactive=True)}
-        versions.append(RecordVersion(info, by_id.get(memory_id)))
+def record_history(
+    reader: ScopeReader, scope: str, memory_id: str, state: ScopeState | None = None
+) -> list[RecordVersion]:
+    """The memory in every readable kept generation, oldest first; LookupError when it is in none.
+    One record read per kept generation, whatever the scope holds."""
+    state = state or reader.state(scope)
+    versions = [
+        RecordVersion(info, reader.memory(scope, info.generation, memory_id)) for info in readable_generations(state)
+    ]
     if not any(v.record for v in versions):
         raise LookupError(f"memory {memory_id!r} is in no kept generation of {scope!r}")
-    return versions
+    held = when_each_value_held([(v.generation.generation, v.record) for v in versions], state)
+    return [RecordVersion(v.generation, v.record, held.get(v.generation.generation)) for v in versions]
 
 
 # --- the difference between two generations

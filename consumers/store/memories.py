@@ -14,10 +14,11 @@ from typing import Literal, cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from consumers.embedding.protocol import Embedder
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.generations_cache import CachedGeneration, GenerationsCache
 from consumers.store.search import ScopeSearch, embedding_text, pending_record, stack
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
@@ -51,6 +52,10 @@ class GenerationInfo(BaseModel):
     memories_active: int = 0
     decisions: tuple[OperatorDecision, ...] = ()
     """Operator decisions about this generation (approve, reject, rollback to it), oldest first."""
+    based_on: int | None = None
+    """The generation it was built from (the active one when its pass ran; 0: none). Readers follow
+    these links for what a memory said before an in-place change (`consumers/store/validity.py`).
+    None on generations written before it was recorded."""
 
 
 class AppliedJob(BaseModel):
@@ -106,7 +111,7 @@ class _EmbedFunction:
 class MemoryStore:
     def __init__(
         self,
-        client: QdrantClient,
+        client: StoreClient,
         prefix: str,
         dims: int,
         embed: Embed,
@@ -114,9 +119,12 @@ class MemoryStore:
         *,
         embedder: Embedder | None = None,
         pending: Callable[[str], list[MemoryAdd]] | None = None,
+        evidence_vectors: Callable[[str, Sequence[str]], np.ndarray | None] | None = None,
     ) -> None:
         """`pending` reads a scope's not-yet-consolidated memory-adds (the transcript store's inbox),
-        so search returns them at once."""
+        so search returns them at once. `evidence_vectors` (the transcript index's vectors of a
+        scope's messages) lets a memory written from messages reuse their vectors instead of
+        embedding its text again (settings.memory_vectors = "evidence")."""
         self._client = client
         self._embed = embed
         self.embed = embed
@@ -125,6 +133,8 @@ class MemoryStore:
         self._kept = generations_kept
         self._search = ScopeSearch(embedder or _EmbedFunction(embed, dims))
         self._pending = pending
+        self._evidence_vectors = evidence_vectors
+        self._generations = GenerationsCache()
         self.memories = f"{prefix}_memories"
         self.scopes = f"{prefix}_scopes"
         ensure_collection(client, self.memories, dims, {"tenant": _KW, "scope": _KW, "generation": _INT, "status": _KW})
@@ -157,11 +167,33 @@ class MemoryStore:
     def generation_records(self, scope: str, generation: int) -> list[MemoryRecord]:
         if generation <= 0:
             return []
+        return list(self._generation(scope, generation).records)
+
+    def record(self, scope: str, generation: int, memory_id: str) -> MemoryRecord | None:
+        """One memory of one generation: a point read by its id, never a scan of the scope."""
+        if generation <= 0:
+            return None
+        cached = self._generations.get(scope, generation)
+        if cached is not None:
+            return cached.by_id.get(memory_id)
+        found = self._client.retrieve(self.memories, [point_id(scope, generation, memory_id)], with_payload=True)
+        return MemoryRecord.model_validate(payload_of(found[0])["record"]) if found else None
+
+    def _generation(self, scope: str, generation: int) -> CachedGeneration:
+        cached = self._generations.get(scope, generation)
+        if cached is not None:
+            return cached
         flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
-        records = [
-            MemoryRecord.model_validate(payload_of(r)["record"]) for r in scroll_all(self._client, self.memories, flt)
-        ]
-        return sorted(records, key=lambda m: (m.created_at, m.memory_id))
+        rows = scroll_all(self._client, self.memories, flt, with_vectors=True)
+        pairs = sorted(
+            ((MemoryRecord.model_validate(payload_of(r)["record"]), r.vector) for r in rows),
+            key=lambda pair: (pair[0].created_at, pair[0].memory_id),
+        )
+        # The memories collection has one unnamed dense vector, so each point's is a list of floats.
+        vectors = stack([cast("list[float] | None", v) for _, v in pairs], self._dims) if pairs else None
+        entry = CachedGeneration(tuple(m for m, _ in pairs), vectors)
+        self._generations.put(scope, generation, entry)
+        return entry
 
     def active_records(self, scope: str, include_inactive: bool = False) -> list[MemoryRecord]:
         """What readers see: the active generation's memories (only status `active` by default)."""
@@ -177,32 +209,36 @@ class MemoryStore:
         key = (generation, tuple((a.memory_id, a.ts) for a in pending))
 
         def load() -> tuple[list[MemoryRecord], np.ndarray | None]:
-            rows = self._active_points(scope, generation) if generation > 0 else []
-            records = [MemoryRecord.model_validate(payload_of(r)["record"]) for r in rows]
+            records: list[MemoryRecord] = []
+            vectors: np.ndarray | None = None
+            if generation > 0:
+                entry = self._generation(scope, generation)
+                active = [i for i, m in enumerate(entry.records) if m.status == "active"]
+                records = [entry.records[i] for i in active]
+                vectors = entry.vectors[active] if entry.vectors is not None else None
             known = {r.memory_id for r in records}
             fresh = [pending_record(a) for a in pending if a.memory_id not in known]
-            # The memories collection has one unnamed dense vector, so each point's is a list of floats.
-            stored = [cast("list[float] | None", r.vector) for r in rows]
-            vectors = stack(stored + [None] * len(fresh), self._dims) if rows and not fresh else None
+            if fresh:
+                extra = self._embed_array([embedding_text(r.text) for r in fresh])
+                if not records:
+                    vectors = extra
+                elif vectors is not None:
+                    vectors = np.vstack([vectors, extra])
             return records + fresh, vectors
 
         return self._search.search(scope, key, load, query, k)
 
-    def _active_points(self, scope: str, generation: int) -> list[models.Record]:
-        flt = scope_filter(
-            scope,
-            models.FieldCondition(key="generation", match=models.MatchValue(value=generation)),
-            models.FieldCondition(key="status", match=models.MatchValue(value="active")),
-        )
-        rows: list[models.Record] = []
-        offset = None
-        while True:
-            batch, offset = self._client.scroll(
-                self.memories, scroll_filter=flt, limit=1_000, offset=offset, with_payload=True, with_vectors=True
-            )
-            rows.extend(batch)
-            if offset is None:
-                return sorted(rows, key=lambda r: (payload_of(r)["record"]["created_at"], payload_of(r)["memory_id"]))
+    def _embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._embed(texts), dtype=np.float32).reshape(len(texts), self._dims)
+
+    def pending_records(self, scope: str) -> list[MemoryRecord]:
+        """The scope's memory-adds no pass has curated yet, as readers see them (`consolidated=False`)."""
+        return [pending_record(a) for a in self._pending(scope)] if self._pending is not None else []
+
+    def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
+        """`records` ranked for `query` by the store's hybrid search, without caching an index
+        (what held at some time: `as_of` reads)."""
+        return self._search.rank(records, query, k)
 
     # --- writing
     def write_candidate(self, scope: str, generation: int, records: Sequence[MemoryRecord]) -> None:
@@ -212,7 +248,9 @@ class MemoryStore:
         if not records:
             return
         tenant, agent, subject = parse_scope(scope)
-        vectors = self._embed([embedding_text(m.text) for m in records])
+        records = sorted(records, key=lambda m: (m.created_at, m.memory_id))
+        matrix = self._vectors_for(scope, records)
+        vectors = matrix.tolist()
         points = [
             models.PointStruct(
                 id=point_id(scope, generation, m.memory_id),
@@ -230,7 +268,31 @@ class MemoryStore:
             )
             for m, vector in zip(records, vectors)
         ]
-        self._client.upsert(self.memories, points, wait=True)
+        self._client.upsert(self.memories, points, wait=True)  # one write for the whole generation
+        self._generations.put(scope, generation, CachedGeneration(tuple(records), matrix))
+
+    def _vectors_for(self, scope: str, records: Sequence[MemoryRecord]) -> np.ndarray:
+        """Vectors of a generation's texts: a text the active generation already holds keeps its
+        stored vector (most of a scope is unchanged from one generation to the next); only new or
+        changed texts are embedded, in one call."""
+        texts = [embedding_text(m.text) for m in records]
+        known: dict[str, np.ndarray] = {}
+        active = self.state(scope).active_generation
+        if active > 0:
+            entry = self._generation(scope, active)
+            if entry.vectors is not None:
+                known = {embedding_text(m.text): entry.vectors[i] for i, m in enumerate(entry.records)}
+        if self._evidence_vectors is not None:
+            for m, text in zip(records, texts):
+                if text not in known and m.origin == "transcript" and m.evidence_message_ids:
+                    found = self._evidence_vectors(scope, m.evidence_message_ids)
+                    if found is not None:
+                        mean = found.mean(axis=0)
+                        known[text] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            known.update(zip(missing, self._embed_array(missing)))
+        return np.vstack([known[t] for t in texts]).astype(np.float32)
 
     def promote(self, state: ScopeState, info: GenerationInfo, applied: AppliedJob) -> ScopeState:
         """The atomic switch: one pointer write makes `info.generation` what readers see and
@@ -303,11 +365,17 @@ class MemoryStore:
         self._save_state(new_state)
         return new_state
 
+    def forget_cached(self, scope: str) -> None:
+        """Drop this process's copies of a scope (after `forget` deleted its points)."""
+        self._generations.drop(scope)
+        self._search.forget(scope)
+
     def delete_generation(self, scope: str, generation: int) -> None:
         """Delete a generation's points (a rejected candidate); the pointer is the caller's."""
         self._delete_generation(scope, generation)
 
     def _delete_generation(self, scope: str, generation: int) -> None:
+        self._generations.drop(scope, generation)
         flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
         self._client.delete(self.memories, points_selector=models.FilterSelector(filter=flt), wait=True)
 

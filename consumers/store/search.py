@@ -36,6 +36,7 @@ def pending_record(add: MemoryAdd) -> MemoryRecord:
         updated_at=add.ts,
         tier="archive",
         consolidated=False,
+        valid_from=add.ts,
     )
 
 
@@ -70,6 +71,13 @@ class ScopeSearch:
                     self._indexes.pop(next(iter(self._indexes)))
                 self._indexes[scope] = cached
         _, index, records = cached
+        return [(records[i], score) for i, score in index.search(query, k)]
+
+    def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
+        """The same ranking over records in hand, with no index kept."""
+        if not records:
+            return []
+        index = HybridIndex(self._embedder, [embedding_text(r.text) for r in records], None)
         return [(records[i], score) for i, score in index.search(query, k)]
 
     def forget(self, scope: str) -> None:

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
-from consumers.store.client import ensure_collection, payload_of, point_id, scope_filter, scroll_all
+from consumers.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from consumers.store.memories import Embed
 from schemas import ConversationTurn, MemoryAdd
 from schemas.scope import parse_scope
@@ -24,6 +24,8 @@ class _Indexed:
     turns: list[ConversationTurn]
     offsets: list[int]
     vectors: np.ndarray
+    rows: dict[str, int]
+    """message id -> its row in `vectors`."""
 
 
 class TranscriptStore:
@@ -33,7 +35,7 @@ class TranscriptStore:
     """How long this process trusts its copy of a scope's inbox. Its own writes (add, absorb,
     forget) drop the copy at once; another process's writes show within this time."""
 
-    def __init__(self, client: QdrantClient, prefix: str, dims: int, embed: Embed) -> None:
+    def __init__(self, client: StoreClient, prefix: str, dims: int, embed: Embed) -> None:
         self._client = client
         self._embed = embed
         self._pending: dict[str, tuple[float, list[MemoryAdd]]] = {}
@@ -84,6 +86,15 @@ class TranscriptStore:
         order = np.argsort(-scores, kind="stable")[:k]
         return [(indexed.turns[i], float(scores[i])) for i in order]
 
+    def message_vectors(self, scope: str, message_ids: Sequence[str]) -> np.ndarray | None:
+        """The indexed vectors of these messages of the scope, one row each; None when one is not
+        indexed (a pass reads a scope's vectors once, so this costs no store read after it)."""
+        indexed = self._indexed(scope)
+        rows = [indexed.rows.get(m) for m in message_ids]
+        if not rows or any(r is None for r in rows):
+            return None
+        return indexed.vectors[[r for r in rows if r is not None]]
+
     def _indexed(self, scope: str) -> _Indexed:
         """The scope's indexed messages in producer order (time, then Kafka offset), read once for
         the window and the searches of a pass."""
@@ -117,6 +128,7 @@ class TranscriptStore:
             np.asarray([r.vector for r in rows], dtype=np.float32).reshape(len(rows), -1)
             if rows
             else np.zeros((0, 0), dtype=np.float32),
+            {payload_of(r)["turn"]["message_id"]: i for i, r in enumerate(rows)},
         )
         self._vectors[scope] = indexed
         return indexed

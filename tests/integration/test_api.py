@@ -181,11 +181,14 @@ def test_invalid_scopes_and_parameters_are_400(served):
     assert status == 400 and "string" in body["error"]
 
 
-def test_a_store_held_too_long_is_503_and_wrong_methods_are_405(served, monkeypatch):
-    monkeypatch.setattr("consumers.api.STORE_WAIT_S", 0.3)
+def test_reads_never_wait_for_the_worker_and_a_decision_held_too_long_is_503(served, monkeypatch):
+    monkeypatch.setattr("consumers.api.guard.STORE_WAIT_S", 0.3)
     server, _, _, lock = served()
-    with lock:
-        status, body = call(f"{server.url}/scopes/{SCOPE}/generations")
+    decision = json.dumps({"by": "ops", "reason": "test"}).encode()
+    with lock:  # the worker is in the middle of a pass
+        assert call(f"{server.url}/scopes/{SCOPE}/generations")[0] == 200
+        assert call(f"{server.url}/scopes/{SCOPE}/memories/search?q=seat")[0] == 200
+        status, body = call(f"{server.url}/scopes/{SCOPE}/rollback", "POST", decision)
     assert status == 503 and "busy" in body["error"]
     assert call(f"{server.url}/scopes/{SCOPE}/generations")[0] == 200
     status, body = call(f"{server.url}/scopes/{SCOPE}/trigger")

@@ -39,13 +39,23 @@ def run_eval(args: list[str], env: dict[str, str], timeout: float = 600) -> dict
 
 
 def check_shape(report: dict) -> None:
-    assert set(report) >= {"mode", "engine", "k", "inputs", "passes", "overall", "categories", "store", "details"}
+    assert set(report) >= {"mode", "engine", "k", "budget", "inputs", "passes", "overall", "categories", "store"}
+    assert {"details", "cpu", "supersessions"} <= set(report)
+    read = {"evidence_recall", "answer_containment", "knowledge_update", "stale_leak"}
     for group in [report["overall"], *report["categories"].values()]:
         for side in ("memory", "baseline"):
-            shares = {"evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved"}
+            shares = read | {"coverage", "date_resolved"}
             assert set(group[side]) == shares | {"top_k_words"}
             assert all(group[side][name] is None or 0.0 <= group[side][name] <= 1.0 for name in shares)
             assert group[side]["top_k_words"] > 0
+            budget = group["at_budget"][side]
+            assert set(budget) == read | {"words", "items"}
+            assert all(budget[name] is None or 0.0 <= budget[name] <= 1.0 for name in read)
+        # both sides read the same words at the budget (the baseline has more raw words than memory)
+        assert group["at_budget"]["memory"]["words"] == group["at_budget"]["baseline"]["words"]
+        assert set(group["memory_minus_baseline"]) == {"at_budget", "top_k"}
+        assert group["words_per_item"]["memory"]["median"] > 0
+    assert report["cpu"]["dream_cpu_s"] > 0 and report["cpu"]["cpu_s_per_message"] > 0
     assert report["passes"] and "failed" not in report["passes"] and "quarantined" not in report["passes"]
     assert report["store"]["isolation_leaks"] == 0 and report["store"]["baseline_isolation_leaks"] == 0
     assert {"evaluate.memory_search_s", "evaluate.baseline_search_s", "total_s"} <= set(report["timings_s"])
@@ -84,6 +94,38 @@ def test_eval_on_the_fixtures_through_the_pipeline(kafka_bootstrap, tmp_path, fi
     assert report["store"]["undated_relative_times"] == 0
     assert report["store"]["active_memories"] < report["inputs"]["turns"]
     assert not list(tmp_path.glob("eval/*"))  # the run's private store is cleaned up
+
+
+def test_eval_of_chosen_scopes_through_the_pipeline(kafka_bootstrap, tmp_path, fixtures_dir):
+    """`--scopes` through the pipeline replays only the chosen scopes' events (written out for it)."""
+    env = {
+        **os.environ,
+        "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        "DREAMSTREAM_HOME": str(tmp_path),
+        "DREAMSTREAM_PARTITIONS": "2",
+    }
+    report = run_eval(
+        [
+            "--events",
+            str(fixtures_dir / "events.jsonl"),
+            "--memory-adds",
+            str(fixtures_dir / "memory_adds.jsonl"),
+            "--questions",
+            str(fixtures_dir / "questions.jsonl"),
+            "--scopes",
+            "demo/travel-assistant/*",
+            "--supersessions-sample",
+            "5",
+        ],
+        env,
+    )
+    assert report["inputs"]["selected_scopes"] == ["demo/travel-assistant/ava"]
+    assert report["inputs"]["scopes"] == 1 and report["passes"] == {"completed": 1}
+    assert report["store"]["isolation_leaks"] == 0
+    # the travel fixture's seat correction is a supersession, shown with its evidence
+    sample = report["supersessions"]["sample"]
+    assert report["supersessions"]["total"] == len(sample) >= 1
+    assert all(row["evidence"] and row["evidence"][0].startswith("[20") for row in sample)
 
 
 def test_eval_direct_on_a_generated_set(tmp_path):

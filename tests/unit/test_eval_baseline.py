@@ -1,4 +1,5 @@
-"""The baseline: raw messages and raw memory-adds of a scope, ranked by the memory side's ranker."""
+"""The baseline: raw messages and raw memory-adds of a scope, dated as a retrieval tool shows them,
+ranked by the memory side's ranker."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import numpy as np
 import pytest
 
 from consumers.embedding import LocalEmbedder
-from dreamstream_tools.evaluation.baseline import BaselineSearch
+from dreamstream_tools.evaluation.baseline import BaselineSearch, add_line, dated_add_item, message_line
 from dreamstream_tools.evaluation.dataset import load_dataset
 from dreamstream_tools.evaluation.metrics import answer_containment, evidence_recall, knowledge_update
 from dreamstream_tools.evaluation.ranking import HybridIndex
+from schemas import ConversationTurn, MemoryAdd
 
 SCOPE = "acme/helpdesk/noor"
 OTHER = "globex/helpdesk/noor"
@@ -79,20 +81,75 @@ def test_the_baseline_holds_messages_and_memory_adds_with_their_provenance(datas
     assert [i.key for i in items] == ["m1", "m2", "m3", "a1", "a2"]
     assert [i.provenance for i in items] == [("m1",), ("m2",), ("m3",), (), ("m1",)]
     assert [i.key for i in search.messages[SCOPE]] == ["m1", "m2", "m3"]
-    assert [i.text for i in search.items[OTHER]] == ["My phone is an iPhone."]  # scopes apart
+    assert [i.text for i in search.items[OTHER]] == ["[2026-02-03] user: My phone is an iPhone."]  # scopes apart
+
+
+def test_each_item_reads_as_a_retrieval_tool_shows_it_with_its_own_date_and_speaker(dataset):
+    texts = [i.text for i in BaselineSearch(dataset, LocalEmbedder(64)).items[SCOPE]]
+    assert texts == [
+        "[2026-02-03] user: My phone is a Pixel and the screen cracked.",
+        "[2026-02-03] user: I replaced the Pixel with a Fairphone last weekend.",
+        "[2026-02-03] user: Can you find a repair shop near the market hall?",
+        "[2026-02-03] Noor pays in Norwegian kroner",
+        "[2026-02-03] Noor has a Pixel phone",
+    ]
+
+
+def _turn_event(content: str, role: str = "user", ts: str = "2026-02-03T10:00:00+00:00") -> ConversationTurn:
+    return ConversationTurn(scope=SCOPE, session_id="s1", message_id="x1", role=role, content=content, ts=ts)
+
+
+@pytest.mark.parametrize(
+    ("content", "role", "ts", "line"),
+    [
+        # a named speaker is the speaker, never doubled
+        (
+            "Ilse: We adopted a grey cat.",
+            "user",
+            "2026-02-03T10:00:00+00:00",
+            "[2026-02-03] Ilse: We adopted a grey cat.",
+        ),
+        ("  Mary Ann: see you at noon", "user", "2026-02-03T10:00:00+00:00", "[2026-02-03] Mary Ann: see you at noon"),
+        # no name: the role speaks, on the message's own day
+        (
+            "Try a 20 minute walk.",
+            "assistant",
+            "2025-11-30T23:59:00+00:00",
+            "[2025-11-30] assistant: Try a 20 minute walk.",
+        ),
+        # "Note: ..." opens a sentence, it names nobody
+        (
+            "Note: the budget is 400 euros",
+            "user",
+            "2026-02-03T10:00:00+00:00",
+            "[2026-02-03] user: Note: the budget is 400 euros",
+        ),
+    ],
+)
+def test_a_message_line_is_dated_with_its_speaker_or_role(content, role, ts, line):
+    assert message_line(_turn_event(content, role, ts)) == line
+
+
+def test_a_memory_add_line_carries_the_date_it_was_written():
+    add = MemoryAdd(scope=SCOPE, memory_id="a9", text="Ilse's cat is called Pepper", ts="2026-01-09T08:00:00+00:00")
+    assert add_line(add) == "[2026-01-09] Ilse's cat is called Pepper"
+    assert dated_add_item(add).text == add_line(add) and dated_add_item(add).key == "a9"
 
 
 @pytest.mark.parametrize("built", [True, False])
-def test_the_baseline_ranks_exactly_as_the_shared_hybrid_ranker(dataset, built):
+def test_the_baseline_ranks_the_raw_contents_exactly_as_the_shared_hybrid_ranker(dataset, built):
     embedder = LocalEmbedder(64)
     search = BaselineSearch(dataset, embedder)
     if built:
         search.build()
-    texts = [i.text for i in search.items[SCOPE]]
+    # ranked on what was said (no date line), as memories are ranked without their stamps
+    raw = [t.content for t in dataset.turns_of(SCOPE)] + [a.text for a in dataset.adds_of(SCOPE)]
+    dated = [i.text for i in search.items[SCOPE]]
     for query in ("Which phone does Noor have?", "currency kroner", "repair shop"):
-        expected = [texts[i] for i, _ in HybridIndex(embedder, texts).search(query, 3)]
+        expected = [dated[i] for i, _ in HybridIndex(embedder, raw).search(query, 3)]
         vector = embedder.embed_array([query])[0] if built else None
         assert [i.text for i in search.search(SCOPE, query, 3, vector)] == expected
+    assert len(search.search(SCOPE, "phone", 100)) == 5  # past the scope's size: all of it, ranked
     assert search.search("acme/helpdesk/nobody", "phone", 3) == []
 
 

@@ -1,5 +1,6 @@
-"""Evaluation inputs (loading and its errors), the synthetic set, the report, and the commands'
-error handling — everything of `dreamstream eval` that needs no store and no broker."""
+"""Evaluation inputs (loading, its errors, choosing scopes), the synthetic set, and the commands'
+error handling — everything of `dreamstream eval` that needs no store and no broker (the report:
+test_eval_report.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from dreamstream_tools.cli_eval import eval_command, eval_data_command
-from dreamstream_tools.evaluation.dataset import KNOWN_CATEGORIES, DatasetError, Question, load_dataset
-from dreamstream_tools.evaluation.evaluate import Evaluation, QuestionResult, Scores, StoreFigures
+from dreamstream_tools.evaluation.dataset import KNOWN_CATEGORIES, DatasetError, load_dataset, select_scopes
 from dreamstream_tools.evaluation.matching import normalised_date, words
-from dreamstream_tools.evaluation.metrics import NearDuplicates, Retention
-from dreamstream_tools.evaluation.report import build_report, render_table
 from dreamstream_tools.evaluation.synth import generate
 from dreamstream_tools.evaluation.synth_corpus import RELATIVE_FORMS, WEEKDAYS, resolve
 from language.dates import rewrite_relative_time
@@ -139,6 +137,43 @@ def test_a_missing_file_is_one_clear_error(tmp_path, files):
         load_dataset(events, questions, tmp_path / "nope.jsonl")
 
 
+# --- choosing scopes (a quick run over a few)
+SCOPES = ["eval/set/conv-1", "eval/set/conv-10", "eval/set/conv-2", "other/set/conv-1"]
+
+
+def test_scopes_are_chosen_by_pattern_and_count():
+    assert select_scopes(SCOPES) == SCOPES
+    assert select_scopes(SCOPES, ["eval/set/conv-1*"]) == ["eval/set/conv-1", "eval/set/conv-10"]
+    assert select_scopes(SCOPES, ["eval/set/conv-2", "other/*"]) == ["eval/set/conv-2", "other/set/conv-1"]
+    assert select_scopes(SCOPES, limit=2) == ["eval/set/conv-1", "eval/set/conv-10"]
+    assert select_scopes(SCOPES, ["*/conv-1"], limit=1) == ["eval/set/conv-1"]
+
+
+def test_a_pattern_matching_no_scope_is_an_error_not_an_empty_run():
+    with pytest.raises(DatasetError, match=r"--scopes 'eval/set/conv-3' matches none of the 4 scopes"):
+        select_scopes(SCOPES, ["eval/set/conv-1", "eval/set/conv-3"])
+
+
+def test_a_subset_keeps_only_its_scopes_events_adds_and_questions(files, tmp_path):
+    other = "acme/helpdesk/noor"
+    add = {"scope": other, "memory_id": "a1", "text": "Noor pays in kroner", "ts": "2026-03-02T09:00:00+00:00"}
+    events, questions, adds = files(
+        events=[turn("m1"), turn("m2"), turn("m1", "a different scope's line", scope=other)],
+        questions=[question(), question(scope=other, answer="kroner")],
+        adds=[add],
+    )
+    data = load_dataset(events, questions, adds)
+    part = data.subset([other])
+    assert part.scopes == [other] and [t.content for t in part.turns] == ["a different scope's line"]
+    assert [a.memory_id for a in part.adds] == ["a1"] and [q.answer for q in part.questions] == ["kroner"]
+    assert part.messages_of(other) == {"m1"} and part.messages_of(SCOPE) == frozenset()
+    written = part.write_events(tmp_path / "subset")
+    assert [p.name for p in written.files] == ["events.jsonl", "memory_adds.jsonl"]
+    asked = write(tmp_path / "q2.jsonl", [question(scope=other, answer="kroner")])
+    again = load_dataset(written.files[0], asked, written.files[1])  # what the pipeline would replay
+    assert again.turns == part.turns and again.adds == part.adds
+
+
 # --- the commands' errors need neither Kafka nor a store
 def test_eval_fails_with_one_line_naming_the_file_and_line(files):
     events, questions, _ = files(questions=[question(evidence_message_ids=["m9"])])
@@ -250,130 +285,3 @@ def test_temporal_answers_are_dates_in_several_spellings():
         and any("," in a for a in answers)
         and any(a[0].isdigit() and " " in a for a in answers)
     )
-
-
-# --- the report
-def _evaluation() -> Evaluation:
-    def result(
-        category: str, hit: bool, ku: bool | None = None, recall: float | None = 1.0, dated: bool | None = None
-    ) -> QuestionResult:
-        q = Question(
-            scope=SCOPE,
-            question="q?",
-            answer="a",
-            category=category,
-            evidence_message_ids=("m1",) if recall is not None else (),
-            stale_message_ids=("m0",) if ku is not None else (),
-        )
-        return QuestionResult(
-            q,
-            Scores(recall, hit, ku, True, dated, 40),
-            Scores(recall and 0.5, False, False if ku is not None else None, hit, dated and False, 90),
-            transcript_coverage=hit,
-            top_memories=("top memory",),
-            top_baseline=("top message",),
-            day_said=True if dated is not None else None,
-        )
-
-    store = StoreFigures(
-        input_messages=35,
-        memory_adds=6,
-        active_memories=13,
-        compression=13 / 41,
-        near_duplicates=NearDuplicates(2, 13, (("a", "b"),)),
-        undated=("next week",),
-        retention=Retention(5, 4, 4, 4, ("x:lost",), ()),
-        isolation_leaks=(),
-        baseline_isolation_leaks=(),
-        tiers={"core": 10, "archive": 3},
-    )
-    return Evaluation(
-        10,
-        (
-            result("temporal", True, dated=True),
-            result("knowledge_update", False, False),
-            result("knowledge_update", True, True),
-            result("custom", True, recall=None),
-        ),
-        store,
-    )
-
-
-def test_the_report_aggregates_per_category_and_overall():
-    report = build_report(
-        _evaluation(),
-        mode="direct",
-        engine="offline",
-        inputs={"scopes": 1, "turns": 35, "memory_adds": 6, "questions": 4},
-        passes={"completed": 1},
-        timings={"dream_s": 1.234},
-    )
-    assert list(report["categories"]) == ["knowledge_update", "temporal", "custom"]  # known order, unknown last
-    ku = report["categories"]["knowledge_update"]
-    assert ku["questions"] == 2 and ku["memory"] == {
-        "evidence_recall": 1.0,
-        "answer_containment": 0.5,
-        "knowledge_update": 0.5,
-        "coverage": 1.0,
-        "date_resolved": None,
-        "top_k_words": 40.0,
-    }
-    assert ku["baseline"]["knowledge_update"] == 0.0 and ku["baseline"]["coverage"] == 0.5
-    assert ku["transcript_coverage"] == 0.5
-    temporal = report["categories"]["temporal"]
-    assert temporal["exact_dates"] == 1 and temporal["memory"]["date_resolved"] == 1.0
-    assert temporal["baseline"]["date_resolved"] == 0.0
-    assert report["overall"]["dates_said"] == {"questions": 1, "memory": 1.0, "baseline": 0.0}
-    assert report["overall"]["dates_resolved_from_relative"] == {"questions": 0, "memory": None, "baseline": None}
-    assert report["categories"]["custom"]["memory"]["evidence_recall"] is None
-    assert report["overall"]["memory"]["answer_containment"] == 0.75
-    assert report["overall"]["with_evidence"] == 3
-    assert report["store"]["retention"]["share"] == pytest.approx(8 / 9, abs=1e-4)
-    assert report["store"]["near_duplicate_rate"] == pytest.approx(2 / 13, abs=1e-4)
-    assert len(report["details"]["misses"]) == 1
-    assert report["store"]["memories_per_message"] == pytest.approx(13 / 35, abs=1e-4)
-    assert report["store"]["tiers"] == {"archive": 3, "core": 10}
-    failures = report["details"]["failures"]
-    assert [f["category"] for f in failures["stale_or_missed_update"]] == ["knowledge_update"]
-    assert failures["stale_or_missed_update"][0]["top_memories"] == ["top memory"]
-    json.dumps(report)  # JSON-ready as it is
-
-
-def test_the_table_shows_every_category_and_the_store():
-    report = build_report(
-        _evaluation(),
-        mode="pipeline",
-        engine="offline",
-        inputs={"scopes": 1, "turns": 35, "memory_adds": 6, "questions": 4},
-        passes={"completed": 1},
-        timings={"dream_s": 1.0, "evaluate_s": 3.0, "evaluate.memory_search_s": 2.0, "total_s": 4.0},
-    )
-    table = render_table(report)
-    for needle in (
-        "knowledge_update",
-        "temporal",
-        "custom",
-        "overall",
-        "evidence recall@10",
-        "retention",
-        "88.9%",
-        "near-duplicate rate",
-        "undated relative times  1",
-        "isolation leaks",
-        "1 completed",
-        "x:lost",
-        "coverage",
-        "date resolved",
-        "transcript",
-        "core 10",
-        "knowledge update missed",
-        "'top memory'",
-        "'top message'",
-        "evaluate 3.0 s (memory search 2.0), total 4.0 s",
-        "words in top 10",
-        "the day a message was said on        1  resolved 1.00 (baseline 0.00)",
-    ):
-        assert needle in table, needle
-    assert "warning" not in table
-    report["passes"] = {"completed": 1, "failed": 2}
-    assert "warning: 2 failed pass(es) left memory as it was" in render_table(report)

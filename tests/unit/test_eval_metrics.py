@@ -18,6 +18,7 @@ from dreamstream_tools.evaluation.matching import (
 )
 from dreamstream_tools.evaluation.metrics import (
     Item,
+    WordStats,
     answer_containment,
     compression,
     coverage,
@@ -32,9 +33,12 @@ from dreamstream_tools.evaluation.metrics import (
     near_duplicates,
     rests_only_on,
     retention,
+    stale_leak,
+    states_old_value,
     undated_relative_times,
     values,
     values_conflict,
+    word_stats,
 )
 from schemas import MemoryRecord
 
@@ -267,6 +271,28 @@ def test_knowledge_update_is_one_rule_for_memories_messages_and_memory_adds():
     assert knowledge_update("aisle", ["s1"], [stale_message]) is False
 
 
+# --- stale leak
+def test_an_item_states_the_old_value_when_it_cites_a_stale_message_without_the_new_answer():
+    assert states_old_value("aisle", ["s1"], item("Ava prefers window seats", "s1"))
+    assert states_old_value("aisle", ["s1"], item("[2026-03-01] user: window seat please", "s1", "n1"))
+    # the memory citing the stale message has taken the new value: it does not mislead
+    assert not states_old_value("aisle", ["s1"], item("Ava switched from window to aisle seats", "s1", "n1"))
+    assert not states_old_value("aisle", ["s1"], item("Ava is vegetarian", "v1"))  # cites no stale message
+
+
+def test_stale_leak_is_any_item_read_stating_the_old_value_one_rule_for_both_sides():
+    fresh = item("Ava prefers aisle seats", "n1")
+    stale_memory = item("Ava prefers window seats (said on 2026-03-01)", "s1")
+    stale_message = item("[2026-03-01] user: I always sit by the window", "s1")
+    assert stale_leak("aisle", ["s1"], [fresh]) is False
+    assert stale_leak("aisle", ["s1"], [fresh, stale_memory]) is True
+    assert stale_leak("aisle", ["s1"], [fresh, stale_message]) is True
+    assert stale_leak("aisle", ["s1"], []) is False  # nothing read, nothing stale read
+    assert stale_leak("aisle", [], [stale_memory]) is None  # not an update question
+    # a leak is not the same as a missed update: the new value may be read beside the old one
+    assert knowledge_update("aisle", ["s1"], [fresh, stale_memory]) is False
+
+
 # --- coverage and date resolution
 def test_coverage_looks_at_every_item_of_the_scope():
     everything = Haystack(["Noor keeps bees", "Noor's exam was on 2024-01-14"])
@@ -443,6 +469,25 @@ def test_near_duplicates_compare_the_statement_the_caller_names():
 def test_undated_relative_times_lists_the_offending_memories():
     texts = ["Ava's flight is on 2026-03-10 (next Tuesday).", "Ava's flight is next Tuesday.", "Ava is vegetarian"]
     assert undated_relative_times(texts) == ["Ava's flight is next Tuesday."]
+
+
+def test_the_said_on_stamp_does_not_date_what_a_memory_says():
+    """The body is judged without its "(said on DATE)" stamp: the stamp says when, not what day "yesterday" was."""
+    stamped = [
+        "Ava's flight is next Tuesday (said on 2026-03-05)",
+        "Ava flew back yesterday (said on 2026-03-05)",
+        "Ava flew back on 2026-03-04 (yesterday) (said on 2026-03-05)",
+        "Ava is vegetarian (said on 2026-03-05)",
+        "Ava moved to Porto in 2019 (said on 2026-03-05)",
+    ]
+    assert undated_relative_times(stamped) == stamped[:2]
+
+
+# --- words per item
+def test_word_stats_are_the_median_and_the_90th_percentile():
+    assert word_stats([]) == WordStats(0, None, None)
+    stats = word_stats([3, 1, 2, 10, 4, 5, 6, 7, 8, 9])
+    assert stats.items == 10 and stats.median == 5.5 and stats.p90 == pytest.approx(9.1)
 
 
 # --- isolation

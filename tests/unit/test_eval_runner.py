@@ -10,7 +10,7 @@ from qdrant_client import QdrantClient
 from consumers.runtime import open_runtime
 from dreamstream_tools.evaluation.dataset import load_dataset
 from dreamstream_tools.evaluation.evaluate import evaluate
-from dreamstream_tools.evaluation.runner import direct_run, dream_directly
+from dreamstream_tools.evaluation.runner import DREAM_CPU, direct_run, dream_directly
 from schemas.settings import Settings
 
 SCOPE = "acme/helpdesk/noor"
@@ -79,13 +79,32 @@ def test_a_direct_run_is_evaluated_from_its_in_memory_store(tmp_path):
     with direct_run(dataset, base) as run:
         evaluation = evaluate(run.runtime, dataset, k=5)
         home = run.settings.home
+        assert run.timings[DREAM_CPU] > 0  # process CPU of the indexing and the pass
     assert not home.exists()  # cleaned up
     result = evaluation.questions[0]
-    assert result.transcript_coverage and result.baseline.answer_containment
-    assert result.baseline.evidence_recall == 1.0
+    assert result.transcript_coverage and result.baseline.top_k.answer_containment
+    assert result.baseline.top_k.evidence_recall == 1.0
     assert result.day_said is None and result.memory.date_resolved is None
     said, earlier = evaluation.questions[1], evaluation.questions[2]
     assert said.day_said is True and earlier.day_said is False  # the message was said on 2026-02-03
-    assert said.baseline.date_resolved is False  # the raw message never writes its own date
+    assert said.baseline.date_resolved is True  # the raw message is read with its own date
+    assert earlier.baseline.date_resolved is False
     assert {"read_store_s", "embed_s", "memory_search_s", "baseline_search_s"} <= set(evaluation.timings)
     assert evaluation.store.input_messages == 4 and evaluation.store.isolation_leaks == ()
+
+
+def test_both_sides_read_the_same_words_at_the_budget(tmp_path):
+    base = Settings(home=tmp_path, embedder="hashing", embedding_dims=64)
+    dataset = _dataset(tmp_path)
+    with direct_run(dataset, base) as run:
+        default = evaluate(run.runtime, dataset, k=1)
+        fixed = evaluate(run.runtime, dataset, k=1, budget_words=9)
+    for result in default.questions:
+        # the default budget is what memory's top k holds: memory reads exactly its top k
+        assert result.budget == result.memory.top_k.words > 0
+        assert result.memory.at_budget == result.memory.top_k
+        assert result.baseline.at_budget.words == result.budget
+    for result in fixed.questions:
+        assert result.budget == 9
+        assert result.memory.at_budget.words == result.baseline.at_budget.words == 9
+    assert fixed.budget_words == 9 and default.budget_words is None

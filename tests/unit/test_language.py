@@ -8,7 +8,7 @@ from datetime import UTC
 import pytest
 
 from language.chatter import caption_subject, classify_sentence, read_sentences, sentences
-from language.dates import said_on, without_stamp
+from language.dates import said_on, stamp_day, stamped, without_stamp
 from language.speakers import other_participant, participants, split_speaker
 
 
@@ -87,8 +87,32 @@ def test_two_person_chat_you_is_the_other() -> None:
 
 
 def test_statement_stamp_round_trips() -> None:
-    from datetime import datetime
+    from datetime import date, datetime
 
-    text = f"Priya passed the bar exam. {said_on(datetime(2024, 2, 3, 10, tzinfo=UTC))}"
-    assert text.endswith("(said on 2024-02-03)")
+    text = stamped("Priya passed the bar exam.", datetime(2024, 2, 3, 10, tzinfo=UTC))
+    assert text == "[2024-02-03] Priya passed the bar exam." and said_on(date(2024, 2, 3)) == "[2024-02-03]"
     assert without_stamp(text) == "Priya passed the bar exam."
+    assert stamp_day(text) == date(2024, 2, 3)
+    older = "Priya passed the bar exam. (said on 2024-02-03)"  # memories written before the stamp led
+    assert without_stamp(older) == "Priya passed the bar exam." and stamp_day(older) == date(2024, 2, 3)
+
+
+def test_who_the_two_people_call_each_other() -> None:
+    from language.speakers import addressed_names, addressee
+
+    said_to_her = ["Hey Rosalind! How was Crete?", "Thanks, Ros!", "Morning Rosalind, any news?", "Hi Ros."]
+    assert addressee(addressed_names(said_to_her)) == "Rosalind", "a short form counts as the full name"
+    assert addressee(addressed_names(["Hey Tom!"])) is None, "once is not yet a name"
+
+
+def test_an_assistant_that_writes_like_a_person_is_one() -> None:
+    from language.speakers import speaks_as_person
+
+    user = ["How was the weekend?", "We painted the fence.", "Any plans for the summer?"] * 4
+    person = ["My sister visited and we went to the lake.", "I bought a kayak last week!", "Not much, work."] * 4
+    bot = ["## Plan\n- Step one: check the fence for rot before painting it.\n- Step two: sand it."] * 12
+    assert speaks_as_person(person, user)
+    assert not speaks_as_person(bot, user), "markup"
+    long_plain = [" ".join(["The fence needs two coats of stain and a day to dry between them."] * 6)] * 12
+    assert not speaks_as_person(long_plain, user), "answers far longer than the user's turns"
+    assert not speaks_as_person(["Your ticket 4411 is open.", "The router was reset remotely."] * 6, user)

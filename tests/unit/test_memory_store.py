@@ -1,11 +1,10 @@
-"""The versioned memory store on real embedded Qdrant (local mode, in a temp directory)."""
+"""The versioned memory store on every backend (`store_client`: the embedded engine, local mode, a server)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 import pytest
-from qdrant_client import QdrantClient
 
 from consumers.store import AppliedJob, GenerationInfo, MemoryStore
 from schemas import MemoryRecord
@@ -32,10 +31,8 @@ def record(scope: str, memory_id: str, text: str) -> MemoryRecord:
 
 
 @pytest.fixture
-def store(tmp_path):
-    client = QdrantClient(path=str(tmp_path / "qdrant"))
-    yield MemoryStore(client, "test", DIMS, embed, generations_kept=3)
-    client.close()
+def store(store_client):
+    return MemoryStore(store_client, "test", DIMS, embed, generations_kept=3)
 
 
 def promote(store: MemoryStore, scope: str, records: list[MemoryRecord], job_id: str) -> int:

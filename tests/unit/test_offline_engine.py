@@ -13,6 +13,7 @@ import pytest
 
 from consumers.engine.base import EngineResult
 from consumers.engine.offline import OfflineEngine
+from consumers.engine.offline.assistant_notes import is_assistant_note
 from consumers.passes.gather import gather
 from consumers.snapshot import Snapshot
 from language.dates import without_stamp
@@ -61,14 +62,16 @@ def created(result: EngineResult, ref: str) -> CreateAction:
 
 def test_ava_window_is_superseded_by_aisle_citing_the_correction() -> None:
     result = propose(fixture_snapshot(AVA))
-    [supersede] = of_kind(result, SupersedeAction)
-    assert supersede.target == "ava-m1"
+    [supersede] = [a for a in of_kind(result, SupersedeAction) if a.target == "ava-m1"]
     assert supersede.evidence_message_ids == ("ava-s2#2",)
     replacement = created(result, supersede.replacement)
     assert replacement.text == "Ava prefers aisle seats"
     # "prefers" is the old memory's word, "aisle" the correction's: the replacement cites both
     assert replacement.evidence_message_ids == ("ava-s1#0", "ava-s2#2")
-    assert not any("window" in a.text for a in of_kind(result, CreateAction))
+    retired = targeted_ids(result)
+    assert not any("window" in a.text for a in of_kind(result, CreateAction) if a.ref not in retired), (
+        "what the plan itself wrote with the old value (her request, the assistant's confirmation) is retired too"
+    )
 
 
 def test_ava_vegetarian_and_no_meat_merge_into_the_older_memory() -> None:
@@ -82,24 +85,25 @@ def test_ava_vegetarian_and_no_meat_merge_into_the_older_memory() -> None:
 
 def test_ava_flight_fact_gets_an_absolute_date_from_its_message() -> None:
     result = propose(fixture_snapshot(AVA))
-    flight = [a for a in of_kind(result, CreateAction) if "Lisbon" in a.text]
+    flight = [a for a in of_kind(result, CreateAction) if "flight to Lisbon" in a.text]
     assert [(a.text, a.evidence_message_ids) for a in flight] == [
-        ("Ava's flight to Lisbon is on 2026-03-10. (said on 2026-03-05)", ("ava-s2#0",))
-    ], "the date it names, made absolute, and the day it was said"
+        ("[2026-03-05] Ava's flight to Lisbon is on 2026-03-10 (next Tuesday).", ("ava-s2#0",))
+    ], "the date it names, made absolute beside the words said, and the day it was said"
 
 
 def test_ava_unmentioned_and_protected_memories_are_untouched() -> None:
     result = propose(fixture_snapshot(AVA))
-    assert targeted_ids(result) == {"ava-m1", "ava-m2", "ava-m3"}
+    assert {i for i in targeted_ids(result) if not i.startswith("new-")} == {"ava-m1", "ava-m2", "ava-m3"}
     assert "ava-m4" not in targeted_ids(result) and "ava-profile" not in targeted_ids(result)
 
 
 def test_ava_cited_messages_are_not_extracted_again() -> None:
     result = propose(fixture_snapshot(AVA))
-    evidence = {a.evidence_message_ids for a in of_kind(result, CreateAction)}
-    # s1#0, s1#2 and s2#4 are cited by memory-adds: nothing is made from them again; s1#0 is only
-    # cited beside the correction by the replacement of the add that noted it
-    assert evidence == {("ava-s2#0",), ("ava-s1#0", "ava-s2#2")}
+    said_by_ava = [a for a in of_kind(result, CreateAction) if not is_assistant_note(a.text)]
+    evidence = {i for a in said_by_ava for i in a.evidence_message_ids}
+    # s1#2 and s2#4 (vegetarian, no meat) are what memory-adds already say; s1#0 is cited by one
+    # too, but names the Berlin flight, which no add says.
+    assert evidence == {"ava-s1#0", "ava-s2#0", "ava-s2#2"}
 
 
 def test_ava_motives() -> None:
@@ -128,7 +132,7 @@ def test_falcon_deadline_and_owner() -> None:
     texts = {
         a.evidence_message_ids: without_stamp(a.text) for a in of_kind(propose(fixture_snapshot(FALCON)), CreateAction)
     }
-    assert texts[("falcon-s1#2",)] == "Project Falcon's deadline is 2026-05-31."
+    assert texts[("falcon-s1#2",)] == "Project Falcon's deadline is 2026-05-31 (the end of next month)."
     assert "Maria" in texts[("falcon-s2#2",)]
 
 
@@ -140,9 +144,10 @@ def test_falcon_motives_name_the_decisions_and_the_repeated_project() -> None:
 
 def test_u7_router_fact_injection_noted_and_plan_memory_untouched() -> None:
     result = propose(fixture_snapshot(U7))
-    [router] = of_kind(result, CreateAction)
+    router, advice = of_kind(result, CreateAction)
     assert "AX3000" in router.text and router.evidence_message_ids == ("u7-s1#0",)
-    assert len(result.plan.actions) == 1  # nothing from the injection, nothing on u7-m1
+    assert without_stamp(advice.text) == "The assistant recommended: Try channel 36."
+    assert len(result.plan.actions) == 2  # nothing from the injection, nothing on u7-m1
     assert any("u7-s1#2" in note for note in result.notes)
     assert not any("u7-s1#2" in m.message_ids for m in result.motives)
 
@@ -284,8 +289,20 @@ def bruno() -> EngineResult:
 def test_bruno_correction_said_in_full_is_the_replacement(bruno: EngineResult) -> None:
     [supersede] = [a for a in of_kind(bruno, SupersedeAction) if a.target == "b-wine"]
     replacement = created(bruno, supersede.replacement)
-    assert without_stamp(replacement.text) == "Bruno drinks white wine instead of red these days."
+    assert without_stamp(replacement.text) == "Actually, Bruno drinks white wine instead of red these days."
     assert supersede.evidence_message_ids == replacement.evidence_message_ids == ("b2#0",)
+
+
+def test_a_bare_correction_swaps_an_elided_noun_and_cites_both_messages() -> None:
+    """ "white, not red" said of "red wine": the value that changed is the modifier."""
+    events = [
+        turn_row(BRUNO, "b1", 0, "assistant", "A red wine with dinner again tonight?", "2026-06-12T11:59:00+00:00"),
+        turn_row(BRUNO, "b1", 1, "user", "No, white wine instead of red.", "2026-06-12T12:00:00+00:00"),
+    ]
+    adds = [{**BRUNO_ADDS[0], "source_message_ids": []}]
+    result = propose(build_snapshot(BRUNO, events, adds))
+    [supersede] = [a for a in of_kind(result, SupersedeAction) if a.target == "b-wine"]
+    assert created(result, supersede.replacement).text == "Bruno drinks white wine with dinner"
 
 
 def test_bruno_protected_and_unrelated_memories_keep_their_old_value(bruno: EngineResult) -> None:
@@ -303,7 +320,7 @@ def test_bruno_paraphrases_merge_and_relative_memory_is_dated(bruno: EngineResul
 
 def test_bruno_fact_from_a_clause_beside_a_request(bruno: EngineResult) -> None:
     texts = [without_stamp(a.text) for a in of_kind(bruno, CreateAction) if a.evidence_message_ids == ("b1#2",)]
-    assert texts == ["Bruno's daughter's graduation is on 2026-06-20."]
+    assert texts == ["Bruno's daughter's graduation is on 2026-06-20 (next Saturday)."]
     assert not any("terrace" in a.text or "table" in a.text for a in of_kind(bruno, CreateAction))
 
 
@@ -331,12 +348,12 @@ def test_orion_newest_statement_wins_inside_one_plan() -> None:
     pairs = {(texts[a.target], texts[a.replacement]) for a in of_kind(result, SupersedeAction)}
     assert pairs == {
         (
-            "For Orion the team will deploy on Kubernetes.",
-            "The team decided to deploy Orion on Nomad rather than Kubernetes.",
+            "For Orion the user's team will deploy on Kubernetes.",
+            "The user's team decided to deploy Orion on Nomad rather than Kubernetes.",
         ),
         ("Orion's on-call lead is Priya.", "Orion's on-call lead is Tomas."),
     }
-    assert "Orion ships on 2026-07-15." in texts.values()
+    assert "Orion ships on 2026-07-15 (in two weeks)." in texts.values()
     kinds = {m.kind: m.message_ids for m in result.motives}
     assert kinds["unresolved"] == ("o3#1",) and kinds["decision"] == ("o1#0", "o2#0")
 
@@ -409,15 +426,20 @@ def test_kim_complaints_without_a_shared_reason_make_no_motive() -> None:
     assert result.plan.actions == () and result.motives == ()
 
 
-def test_assistant_claims_questions_and_requests_are_not_facts() -> None:
+def test_assistant_claims_are_attributed_and_requests_without_a_value_are_not_facts() -> None:
     scope = "test/travel-bot/lena"
     events = [
-        turn_row(scope, "l1", 0, "user", "Can you find me a hotel in Oslo?", "2026-09-01T09:00:00+00:00"),
+        turn_row(scope, "l1", 0, "user", "Can you find me a hotel near the harbour?", "2026-09-01T09:00:00+00:00"),
         turn_row(scope, "l1", 1, "assistant", "Your gate is B12 and you prefer suites.", "2026-09-01T09:01:00+00:00"),
         turn_row(scope, "l1", 2, "user", "Book the cheapest one, please.", "2026-09-01T09:02:00+00:00"),
+        turn_row(scope, "l1", 3, "user", "Can you find me a hotel in Oslo for May 3?", "2026-09-01T09:03:00+00:00"),
     ]
     result = propose(build_snapshot(scope, events))
-    assert not of_kind(result, CreateAction)
+    texts = {a.evidence_message_ids: without_stamp(a.text) for a in of_kind(result, CreateAction)}
+    assert texts == {
+        ("l1#1",): "The assistant said: The user's gate is B12 and the user prefers suites.",
+        ("l1#3",): "The user asked the assistant to find the user a hotel in Oslo for May 3.",
+    }, "what the assistant claimed is its claim, never the user's; a request keeps the plan it states"
 
 
 def test_injection_variants_produce_no_action_but_a_note() -> None:
@@ -573,6 +595,6 @@ def test_a_new_number_for_the_same_thing_supersedes_the_old_one_and_a_new_event_
     texts = {a.ref: without_stamp(a.text) for a in of_kind(result, CreateAction)}
     pairs = {(texts[a.target], texts[a.replacement]) for a in of_kind(result, SupersedeAction)}
     assert pairs == {
-        ("Rafa: Our reading club's library has 45 sources so far.", "Rafa: The library has 52 sources now."),
+        ("Rafa's reading club's library has 45 sources so far.", "Rafa: The library has 52 sources now."),
         ("Lina's test score was 65% last term.", "Lina's test score improved to 78%."),
     }

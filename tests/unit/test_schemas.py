@@ -114,3 +114,35 @@ def test_conventional_env_names_are_honoured(monkeypatch):
     monkeypatch.setenv("QDRANT_URL", "http://127.0.0.1:6333")
     settings = Settings()
     assert settings.kafka_bootstrap_servers == "127.0.0.1:19092" and settings.qdrant_url == "http://127.0.0.1:6333"
+
+
+AGENT_TOKEN, OPERATOR_TOKEN = "agents-token-0123456789", "operator-token-0123456789"
+
+
+@pytest.mark.parametrize(
+    ("env", "problem"),
+    [
+        ({"DREAMSTREAM_API_OPERATOR_TOKEN": OPERATOR_TOKEN}, "needs api_token too"),
+        ({"DREAMSTREAM_API_TOKEN": AGENT_TOKEN, "DREAMSTREAM_API_OPERATOR_TOKEN": AGENT_TOKEN}, "must differ"),
+        (
+            {"DREAMSTREAM_API_TOKEN": AGENT_TOKEN, "DREAMSTREAM_API_OPERATOR_TOKEN": "short"},
+            "OPERATOR_TOKEN is too short",
+        ),
+        (
+            {"DREAMSTREAM_API_TOKEN": AGENT_TOKEN, "DREAMSTREAM_API_OPERATOR_TOKEN": " "},
+            "OPERATOR_TOKEN is set but empty",
+        ),
+    ],
+)
+def test_the_operator_token_is_a_second_real_token(monkeypatch, env, problem):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError, match=problem):
+        Settings()
+
+
+def test_the_operator_token_is_masked(monkeypatch):
+    monkeypatch.setenv("DREAMSTREAM_API_TOKEN", AGENT_TOKEN)
+    monkeypatch.setenv("DREAMSTREAM_API_OPERATOR_TOKEN", OPERATOR_TOKEN)
+    settings = Settings()
+    assert OPERATOR_TOKEN not in repr(settings) and OPERATOR_TOKEN not in str(settings.model_dump())

@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from qdrant_client import QdrantClient
 
 from consumers.metrics import ROLLBACKS
 from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, TranscriptStore
@@ -46,8 +45,8 @@ def record(memory_id: str, text: str, status: str = "active", updated=T0, origin
 
 
 class Stores:
-    def __init__(self, path) -> None:
-        self.client = QdrantClient(path=str(path))
+    def __init__(self, client) -> None:
+        self.client = client
         self.memories = MemoryStore(self.client, "test", DIMS, embed, generations_kept=4)
         self.transcripts = TranscriptStore(self.client, "test", DIMS, embed)
         self.diary = Diary(self.client, "test")
@@ -75,10 +74,8 @@ class Stores:
 
 
 @pytest.fixture
-def stores(tmp_path):
-    s = Stores(tmp_path / "qdrant")
-    yield s
-    s.client.close()
+def stores(store_client):
+    return Stores(store_client)
 
 
 def test_unknown_and_malformed_scopes(stores):

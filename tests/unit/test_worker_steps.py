@@ -112,7 +112,8 @@ def test_poison_input_is_never_indexed_and_stalls_nothing(bus, runtime_of):
     last = feed.job(SCOPE, "job-after-bad-job")
 
     with RunningWorker(bus, rt) as running:
-        done = wait_for_jobs(bus, [poisoned.job_id, sibling.job_id, last.job_id], running)
+        # ~50 s of work on a quiet machine (the poison corpus, a 100k-character turn embedded): 5x that
+        done = wait_for_jobs(bus, [poisoned.job_id, sibling.job_id, last.job_id], running, timeout_s=300)
         skipped = running.worker._index.skipped
     assert {e.status for e in done.values()} <= {"completed", "no-op"}, {k: e.reason for k, e in done.items()}
     indexed = [t.content for t, _ in rt.transcripts.window(SCOPE, 100)]
@@ -153,6 +154,43 @@ def test_a_pass_that_raises_is_published_as_failed_and_the_next_job_runs(bus, ru
     assert done[bad.job_id].status == "failed" and "OverflowError" in done[bad.job_id].reason
     assert done[good.job_id].status == "completed"
     assert rt.memories.active_records(SCOPE) == []
+
+
+def test_a_pass_that_left_messages_unread_asks_for_the_next_pass(bus, runtime_of):
+    """The LLM engine's call budget ran out: the worker asks for the rest on the control topic,
+    once per job, in the scope's partition; a pass that read everything asks nothing."""
+
+    class Budgeted:
+        name = "budgeted"
+
+        def __init__(self) -> None:
+            self.inner = OfflineEngine()
+
+        def propose(self, snapshot, signals) -> EngineResult:
+            done = self.inner.propose(snapshot, signals)
+            if snapshot.scope != SCOPE:
+                return done
+            last = max(snapshot.new_message_ids)
+            return EngineResult(plan=done.plan, model_calls=1, unread_message_ids=frozenset({last}))
+
+        def verify(self, *args, **options):
+            return self.inner.verify(*args, **options)
+
+    rt = runtime_of(bus, Budgeted())
+    feed = Feeder(bus)
+    for i, content in enumerate(["I prefer aisle seats", "I am vegetarian"]):
+        feed.event(bus.settings.topics.turns, turn(SCOPE, i, content))
+    cut_short = feed.job(SCOPE)
+    feed.event(bus.settings.topics.turns, turn(SIBLING, 0, "I prefer window seats"))
+    whole = feed.job(SIBLING)
+    with RunningWorker(bus, rt) as running:
+        done = wait_for_jobs(bus, [cut_short.job_id, whole.job_id], running)
+        wait_until(lambda: bus.control(), what="a control event")
+    assert done[cut_short.job_id].status == "completed" and "1 new messages left" in done[cut_short.job_id].reason
+    [request] = bus.control()
+    assert (request.scope, request.action) == (SCOPE, "trigger") and cut_short.job_id in request.reason
+    applied = rt.memories.state(SCOPE).applied(cut_short.job_id)
+    assert applied.watermarks[bus.settings.topics.turns] == 1, "the unread message is new to the next pass"
 
 
 def test_only_a_trusted_producer_may_protect_a_memory(bus, runtime_of):
@@ -333,3 +371,30 @@ def test_jobs_of_a_revoked_partition_are_left_to_the_next_owner(memory_bus, runt
         done = wait_for_jobs(memory_bus, [job.job_id], running)
     assert done[job.job_id].status == "completed"
     assert json.loads(memory_bus.broker.messages(memory_bus.settings.topics.jobs)[0].value())["job_id"] == job.job_id
+
+
+def test_a_ready_job_runs_before_the_rest_of_the_backlog_is_indexed(tmp_path: Path, runtime_of):
+    """Time-to-generation is about one pass, not the backlog: the worker indexes a batch, then
+    runs the jobs it has made ready, then indexes the next batch."""
+    bus = MemoryBus(Settings(home=tmp_path, partitions=1, embedder="hashing"))
+    rt = runtime_of(bus)
+    feed = Feeder(bus)
+    for i, content in enumerate(["I prefer aisle seats", "I am vegetarian", "I live in Graz"]):
+        feed.event(bus.settings.topics.turns, turn(SCOPE, i, content))
+    job = feed.job(SCOPE)
+    backlog = 3_000
+    for i in range(backlog):  # other scopes' turns, behind the job's watermark in the same partition
+        feed.event(bus.settings.topics.turns, turn(f"acme/bulk/u{i % 300}", i % 60, f"bulk message {i}", f"b{i}"))
+    indexed_when_it_ran: list[int] = []
+    run = rt.dream_pass.run
+
+    def counting_run(j):
+        indexed_when_it_ran.append(rt.client.count(rt.transcripts.transcripts).count)
+        return run(j)
+
+    rt.dream_pass.run = counting_run
+    with RunningWorker(bus, rt) as running:
+        done = wait_for_jobs(bus, [job.job_id], running)
+        wait_until(lambda: rt.client.count(rt.transcripts.transcripts).count == backlog + 3, 60)
+    assert done[job.job_id].status == "completed"
+    assert indexed_when_it_ran and indexed_when_it_ran[0] <= 1_000 < backlog  # one batch of 500, not 3,003

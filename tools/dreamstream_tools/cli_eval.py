@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import tempfile
 import time
+from contextlib import ExitStack
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -29,6 +32,12 @@ def _one_line(err: BaseException) -> str:
 @click.option("--questions", "questions", required=True, type=_FILE, help="questions (JSONL)")
 @click.option("--memory-adds", "memory_adds", type=_FILE, help="memory-adds (JSONL)")
 @click.option("--engine", type=click.Choice(["offline", "llm"]), help="dream engine (default: the configured one)")
+@click.option(
+    "--llm-base-url",
+    "llm_base_url",
+    help="with --engine llm: any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: llm_api_base)",
+)
+@click.option("--llm-model", "llm_model", help="with --engine llm: the litellm model name, e.g. openai/qwen2.5-7b")
 @click.option(
     "--k",
     "k",
@@ -53,26 +62,66 @@ def _one_line(err: BaseException) -> str:
     type=click.FloatRange(min=1),
     help="seconds to wait for the pipeline's passes",
 )
+@click.option(
+    "--budget-words",
+    type=click.IntRange(min=1),
+    help="words both sides read per question at equal budget (default: the words of the memory side's top k)",
+)
+@click.option(
+    "--scopes",
+    "scope_patterns",
+    multiple=True,
+    metavar="PATTERN",
+    help="only the scopes matching this shell-style pattern, e.g. 'eval/locomo/conv-2*' (repeatable)",
+)
+@click.option(
+    "--limit-scopes", default=0, type=click.IntRange(min=0), help="only the first N (selected) scopes, in name order"
+)
+@click.option(
+    "--supersessions-sample",
+    default=0,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="add N random supersessions (old text, new text, the new one's evidence) to the report, to judge by hand",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="seed of the supersession sample")
+@click.option(
+    "--embedding-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="DREAMSTREAM_EVAL_EMBED_CACHE",
+    help="keep MiniLM vectors on disk in DIR between runs (env DREAMSTREAM_EVAL_EMBED_CACHE); never changes results",
+)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of the table")
 def eval_command(
     events: Path,
     questions: Path,
     memory_adds: Path | None,
     engine: str | None,
+    llm_base_url: str | None,
+    llm_model: str | None,
     k: int,
     direct: bool,
     pass_every: int,
     timeout_s: float,
+    budget_words: int | None,
+    scope_patterns: tuple[str, ...],
+    limit_scopes: int,
+    supersessions_sample: int,
+    seed: int,
+    embedding_cache: Path | None,
     as_json: bool,
 ) -> None:
     """Replay EVENTS through the pipeline, dream, then ask QUESTIONS of the curated memories and,
     as a baseline, of the raw transcripts; report the figures per category and overall."""
     from confluent_kafka import KafkaException
 
-    from dreamstream_tools.evaluation.dataset import DatasetError, load_dataset
+    from dreamstream_tools.evaluation.dataset import DatasetError, load_dataset, select_scopes
+    from dreamstream_tools.evaluation.embedding_cache import persistent_embeddings
     from dreamstream_tools.evaluation.evaluate import evaluate
+    from dreamstream_tools.evaluation.model_use import model_use, render_model_use, with_model
     from dreamstream_tools.evaluation.report import build_report, render_table
     from dreamstream_tools.evaluation.runner import RunError, run_passes
+    from dreamstream_tools.evaluation.supersessions import sample_report
     from schemas.settings import get_settings
 
     logging.getLogger().setLevel(logging.WARNING)
@@ -81,25 +130,34 @@ def eval_command(
         raise click.UsageError("--pass-every needs --direct (the pipeline's own trigger policy decides its passes)")
     started = time.perf_counter()
     try:
-        dataset = load_dataset(events, questions, memory_adds)
-        settings = get_settings()
-        engine = engine or settings.engine
-        say(
-            f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
-            f"in {len(dataset.scopes)} scopes; dreaming {'directly' if direct else 'through the pipeline'} "
-            f"with the {engine} engine"
-        )
-        with run_passes(
-            dataset, settings, direct=direct, engine=engine, pass_every=pass_every, timeout_s=timeout_s, say=say
-        ) as run:
+        with ExitStack() as stack:
+            dataset = load_dataset(events, questions, memory_adds)
+            if scope_patterns or limit_scopes:
+                dataset = dataset.subset(select_scopes(dataset.scopes, scope_patterns, limit_scopes))
+                if not direct:  # the pipeline replays files: write the selected events out
+                    dataset = dataset.write_events(Path(stack.enter_context(tempfile.TemporaryDirectory())))
+            settings = with_model(get_settings(), llm_base_url, llm_model)
+            engine = engine or settings.engine
+            say(
+                f"{len(dataset.turns)} messages, {len(dataset.adds)} memory-adds, {len(dataset.questions)} questions "
+                f"in {len(dataset.scopes)} scopes; dreaming {'directly' if direct else 'through the pipeline'} "
+                f"with the {engine} engine"
+            )
+            disk = stack.enter_context(persistent_embeddings(embedding_cache, settings, say))
+            run = stack.enter_context(
+                run_passes(
+                    dataset, settings, direct=direct, engine=engine, pass_every=pass_every, timeout_s=timeout_s, say=say
+                )
+            )
             asked = time.perf_counter()
-            evaluation = evaluate(run.runtime, dataset, k, say)
+            evaluation = evaluate(run.runtime, dataset, k, say, budget_words=budget_words)
             timings = {
                 **run.timings,
                 "evaluate_s": time.perf_counter() - asked,
                 **{f"evaluate.{name}": value for name, value in evaluation.timings.items()},
             }
             passes = dict(run.pass_statuses)
+            use = model_use(run.runtime, dataset.scopes)
     except (DatasetError, RunError, OSError, RuntimeError, KafkaException) as err:
         raise click.ClickException(_one_line(err)) from err
     timings["total_s"] = time.perf_counter() - started
@@ -112,6 +170,9 @@ def eval_command(
         "memory_adds": len(dataset.adds),
         "questions": len(dataset.questions),
     }
+    if scope_patterns or limit_scopes:
+        inputs["selected_scopes"] = dataset.scopes
+    sampled = list(evaluation.store.supersessions)
     report = build_report(
         evaluation,
         mode="direct" if direct else "pipeline",
@@ -119,8 +180,16 @@ def eval_command(
         inputs=inputs,
         passes=passes,
         timings=timings,
+        supersessions=sample_report(sampled, supersessions_sample, seed) if supersessions_sample else None,
+        embedding_cache=asdict(disk.figures) if disk is not None else None,
     )
-    click.echo(json.dumps(report, ensure_ascii=False) if as_json else render_table(report))
+    report["model_use"] = use
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        click.echo(render_table(report))
+        if engine == "llm":
+            click.echo(render_model_use(use, settings.llm_model))
 
 
 @click.command("eval-data")

@@ -1,55 +1,48 @@
-"""The LLM engine: one model call per pass through litellm, plus one repair call when the first
-reply is not a usable plan. Any provider litellm knows (OpenAI-compatible servers, ollama, ...)
-works through `llm_model` / `llm_api_base`.
+"""The LLM engine: a model proposes the plan through litellm; the pass still checks every action.
 
-The model only proposes. Its plan is validated here (schema, ids it was shown) and then again by
-the pass (apply and gate), so a model that obeys a prompt injection still cannot delete anything
-it has no evidence for, or touch a protected memory.
+Any provider litellm knows (OpenAI-compatible servers, ollama, ...) works through `llm_model` /
+`llm_api_base`. A pass reads every new message: they are cut into chunks that fit the model's
+context (`chunks.py`), each sent with the memories it touches, one call per chunk (plus one repair
+call when a reply is not a usable plan), and the chunks' plans are joined into one (`merge.py`).
+At most `llm_max_calls_per_pass` calls: the messages of the chunks left over are reported as
+unread, and the pass's watermark stops before them, so the next pass reads them.
+
+A chunk that fails after others succeeded ends the pass there (its messages and the rest are
+unread); a failure of the first chunk fails the pass, memory unchanged. The model only proposes:
+its plan is validated here (schema, ids it was shown) and again by the pass (apply and gate), so
+a model that obeys a prompt injection still cannot delete anything it has no evidence for.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any
-
-import litellm
-import openai
-from litellm.exceptions import ModelNotMappedError
 
 from consumers.embedding import make_embedder
 from consumers.engine.base import Curated, EngineError, EngineResult, Search, Verified
-from consumers.engine.llm.context import PromptContext, PromptLimits, select_context
-from consumers.engine.llm.parse import InvalidReply, ModelRefused, ModelReply, parse_plan
+from consumers.engine.llm.chunks import Chunk, ChunkPlanner, TokenBudget
+from consumers.engine.llm.client import ModelClient, PromptTooLong, Spend
+from consumers.engine.llm.context import PromptContext, PromptLimits
+from consumers.engine.llm.merge import ChunkPlan, merge_plans, scoped_refs
+from consumers.engine.llm.parse import InvalidReply, parse_plan
 from consumers.engine.llm.prompt import ChatMessage, build_messages, repair_messages
+from consumers.engine.llm.schema import response_format
 from consumers.engine.offline.verifier import verify_claims
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from schemas import ActionPlan
 from schemas.settings import Settings
 
-litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners in worker logs
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class _Spend:
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
 
 
 class LlmEngine:
     name = "llm"
 
     def __init__(self, settings: Settings, limits: PromptLimits | None = None) -> None:
-        self._model = settings.llm_model
-        self._api_base = settings.llm_api_base
-        self._api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        self._timeout_s = settings.llm_timeout_s
-        self._retries = settings.llm_retries
+        self._client = ModelClient(settings)
         self._limits = limits or PromptLimits()
+        self._budget = TokenBudget(settings.llm_context_tokens, settings.llm_reply_tokens, settings.llm_chars_per_token)
+        self._max_calls = settings.llm_max_calls_per_pass
         self._embed = make_embedder(settings).embed
 
     def verify(
@@ -64,24 +57,36 @@ class LlmEngine:
             return EngineResult(
                 plan=ActionPlan(), notes=("no signal in new messages or memory-adds: the model was not called",)
             )
-
-        context = select_context(snapshot, self._limits, self._embed)
-        spend = _Spend()
-        notes = _context_notes(context)
+        spend = Spend()
         try:
-            plan = self._plan(snapshot, signals, context, spend, notes)
+            plan, unread, notes = self._read_all(snapshot, signals, spend)
         except EngineError as err:
             # The pass records only the reason; the spend of a failed pass is worth a log line.
             log.warning(
-                "llm pass on %s failed after %d model calls (%d prompt + %d completion tokens, $%.6f): %s",
+                "llm pass on %s failed after %d model calls (%d prompt + %d completion tokens, $%.6f, %.1f s): %s",
                 snapshot.scope,
                 spend.calls,
                 spend.prompt_tokens,
                 spend.completion_tokens,
                 spend.cost_usd,
+                spend.seconds,
                 err,
             )
+            err.spent = EngineResult(
+                plan=ActionPlan(),
+                motives=signals.motives,
+                model_calls=spend.calls,
+                prompt_tokens=spend.prompt_tokens,
+                completion_tokens=spend.completion_tokens,
+                cost_usd=spend.cost_usd,
+                model_seconds=spend.seconds,
+            )
             raise
+        notes.append(
+            f"model: {spend.calls} calls, {spend.prompt_tokens} prompt + {spend.completion_tokens} completion "
+            f"tokens, {spend.seconds:.1f} s ({self._client.model}, "
+            f"{'structured output' if self._client.structured else 'JSON mode'})"
+        )
         return EngineResult(
             plan=plan,
             motives=signals.motives,
@@ -89,84 +94,101 @@ class LlmEngine:
             prompt_tokens=spend.prompt_tokens,
             completion_tokens=spend.completion_tokens,
             cost_usd=spend.cost_usd,
+            model_seconds=spend.seconds,
+            unread_message_ids=unread,
             notes=tuple(notes),
         )
 
-    def _plan(
-        self, snapshot: Snapshot, signals: Signals, context: PromptContext, spend: _Spend, notes: list[str]
-    ) -> ActionPlan:
-        """One call; one repair call only when the first reply is not a usable plan."""
-        messages = build_messages(snapshot, context, self._limits.max_text_chars, signals.motives)
+    def _read_all(
+        self, snapshot: Snapshot, signals: Signals, spend: Spend
+    ) -> tuple[ActionPlan, frozenset[str], list[str]]:
+        """Every chunk in turn, within the call budget; the joined plan, the unread new message ids
+        and the notes for the diary."""
+        empty = build_messages(snapshot, _EMPTY, 0, structured=self._client.structured)
+        fixed = self._budget.tokens("".join(m["content"] for m in empty))
+        planner = ChunkPlanner(snapshot, signals.motives, self._limits, self._budget, self._embed, fixed)
+        parts: list[ChunkPlan] = []
+        notes: list[str] = []
+        unread: frozenset[str] = frozenset()
+        while (chunk := planner.next()) is not None:
+            if spend.calls >= self._max_calls:
+                unread = planner.unread_from(chunk.start)
+                notes.append(
+                    f"llm_max_calls_per_pass ({self._max_calls}) reached: {len(unread)} of {planner.new_messages} new "
+                    "messages are left for the next pass"
+                )
+                break
+            notes.append(_describe(chunk))
+            try:
+                plan = self._chunk_plan(snapshot, chunk, spend, notes)
+            except PromptTooLong as err:
+                if planner.retry_smaller(chunk):
+                    notes.append(f"part {chunk.context.part}: {err}; read again in smaller parts")
+                    continue
+                raise EngineError(f"{err} (a single message with the memories it touches)") from err
+            except EngineError as err:
+                if not parts:
+                    raise
+                unread = planner.unread_from(chunk.start)
+                notes.append(
+                    f"part {chunk.context.part} failed ({err}): it and the {len(unread)} new messages from it on are "
+                    "left for the next pass"
+                )
+                break
+            scoped = scoped_refs(plan, chunk.context.part, chunk.context.memory_ids)
+            newest = max((t.ts for t in chunk.context.messages), default=snapshot.job.requested_at)
+            parts.append(ChunkPlan(chunk.context.part, scoped, newest))
+            planner.created(scoped.actions, snapshot)
+        merged, merge_notes = merge_plans(parts, snapshot) if parts else (ActionPlan(), [])
+        notes.extend(merge_notes)
+        if len(parts) > 1:
+            notes.append(f"merge: {len(parts)} parts joined into one plan of {len(merged.actions)} actions")
+        return merged, unread, notes
+
+    def _chunk_plan(self, snapshot: Snapshot, chunk: Chunk, spend: Spend, notes: list[str]) -> ActionPlan:
+        """One call; one repair call only when the first reply is not a usable plan (and the call
+        budget allows it)."""
+        context = chunk.context
+
+        def messages(structured: bool) -> list[ChatMessage]:
+            return build_messages(snapshot, context, self._limits.max_text_chars, chunk.motives, structured=structured)
+
+        shown_messages = frozenset(t.message_id for t in context.messages)
         known_messages = frozenset(t.message_id for t in snapshot.transcript)
-        reply = self._complete(messages, spend)
+        schema = response_format(context.memory_ids, shown_messages, self._budget.reply_tokens)
+        reply = self._client.complete(messages, schema, spend)
         try:
             return parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
         except InvalidReply as first_problem:
-            notes.append(f"first reply unusable ({first_problem}); asked the model once to repair it")
-            reply = self._complete(repair_messages(messages, reply.content or "", str(first_problem)), spend)
+            if spend.calls >= self._max_calls:
+                raise InvalidReply(f"{first_problem} (no call left in the pass's budget to repair it)") from None
+            notes.append(
+                f"part {context.part}: first reply unusable ({first_problem}); asked the model once to repair it"
+            )
+            bad, problem = reply.content or "", str(first_problem)
+            reply = self._client.complete(
+                lambda structured: repair_messages(messages(structured), bad, problem), schema, spend
+            )
         try:
             return parse_plan(reply, memory_ids=context.memory_ids, message_ids=known_messages)
         except InvalidReply as second_problem:
             raise InvalidReply(f"{second_problem} (still unusable after one repair call)") from second_problem
 
-    def _complete(self, messages: list[ChatMessage], spend: _Spend) -> ModelReply:
-        """One chat completion. Transport and provider failures become EngineError, so the pass
-        fails with the reason and memory stays as it was."""
-        spend.calls += 1
-        try:
-            response = litellm.completion(
-                model=self._model,
-                messages=messages,
-                api_base=self._api_base,
-                api_key=self._api_key,
-                timeout=self._timeout_s,
-                num_retries=self._retries,
-                response_format={"type": "json_object"},
-                temperature=0,
-            )
-        except litellm.exceptions.Timeout as err:
-            raise EngineError(f"model call timed out after {self._timeout_s:g}s ({self._model})") from err
-        except litellm.exceptions.ContentPolicyViolationError as err:
-            raise EngineError(
-                f"model refused: the provider's content policy blocked the request: {_first_line(err)}"
-            ) from err
-        except openai.OpenAIError as err:  # every litellm API exception derives from it
-            raise EngineError(f"model call failed ({type(err).__name__}): {_first_line(err)}") from err
-        self._record_usage(response, spend)
-        if not response.choices:
-            raise ModelRefused(f"model returned no choices ({self._model})")
-        choice = response.choices[0]
-        message = choice.message
-        return ModelReply(
-            content=message.content, finish_reason=choice.finish_reason, refusal=getattr(message, "refusal", None)
-        )
 
-    def _record_usage(self, response: Any, spend: _Spend) -> None:
-        usage = getattr(response, "usage", None)
-        spend.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-        spend.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-        try:
-            spend.cost_usd += float(litellm.completion_cost(completion_response=response, model=self._model) or 0.0)
-        except (ModelNotMappedError, openai.NotFoundError, ValueError) as err:
-            # a self-hosted or unlisted model has no price: the pass still counts its tokens
-            log.debug("no price for %s: %s", self._model, err)
+_EMPTY = PromptContext(
+    messages=(), new_message_ids=frozenset(), memories=(), pending_add_ids=frozenset(), memories_stored=0
+)
 
 
-def _context_notes(context: PromptContext) -> list[str]:
-    notes = [
-        f"prompt: {len(context.new_message_ids)} new messages (+{len(context.messages) - len(context.new_message_ids)} "
-        f"context), {len(context.pending_add_ids)} pending memory-adds, "
-        f"{len(context.memories) - len(context.pending_add_ids)} of {context.memories_stored} stored memories"
-    ]
-    if context.new_messages_left_out:
-        notes.append(f"{context.new_messages_left_out} older new messages did not fit the prompt and were not read")
-    if context.pending_adds_left_out:
-        notes.append(
-            f"{context.pending_adds_left_out} older memory-adds did not fit the prompt; they are kept as written"
-        )
-    return notes
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0][:300] if text else type(err).__name__
+def _describe(chunk: Chunk) -> str:
+    context = chunk.context
+    stored = len(context.memories) - len(context.pending_add_ids) - len(context.created_ids)
+    note = (
+        f"prompt part {context.part}: {len(context.new_message_ids)} new messages "
+        f"(+{len(context.messages) - len(context.new_message_ids)} context), {len(context.pending_add_ids)} pending "
+        f"memory-adds, {stored} of {context.memories_stored} stored memories, {len(context.created_ids)} created in "
+        f"earlier parts; about {chunk.estimated_tokens} tokens of data"
+    )
+    if context.touched_left_out:
+        note += f"; {context.touched_left_out} more touched memories did not fit beside this one message"
+    return note

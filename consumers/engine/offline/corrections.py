@@ -28,6 +28,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from consumers.embedding import canonical_tokens
+from consumers.engine.offline.assistant_notes import is_reported_speech, what_was_said
 from consumers.engine.offline.duplicates import values_conflict
 from consumers.engine.offline.slots import (
     MIN_FRAME_WORDS,
@@ -43,12 +44,11 @@ from consumers.engine.offline.slots import (
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import ValueChange, mask_values
 from language.chatter import NOT_CONTENT
-from language.dates import said_on, without_stamp
+from language.dates import stamp_day, stamped, without_stamp
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
 _MIN_SUBJECT_TOKENS = 2
 _VERSION = r"(?:\s+v?\d[\w.]*)?"
-_STAMPED = re.compile(r"\(said on \d{4}-\d{2}-\d{2}\)\s*$")
 VALUE_KIND_COSINE = 0.45
 """Two values of "<subject> is <value>" are rival values of one attribute when both are names or
 numbers, or their embeddings are this close ("green" / "red" 0.70; "silver" / "really fast" 0.18)."""
@@ -95,9 +95,7 @@ def substitute_value(text: str, old: str, new: str) -> str | None:
 
 def restamped(text: str, said_at: datetime) -> str:
     """A changed memory says when its newest evidence was said (only if it carried a stamp)."""
-    if not _STAMPED.search(text):
-        return text
-    return f"{without_stamp(text)} {said_on(said_at)}"
+    return stamped(without_stamp(text), said_at) if stamp_day(text) is not None else text
 
 
 GENERIC_SHARE = 0.5
@@ -123,7 +121,7 @@ def is_bare(clause: str, change: ValueChange) -> bool:
     new fact in full ("I prefer aisle seats now, not window") is a statement of its own."""
     masked = mask_values(clause, tuple(v for v in (change.old, change.new) if v))
     words = content_words(masked)
-    return words == 0 or (words < MIN_FRAME_WORDS and not _PERSONAL.search(masked))
+    return words == 0 or (words == 1 and not _PERSONAL.search(masked))
 
 
 def owned_by(text: str, subject: str | None, people: Sequence[str]) -> bool:
@@ -160,8 +158,15 @@ def overrules_change(
     body = without_stamp(text)
     if not _holds(body, change.old):
         return False
-    if context and is_bare(context[0], change) and _holds(body, change.new):
-        return False  # it already says the new value too (a full correction's "new" may be any word near it)
+    if context and is_bare(context[0], change):
+        swapped = apply_change(body, change)
+        if swapped is None or canonical_tokens(swapped) <= canonical_tokens(body):
+            return False  # it already says the new value too (a full correction's "new" may be any word near it)
+    # A record of words ("the assistant said: window seat 14A on the Berlin flight") that states the
+    # old value is stale whatever else it names; it is archived, never rewritten (`revisions`).
+    if is_reported_speech(text):
+        said = what_was_said(without_stamp(text))
+        return owned_by(body, subject, people) and slots.corrects(change, said, context, subject, reported=True)
     return owned_by(body, subject, people) and slots.corrects(change, body, context, subject)
 
 
@@ -204,7 +209,7 @@ def sentence_replaced(old: str, change: ValueChange, said: str, said_at: datetim
     if len(parts) < 2 or not stale:
         return None
     edited = " ".join(without_stamp(said) if p == stale[0] else p for p in parts if p not in stale[1:])
-    return f"{edited} {said_on(said_at)}" if _STAMPED.search(old) else edited
+    return stamped(edited, said_at) if stamp_day(old) is not None else edited
 
 
 def _holds(text: str, phrase: str) -> bool:
@@ -327,7 +332,7 @@ def updated_text(old: str, update: Update, said_at: datetime, subject: str | Non
         edited = " ".join(update.new_sentence if p == stale else p for p in parts)
     else:
         return None
-    return f"{edited} {said_on(said_at)}" if _STAMPED.search(old) else edited
+    return stamped(edited, said_at) if stamp_day(old) is not None else edited
 
 
 def _says_more(sentence: str, value: str, subject: str | None) -> bool:

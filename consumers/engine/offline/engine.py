@@ -8,13 +8,17 @@ One pass, in order:
 4. the motives are the gather pass's (`consumers.passes.gather`); a complaint repeated across
    threads for one reason also earns a memory;
 5. only if there was any motive or action: tidy the remaining memories (rivals, duplicates,
-   relative dates).
+   relative dates);
+6. the job's steering, as far as rules can apply it (`steering.py`: new memories about a topic
+   the operator drops are not created, those about one they keep rank into the core).
 
 The same snapshot always yields the same plan: every collection is walked in a stable order and
 create-refs are numbered in the order the actions are made.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from consumers.embedding import Embedder, canonical_tokens
 from consumers.embedding.minilm import MiniLMEmbedder
@@ -25,14 +29,14 @@ from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.slots import SlotReader
+from consumers.engine.offline.speaker_roles import AssistantRole, read_roles
+from consumers.engine.offline.steering import steer_plan
 from consumers.engine.offline.transcript_pass import TranscriptPass
 from consumers.engine.offline.verifier import verify_claims
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
 from language.injection import injection_message_ids, injection_note
-from language.person import detect_user_name
-from language.speakers import participants
 from schemas import ActionPlan, ConversationTurn
 
 MOTIVE_MEMORY_CONFIDENCE = 0.6
@@ -41,8 +45,12 @@ MOTIVE_MEMORY_CONFIDENCE = 0.6
 class OfflineEngine:
     name = "offline"
 
-    def __init__(self, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder | None = None, assistant_roles: Mapping[str, AssistantRole] | None = None
+    ) -> None:
         self.embedder = embedder if embedder is not None else MiniLMEmbedder()
+        self.assistant_roles = dict(assistant_roles or {})
+        """Per tenant, agent or scope prefix: whether the `assistant` role is a person (settings)."""
 
     def verify(
         self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
@@ -59,8 +67,8 @@ class OfflineEngine:
         injected = frozenset(injection_message_ids(turns))
         notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
         readable = [t for t in turns if t.message_id not in injected]
-        user_name = detect_user_name(t.content for t in readable if t.role == "user")
-        names = participants(t.content for t in readable if t.role == "user")
+        roles = read_roles(snapshot.scope, readable, self.assistant_roles)
+        user_name = roles.user_name
         messages = {t.message_id: t for t in turns}
 
         builder = PlanBuilder()
@@ -74,7 +82,7 @@ class OfflineEngine:
         TranscriptPass(
             builder,
             working,
-            user_name,
+            roles,
             consumed,
             notes,
             generic,
@@ -83,7 +91,7 @@ class OfflineEngine:
             self.embedder.embed_array,
             slots,
             frozenset(messages),
-        ).run(readable, names)
+        ).run(readable)
         if signals.complaint is not None:
             self._remember_complaint(
                 builder,
@@ -96,8 +104,12 @@ class OfflineEngine:
         if not signals.motives and not builder.actions:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
         name_tokens = canonical_tokens(user_name) if user_name else frozenset()
-        Housekeeping(builder, working, messages, self.embedder, name_tokens, notes, slots, names).run(snapshot.memories)
-        return EngineResult(plan=builder.build(), motives=signals.motives, notes=tuple(notes))
+        Housekeeping(builder, working, messages, self.embedder, name_tokens, notes, slots, roles.people).run(
+            snapshot.memories
+        )
+        plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)
+        notes.extend(steered)
+        return EngineResult(plan=plan, motives=signals.motives, notes=tuple(notes))
 
     def _similarity(self, a: str, b: str) -> float:
         vectors = self.embedder.embed_array([a, b])

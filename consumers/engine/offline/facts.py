@@ -3,17 +3,16 @@
 "My flight to Lisbon is next Tuesday" said on 2026-03-05 by Ava becomes "Ava's flight to Lisbon
 is on 2026-03-10.": third person (the name when the user gave one, else "The user"), relative
 time made absolute from the message's own timestamp. Whether the statement should become a memory
-at all (already cited, already known, overruled) is the caller's decision.
+at all (already cited, already known, overruled) is the caller's decision. A whole message is read
+by `extraction.message_facts`; this is the clause-level form the verify pass compares claims with.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
-from language.chatter import caption_subject
 from language.clauses import STATEMENT_KINDS, Clause, is_statement_worth_keeping
-from language.dates import rewrite_relative_time, said_on
+from language.dates import rewrite_relative_time
 from language.person import INTRODUCTION_CLAUSE, to_third_person
 
 _SPACES = re.compile(r"\s+")
@@ -43,36 +42,3 @@ def finish_sentence(text: str) -> str:
     if not text.endswith((".", "?")):
         text += "."
     return text[:1].upper() + text[1:]
-
-
-def statement_body(
-    statements: list[str],
-    captions: list[str],
-    ts: datetime,
-    subject: str | None,
-    other: str | None,
-    speaker_named: bool,
-) -> str | None:
-    """What one message states: its statement sentences in the third person, their relative times
-    made absolute, and what it showed ("shared a photo of …"). A message that only shows a photo,
-    or says nothing, states nothing (None)."""
-    if not statements:
-        return None
-    name = subject or "the user"
-    parts = [
-        finish_sentence(
-            to_third_person(rewrite_relative_time(s, ts).text, subject, other=other, speaker_named=speaker_named)
-        )
-        for s in statements
-    ]
-    parts.extend(f"{name} shared a photo of {what}." for c in captions if (what := caption_subject(c)))
-    return " ".join(parts)
-
-
-def memory_text(body: str, subject: str | None, speaker_named: bool, said: datetime) -> str:
-    """A memory's text: who said it (once, when the statements do not name them) and the day it
-    was said."""
-    name = subject or "the user"
-    if speaker_named and name not in body:
-        body = f"{name}: {body}"
-    return f"{body} {said_on(said)}"

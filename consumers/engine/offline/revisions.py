@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from consumers.embedding import canonical_tokens
+from consumers.engine.offline.assistant_notes import is_reported_speech
 from consumers.engine.offline.corrections import (
     Overruled,
     apply_change,
@@ -97,6 +98,9 @@ class Revisions:
             )
         rationale = f"{subject or 'the user'} corrected {change.old!r} in {turn.message_id}: \u201c{clause.body}\u201d"
         overruled = [t for t in targets.overruled if not self.builder.touched(t.key)]
+        for target in [t for t in overruled if is_reported_speech(t.text)]:
+            self._retire_reported_speech(target, turn, rationale)
+        overruled = [t for t in overruled if not is_reported_speech(t.text)]
         if not overruled:
             return False
         if not is_bare(clause.body, change):
@@ -106,6 +110,13 @@ class Revisions:
             )
             return False
         return self._swap(turn, [_Pending(t, change, rationale, frozenset()) for t in overruled])
+
+    def _retire_reported_speech(self, target: WorkingMemory, turn: ConversationTurn, rationale: str) -> None:
+        """What the assistant said (or the user asked) with the value now corrected is stale, but
+        it is a record of words: archived (history keeps it), never rewritten into words nobody
+        said (`assistant_notes.is_reported_speech`)."""
+        self.builder.archive(target.key, (turn.message_id,), f"{rationale}; it stated the old value")
+        self.working.retire(target.key)
 
     def settle(self, turn: ConversationTurn, made: Sequence[tuple[str, str]]) -> None:
         """Supersede what a full correction in `turn` overruled by the memory made from it
@@ -167,6 +178,9 @@ class Revisions:
         for rival in rivals:
             memory = rival.memory
             if memory.key == ref or self.builder.touched(memory.key) or not self.working.is_live(memory.key):
+                continue
+            if is_reported_speech(memory.text):
+                self._retire_reported_speech(memory, turn, rationale)
                 continue
             edited = updated_text(memory.text, rival.update, turn.ts, subject) if rival.update else None
             if edited is None:

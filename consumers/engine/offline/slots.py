@@ -56,6 +56,11 @@ CORRECTION_COSINE = 0.5
 the correction's words or a sentence around it (values masked): "plays in the # team" / "I play
 in the Falcons # now, not the #" 0.55, "works the # at the depot" / "I work the day shift at the
 depot now, not the #" 0.78; an idiom about something else 0.29-0.43."""
+REPORTED_COSINE = 0.4
+"""...and a record of words that states the old value ("the assistant said: window seat 14A",
+"Ava asked to book a window seat") at this one: it is archived, never rewritten, and would
+otherwise go on stating the stale value ("book a # seat on the Berlin flight" / "your # seat to
+Lisbon is confirmed" 0.42)."""
 MIN_FRAME_WORDS = 1
 """A frame needs this many content words (values and the subject aside) to say what it is about."""
 
@@ -351,11 +356,19 @@ class SlotReader:
                 )
         return best
 
-    def corrects(self, change: ValueChange, memory: str, context: Sequence[str], subject: str | None = None) -> bool:
+    def corrects(
+        self,
+        change: ValueChange,
+        memory: str,
+        context: Sequence[str],
+        subject: str | None = None,
+        reported: bool = False,
+    ) -> bool:
         """A stated change (old value known) is about the sentence of `memory` that holds the old
         value: the sentence, old value masked, is close in meaning to one of `context` (the
         correction clause, then the sentences around it) that says the old or the new value, its
-        values masked, and about the same person and the same named things."""
+        values masked, and about the same person and the same named things. A `reported` one (a
+        record of words) is judged by the words said, whatever else they name."""
         if change.old is None:
             return False
         holding = [f for f in frames(memory, subject, (change.old,), 1) if _holds(f.sentence, change.old)]
@@ -374,8 +387,8 @@ class SlotReader:
         return any(
             f.holder == holder(c)
             and f.holder != old  # "instead of my brother": who did it changed, not what they do
-            and not other_names(f.names, names_in(c))
-            and self.cosine(f.masked, c) >= CORRECTION_COSINE
+            and not (not reported and other_names(f.names, names_in(c)))
+            and self.cosine(f.masked, c) >= (REPORTED_COSINE if reported else CORRECTION_COSINE)
             for f in holding
             for c in dict.fromkeys(around)
         )

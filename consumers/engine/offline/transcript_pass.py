@@ -13,37 +13,28 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from consumers.embedding import canonical_tokens
+from consumers.engine.offline.assistant_notes import assistant_note
 from consumers.engine.offline.duplicates import find_duplicate, new_values
-from consumers.engine.offline.facts import memory_text, statement_body
+from consumers.engine.offline.extraction import Fact, message_facts
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.revisions import Revisions
 from consumers.engine.offline.slots import SlotReader
+from consumers.engine.offline.speaker_roles import ChatRoles, TurnSpeaker
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.chatter import classify_sentence, read_sentences
-from language.clauses import Clause, classify, clauses_of, split_clauses, strip_lead_ins
+from language.clauses import Clause, clauses_of
 from language.dates import without_stamp
-from language.speakers import Speaker, other_participant, split_speaker
 from schemas import ConversationTurn
 
-_DROPPED_KINDS = frozenset({"question", "request", "greeting", "dissatisfaction", "injection", "introduction"})
-GROUP_MAX_WORDS = 70
-"""A topic one person tells over several messages of a session becomes one memory, up to this size
-(beyond it a memory is too long to embed well or to put in a prompt)."""
-GROUP_MAX_MESSAGES = 3
-TOPIC_COSINE = 0.3
-"""Two statements one person makes in a row are one topic at this sentence-embedding cosine
-(all-MiniLM-L6-v2: unrelated sentences sit near 0.0-0.2, one topic retold at 0.3 and up)."""
 NOTED_COSINE = 0.55
 """A memory-add citing a message says what the message says at this cosine."""
 FACT_CONFIDENCE = 0.8
-
-
-def _keepable(sentence: str) -> bool:
-    """A statement sentence the clause reader does not see as a request, greeting or complaint."""
-    kind, _ = classify(strip_lead_ins(sentence))
-    return kind not in _DROPPED_KINDS
+TOLD_MESSAGES = 5
+"""An assistant turn is news only for values the user's last this many messages of the session lack."""
+ASSISTANT_CONFIDENCE = 0.6
+"""What an AI assistant said is advice the user may or may not have taken: below a person's own statement."""
 
 
 class TranscriptPass:
@@ -51,7 +42,7 @@ class TranscriptPass:
         self,
         builder: PlanBuilder,
         working: WorkingSet,
-        user_name: str | None,
+        roles: ChatRoles,
         consumed: frozenset[str],
         notes: list[str],
         generic: frozenset[str] = frozenset(),
@@ -63,8 +54,9 @@ class TranscriptPass:
     ) -> None:
         self.builder = builder
         self.working = working
-        self.user_name = user_name
-        self.name_tokens = canonical_tokens(user_name) if user_name else frozenset()
+        self.roles = roles
+        self.user_name = roles.user_name
+        self.name_tokens = canonical_tokens(roles.user_name) if roles.user_name else frozenset()
         self.generic = generic
         """The scope's generic words (`corrections.generic_tokens`): they tie a correction to no memory."""
         self.consumed = consumed
@@ -75,10 +67,8 @@ class TranscriptPass:
         self.prefetch = prefetch
         self.cited_by = cited_by or {}
         """Message id -> the texts of the memories citing it (e.g. a memory-add an agent wrote about it)."""
-        self._groups: dict[tuple[str, str], _Group] = {}
-        """Per (session, speaker): the memory this plan is growing from what they say in a row."""
         self._made: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        """Per message: (ref, text) of the memories made or grown from it in this plan."""
+        """Per message: (ref, text) of the memories made from it in this plan."""
         self.revisions = Revisions(
             builder,
             working,
@@ -89,97 +79,83 @@ class TranscriptPass:
             lambda message_id, tokens: self._created_from[message_id].append(tokens),
         )
         """The correction and update step (`revisions`)."""
-
-    def run(self, turns: Sequence[ConversationTurn], participants: tuple[str, ...] = ()) -> None:
-        """`turns` is the chronological transcript minus injected messages; `participants` the
-        named speakers of a multi-person chat (`language.speakers`)."""
-        self._prefetch([t for t in turns if t.role == "user" and t.message_id not in self.consumed])
-        self.revisions.people = participants
+        self.revisions.people = roles.people
         self.revisions.name_tokens = self.name_tokens
+
+    def run(self, turns: Sequence[ConversationTurn]) -> None:
+        """`turns` is the chronological transcript minus injected messages."""
+        readings = self._read(turns)
+        self._prefetch(readings)
+        for reading in readings:
+            if reading.speaker.is_person:
+                self._message(reading)
+            elif reading.turn.message_id not in self.consumed:
+                for note in reading.facts:
+                    self._add_statement(reading.turn, note.text, "assistant turn", None, ASSISTANT_CONFIDENCE)
+
+    def _read(self, turns: Sequence[ConversationTurn]) -> list[_Reading]:
+        """Every message read on its own, with the message it answers: what it states does not
+        depend on the memories or on which pass reads it."""
+        readings: list[_Reading] = []
+        told: dict[str, list[str]] = defaultdict(list)
+        """Per session: the user's recent messages (values an assistant only repeats are not news)."""
         last_assistant: dict[str, ConversationTurn] = {}
+        previous: dict[str, tuple[ConversationTurn, TurnSpeaker]] = {}
+        """Per session: the last message and its speaker (the one the next message answers)."""
         for turn in turns:
+            if turn.role not in ("user", "assistant"):
+                continue
+            speaker = self.roles.speaker(turn)
+            before = previous.get(turn.session_id)
+            replied = before if before is not None and before[1].name != speaker.name else None
+            if speaker.is_person:
+                facts = message_facts(
+                    turn, speaker, self.roles.people, replied[0] if replied else None, replied[1] if replied else None
+                )
+            else:
+                recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
+                note = assistant_note(turn, replied[0] if replied else None, self.user_name, self.roles.people, recent)
+                facts = [note] if note is not None else []
+            readings.append(_Reading(turn, speaker, last_assistant.get(turn.session_id), facts))
             if turn.role == "assistant":
                 last_assistant[turn.session_id] = turn
-            elif turn.role == "user":
-                self._message(turn, participants, last_assistant.get(turn.session_id))
+            else:
+                told[turn.session_id].append(turn.content)
+            previous[turn.session_id] = (turn, speaker)
+        return readings
 
-    def _message(
-        self, turn: ConversationTurn, participants: tuple[str, ...], answered: ConversationTurn | None
-    ) -> None:
-        """Corrections first (they supersede what they overrule), then one memory for everything
-        else the message states, attributed to whoever said it."""
-        speaker = split_speaker(turn.content)
-        subject = speaker.name or self.user_name
+    def _message(self, reading: _Reading) -> None:
+        """Corrections first (they supersede what they overrule), then the facts the message
+        states, attributed to whoever said it (`extraction.message_facts`)."""
+        turn, speaker = reading.turn, reading.speaker
+        subject = speaker.name
         handled: list[str] = []
-        context = (speaker.body, *((answered.content,) if answered is not None else ()))
+        context = (speaker.body, *((reading.answered.content,) if reading.answered is not None else ()))
         for clause in clauses_of(turn, speaker.body):
             if self._clause(turn, clause, subject, context):
                 handled.append(clause.body)
         if turn.message_id in self.consumed:
             return  # an earlier pass consolidated this message
-        self._state(turn, speaker, participants, subject, handled)
+        for fact in reading.facts:
+            if any(body and body in fact.source for body in handled) or self._noted_already(turn, fact.body):
+                continue
+            kind = "question with a value" if fact.kind == "asked" else "statement"
+            self._add_statement(turn, fact.text, kind, subject)
         self.revisions.settle(turn, self._made.get(turn.message_id, []))
 
-    def _state(
-        self,
-        turn: ConversationTurn,
-        speaker: Speaker,
-        participants: tuple[str, ...],
-        subject: str | None,
-        handled: Sequence[str],
-    ) -> None:
-        """One memory for what the message states (or the memory its speaker is telling grows)."""
-        body = self._statement_body(turn, speaker, participants, handled)
-        if body is None or self._noted_already(turn, body):
-            return
-        named = speaker.name is not None
-        key = (turn.session_id, subject or "")
-        group = self._groups.get(key)
-        if (
-            group is not None
-            and named
-            and group.fits(body)
-            and self.working.is_live(group.ref)
-            and self.similarity(group.last_message, turn.content) >= TOPIC_COSINE
-        ):
-            self._extend(group, turn, body)
-            return
-        ref = self._add_statement(turn, body, memory_text(body, subject, named, turn.ts), "statement", subject)
-        if ref is not None:
-            self._groups[key] = _Group(ref, subject, named, turn, body)
-
-    def _statement_body(
-        self, turn: ConversationTurn, speaker: Speaker, participants: tuple[str, ...], handled: Sequence[str]
-    ) -> str | None:
-        """What `turn` states (None when nothing worth keeping); `handled` are clause bodies a
-        correction already took care of."""
-        statements, captions = [], []
-        for sentence in read_sentences(speaker.body):
-            if sentence.kind == "caption":
-                captions.append(sentence.text)
+    def _prefetch(self, readings: Sequence[_Reading]) -> None:
+        """Embed what the walk will compare with a memory-add in one batch (the embedder caches
+        by text) instead of two texts at a time inside it: the statements of messages an add
+        cites, and the adds."""
+        texts: list[str] = []
+        for reading in readings:
+            noted = self.cited_by.get(reading.turn.message_id, ())
+            if not noted or reading.turn.message_id in self.consumed:
                 continue
-            for piece in split_clauses(sentence.text):  # "My flight is on Tuesday, can you check the gate?"
-                if (
-                    classify_sentence(piece) == "statement"
-                    and _keepable(piece)
-                    and not any(body and body in piece for body in handled)
-                ):
-                    statements.append(strip_lead_ins(piece))
-        return statement_body(
-            statements,
-            captions,
-            turn.ts,
-            speaker.name or self.user_name,
-            other_participant(speaker.name, participants),
-            speaker.name is not None,
-        )
-
-    def _prefetch(self, turns: Sequence[ConversationTurn]) -> None:
-        """Embed the messages the walk compares in one batch (the embedder caches by text, and the
-        transcript index has usually embedded them already) instead of two at a time inside it.
-        Messages are compared as said: the same topic reads alike before any rewriting."""
-        if turns:
-            self.prefetch([t.content for t in turns])
+            texts.extend(fact.body for fact in reading.facts)
+            texts.extend(without_stamp(n) for n in noted)
+        if texts:
+            self.prefetch(list(dict.fromkeys(texts)))
 
     def _noted_already(self, turn: ConversationTurn, body: str) -> bool:
         """A memory-add about this message already says it, and the message adds no value to it
@@ -188,23 +164,6 @@ class TranscriptPass:
             not new_values(body, noted) and self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
             for noted in self.cited_by.get(turn.message_id, ())
         )
-
-    def _extend(self, group: _Group, turn: ConversationTurn, body: str) -> None:
-        group.add(body, turn)
-        joined = group.text()
-        self.builder.extend(group.ref, joined, tuple(group.evidence))
-        self.working.add(
-            WorkingMemory(
-                key=group.ref,
-                text=joined,
-                tokens=canonical_tokens(without_stamp(joined)),
-                evidence_ids=tuple(group.evidence),
-                evidence_ts=turn.ts,
-                created_in_plan=True,
-            )
-        )
-        self._created_from[turn.message_id].append(canonical_tokens(body))
-        self._made[turn.message_id].append((group.ref, joined))
 
     def _clause(self, turn: ConversationTurn, clause: Clause, subject: str | None, context: Sequence[str]) -> bool:
         """True when the clause was taken care of here (a correction applied, or already covered)."""
@@ -222,20 +181,27 @@ class TranscriptPass:
         return bool(tokens) and any(tokens <= made for made in self._created_from[turn.message_id])
 
     def _add_statement(
-        self, turn: ConversationTurn, body: str, text: str, kind: str, subject: str | None
+        self,
+        turn: ConversationTurn,
+        text: str,
+        kind: str,
+        subject: str | None,
+        confidence: float = FACT_CONFIDENCE,
     ) -> str | None:
-        """Create the memory (`text`: `body` with its speaker and date) unless memory already says
-        it or a newer value overrules it; its ref."""
+        """Create the memory (`text`: a statement with its speaker and date) unless memory already
+        says it or a newer value overrules it; its ref. What an assistant said overrules nothing."""
         tokens = canonical_tokens(without_stamp(text))
         if not tokens or find_duplicate(tokens, self.working) is not None:
             return None
-        name_tokens = canonical_tokens(subject) if subject else self.name_tokens
-        rivals = self.revisions.rivals(turn, text, subject, name_tokens)
-        if rivals is None:
-            return None
-        ref = self._create(
-            text, tokens, turn, f"{kind} by {subject or 'the user'} in {turn.message_id}", FACT_CONFIDENCE
-        )
+        rivals = []
+        if kind != "assistant turn":  # what an assistant said overrules nothing
+            name_tokens = canonical_tokens(subject) if subject else self.name_tokens
+            found = self.revisions.rivals(turn, text, subject, name_tokens)
+            if found is None:
+                return None
+            rivals = found
+        who = "the assistant" if kind == "assistant turn" else subject or "the user"
+        ref = self._create(text, tokens, turn, f"{kind} by {who} in {turn.message_id}", confidence)
         self.revisions.supersede_rivals(turn, ref, rivals, subject)
         return ref
 
@@ -258,24 +224,10 @@ class TranscriptPass:
         return ref
 
 
-class _Group:
-    """Statements one speaker makes in a row within a session, growing into one memory."""
-
-    def __init__(self, ref: str, subject: str | None, named: bool, first: ConversationTurn, body: str) -> None:
-        self.ref, self.subject, self.named, self.said = ref, subject, named, first.ts
-        self.parts = [body]
-        self.evidence = [first.message_id]
-        self.last_message = first.content
-        """The newest message the memory grew from, as said (what the next one is compared with)."""
-
-    def fits(self, body: str) -> bool:
-        words = sum(len(p.split()) for p in self.parts) + len(body.split())
-        return len(self.evidence) < GROUP_MAX_MESSAGES and words <= GROUP_MAX_WORDS
-
-    def add(self, body: str, turn: ConversationTurn) -> None:
-        self.parts.append(body)
-        self.evidence.append(turn.message_id)
-        self.last_message = turn.content
-
-    def text(self) -> str:
-        return memory_text(" ".join(self.parts), self.subject, self.named, self.said)
+@dataclass(frozen=True)
+class _Reading:
+    turn: ConversationTurn
+    speaker: TurnSpeaker
+    answered: ConversationTurn | None
+    """The assistant turn this message follows (corrections read it for context)."""
+    facts: list[Fact]

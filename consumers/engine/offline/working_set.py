@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from consumers.embedding import canonical_tokens
+from language.dates import without_stamp
 from schemas import MemoryRecord
 
 
@@ -29,8 +30,11 @@ class WorkingMemory:
 
 
 def newest_evidence_ts(record: MemoryRecord, message_ts: Mapping[str, datetime]) -> datetime:
+    """The time of the newest evidence behind a claim: its cited messages, or its `valid_from` when
+    later (a corrected text holds from the correction on, whatever its messages said before)."""
     known = [message_ts[i] for i in record.evidence_message_ids if i in message_ts]
-    return max(known) if known else record.created_at
+    newest = max(known) if known else record.created_at
+    return max(newest, record.valid_from) if record.valid_from is not None else newest
 
 
 class WorkingSet:
@@ -50,7 +54,7 @@ class WorkingSet:
                     WorkingMemory(
                         key=record.memory_id,
                         text=record.text,
-                        tokens=canonical_tokens(record.text),
+                        tokens=canonical_tokens(without_stamp(record.text)),
                         evidence_ids=record.evidence_message_ids,
                         evidence_ts=newest_evidence_ts(record, message_ts),
                         protected=record.protected,

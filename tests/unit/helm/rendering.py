@@ -136,7 +136,11 @@ EVERYTHING_ON = {
             "keyPasswordSecret": {"name": "dreamstream-key", "key": "password"},
         },
     },
-    "api": {"enabled": True, "tokenSecret": {"name": "dreamstream-api", "key": "token"}},
+    "api": {
+        "enabled": True,
+        "tokenSecret": {"name": "dreamstream-api", "key": "token"},
+        "operatorTokenSecret": {"name": "dreamstream-api", "key": "operator-token"},
+    },
     "alerts": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
     "autoscaling": {
         "keda": {"enabled": True, "prometheusServer": "http://prometheus-operated.monitoring:9090", "maxReplicas": 6}

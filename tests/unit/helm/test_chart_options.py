@@ -142,6 +142,9 @@ def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secr
     assert [p["name"] for p in streams["ports"]] == ["metrics"]
     env = {e["name"]: e for e in consumers["env"]}
     assert env["DREAMSTREAM_API_TOKEN"]["valueFrom"] == {"secretKeyRef": {"name": "dreamstream-api", "key": "token"}}
+    assert env["DREAMSTREAM_API_OPERATOR_TOKEN"]["valueFrom"] == {
+        "secretKeyRef": {"name": "dreamstream-api", "key": "operator-token"}
+    }
     assert env["DREAMSTREAM_API_HOST"]["value"] == "0.0.0.0" and env["DREAMSTREAM_API_PORT"]["value"] == "8080"
     assert not {"DREAMSTREAM_API_TOKEN", "DREAMSTREAM_API_PORT"} & {e["name"] for e in streams["env"]}
     (service,) = [s for n, s in of_kind(everything_docs, "Service").items() if n.endswith("-api")]
@@ -154,11 +157,12 @@ def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secr
             "DREAMSTREAM_API_HOST": "0.0.0.0",
             "DREAMSTREAM_API_PORT": "8080",
             "DREAMSTREAM_API_TOKEN": "t" * 32,
+            "DREAMSTREAM_API_OPERATOR_TOKEN": "o" * 32,
             "DREAMSTREAM_KAFKA_SASL_PASSWORD": "x",
         }
     )
     settings = settings_from(data, monkeypatch)
-    assert settings.api_port == 8080 and settings.api_token is not None
+    assert settings.api_port == 8080 and settings.api_token is not None and settings.api_operator_token is not None
 
 
 def test_kafka_tls_files_come_from_secrets_and_reach_the_settings(everything_docs, monkeypatch) -> None:

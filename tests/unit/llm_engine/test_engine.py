@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from consumers.embedding import LocalEmbedder  # noqa: E402
 from consumers.engine.llm import LlmEngine, PromptLimits  # noqa: E402
-from consumers.engine.llm.context import select_context  # noqa: E402
+from consumers.engine.llm.context import with_previous_in_session  # noqa: E402
 from consumers.engine.llm.parse import InvalidReply, ModelReply, parse_plan  # noqa: E402
 from consumers.passes.gather import gather  # noqa: E402
 from consumers.runtime import Runtime, make_engine  # noqa: E402
@@ -100,7 +99,8 @@ def test_good_reply_is_applied_through_a_real_pass(runtime: Runtime, llm: Script
     signals = data_block("SIGNALS", body["messages"][1]["content"])
     assert '"kind": "correction"' in signals and '"ava-s2#2"' in signals, "the model is told why the pass runs"
     assert body["model"] == "test-model" and body["temperature"] == 0
-    assert body["response_format"] == {"type": "json_object"}
+    assert body["response_format"]["type"] == "json_schema", "structured output: the plan schema"
+    assert body["max_tokens"] == settings_reply_tokens(runtime)
 
 
 # --- (2)-(8) every bad reply fails the pass, memory unchanged, reason in the lifecycle event
@@ -247,6 +247,10 @@ def test_repair_call_feeds_the_problem_back_and_applies_the_fix(established: Fee
 
 
 # --- (10) prompt injection: data in the prompt, and the plan it asks for is still checked
+def settings_reply_tokens(runtime: Runtime) -> int:
+    return runtime.settings.llm_reply_tokens
+
+
 def data_block(name: str, user_message: str) -> str:
     match = re.search(rf"^BEGIN {name} DATA (\w+)$(.*)^END {name} DATA \1$", user_message, re.MULTILINE | re.DOTALL)
     assert match, f"the {name.lower()} must sit in a delimited data block"
@@ -386,10 +390,9 @@ def test_prompt_holds_the_touched_memories_not_the_whole_store(settings: Setting
 
 def test_context_adds_the_previous_message_of_the_same_session():
     snapshot = snapshot_with([], {"ava-s2#0", "ava-s2#2"})
-    context = select_context(snapshot, PromptLimits(), LocalEmbedder(64).embed)
+    shown = with_previous_in_session(snapshot.transcript, ["ava-s2#0", "ava-s2#2"])
     # ava-s2#0 opens its session: the message before it (ava-s1#3) belongs to another conversation
-    assert [t.message_id for t in context.messages] == ["ava-s2#0", "ava-s2#1", "ava-s2#2"]
-    assert context.new_message_ids == {"ava-s2#0", "ava-s2#2"}
+    assert [t.message_id for t in shown] == ["ava-s2#0", "ava-s2#1", "ava-s2#2"]
 
 
 # --- (12) no new signal, no model call

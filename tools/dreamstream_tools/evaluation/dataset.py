@@ -12,8 +12,10 @@ optionally `"stale_message_ids": [...]` (messages that carry a value a later mes
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +76,42 @@ class Dataset:
     def adds_of(self, scope: str) -> list[MemoryAdd]:
         """The scope's memory-adds by timestamp, then file order."""
         return sorted((a for a in self.adds if a.scope == scope), key=lambda a: a.ts)
+
+    def subset(self, scopes: Iterable[str]) -> Dataset:
+        """The same set restricted to `scopes` (events, memory-adds and questions). It has no files:
+        `write_events` gives it some when it is to be replayed."""
+        keep = set(scopes)
+        return Dataset(
+            tuple(t for t in self.turns if t.scope in keep),
+            tuple(a for a in self.adds if a.scope in keep),
+            tuple(q for q in self.questions if q.scope in keep),
+            (),
+            {s: ids for s, ids in self._messages_by_scope.items() if s in keep},
+        )
+
+    def write_events(self, directory: Path) -> Dataset:
+        """Write the turns and memory-adds as JSONL under `directory` (for a replay); the same set with those files."""
+        directory.mkdir(parents=True, exist_ok=True)
+        files = []
+        for name, events in (("events.jsonl", self.turns), ("memory_adds.jsonl", self.adds)):
+            if events or name == "events.jsonl":
+                path = directory / name
+                path.write_text("".join(e.model_dump_json() + "\n" for e in events), encoding="utf-8")
+                files.append(path)
+        return Dataset(self.turns, self.adds, self.questions, tuple(files), self._messages_by_scope)
+
+
+def select_scopes(scopes: Sequence[str], patterns: Sequence[str] = (), limit: int = 0) -> list[str]:
+    """The scopes matching any of the shell-style `patterns` (all when none is given), in order,
+    at most `limit` of them (0: no limit). A pattern that matches nothing is an error, so a typo
+    never silently evaluates nothing."""
+    chosen = list(scopes)
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(s, pattern) for s in scopes):
+            raise DatasetError(f"--scopes {pattern!r} matches none of the {len(scopes)} scopes (e.g. {scopes[0]})")
+    if patterns:
+        chosen = [s for s in scopes if any(fnmatch.fnmatchcase(s, p) for p in patterns)]
+    return chosen[:limit] if limit > 0 else chosen
 
 
 def _rows(path: Path):

@@ -1,9 +1,11 @@
 """Ask every question of the curated memories and of the baseline; measure the store.
 
-The memory side reads only what an agent would read after the passes: `MemoryStore.search` (top k)
-and the active generation's records (`MemoryStore.active_records`), plus the memory-adds still
+The memory side reads only what an agent would read after the passes: `MemoryStore.search` and
+the active generation's records (`MemoryStore.active_records`), plus the memory-adds still
 pending in the inbox (searchable before any pass). The baseline is `baseline.BaselineSearch`.
-Both sides are scored by the same functions (`score`).
+Each side's whole scope is ranked once per question; it is read twice: its top k, and best-first
+up to the question's word budget (`budget.read_to_budget`; by default the words of the memory
+side's top k). Both sides are scored by the same functions (`score`).
 
 Speed: all question texts are embedded in one batch up front (the runtime's embedder caches by
 text, so the memory search's own embedding of the question is a cache hit), the baseline's texts
@@ -22,13 +24,15 @@ import numpy as np
 from consumers.laps import Laps
 from consumers.runtime import Runtime
 from consumers.store.search import embedding_text
-from dreamstream_tools.evaluation.baseline import BaselineSearch, add_item, memory_item
+from dreamstream_tools.evaluation.baseline import BaselineSearch, add_item, memory_item, message_line
+from dreamstream_tools.evaluation.budget import read_to_budget, word_count, words_read
 from dreamstream_tools.evaluation.dataset import Dataset, Question
-from dreamstream_tools.evaluation.matching import Haystack, words
+from dreamstream_tools.evaluation.matching import Haystack
 from dreamstream_tools.evaluation.metrics import (
     Item,
     NearDuplicates,
     Retention,
+    WordStats,
     answer_containment,
     compression,
     coverage,
@@ -40,23 +44,38 @@ from dreamstream_tools.evaluation.metrics import (
     knowledge_update,
     near_duplicates,
     retention,
+    stale_leak,
     undated_relative_times,
+    word_stats,
 )
 from dreamstream_tools.evaluation.ranking import runtime_embedder
+from dreamstream_tools.evaluation.supersessions import Supersession, supersessions
 from schemas import MemoryRecord
 
 TOP_SHOWN = 3
 
 
 @dataclass(frozen=True)
-class Scores:
+class Reading:
+    """What one side's reader got for one question (its top k, or its budget), and how it scores."""
+
     evidence_recall: float | None
     answer_containment: bool
     knowledge_update: bool | None
+    stale_leak: bool | None
+    words: int
+    """Words read: what a reader pays for the answer (long memories contain more by size alone)."""
+    items: int
+
+
+@dataclass(frozen=True)
+class Scores:
+    top_k: Reading
+    at_budget: Reading
     coverage: bool
     date_resolved: bool | None
-    top_k_words: int = 0
-    """Words in the top k: what a reader pays for the answer (long memories contain more by size alone)."""
+    item_words: tuple[int, ...] = ()
+    """The words of each top-k item (words per memory / per raw item, as read)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,10 @@ class QuestionResult:
     day_said: bool | None = None
     """For an exact-day answer: the day is the date an evidence message was said on (a memory
     stamped with its message's date states it); False when only resolving a relative time does."""
+    budget: int = 0
+    """The question's word budget (both sides read up to it)."""
+    budget_baseline: tuple[str, ...] = ()
+    """The texts the baseline read within the budget (the last one maybe cut), for reading a miss."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +112,10 @@ class StoreFigures:
     tiers: dict[str, int] = field(default_factory=dict)
     pending_adds: int = 0
     """Memory-adds still in the inbox after the passes (searchable, not yet consolidated)."""
+    memory_words: WordStats = WordStats(0, None, None)
+    """Words per visible memory (pending memory-adds left out)."""
+    supersessions: tuple[Supersession, ...] = ()
+    """Every superseded memory of the active generations, with what replaced it."""
 
     @property
     def memories_per_message(self) -> float | None:
@@ -101,19 +128,36 @@ class Evaluation:
     questions: tuple[QuestionResult, ...]
     store: StoreFigures
     timings: dict[str, float] = field(default_factory=dict)
+    budget_words: int | None = None
+    """The fixed word budget given (`--budget-words`), or None: each question's memory top-k words."""
 
 
-def score(question: Question, top_k: list[Item], everything: Haystack, items: list[Item]) -> Scores:
-    """One question on one side: the top k it retrieved, and all of that side's items of the scope."""
+def reading(question: Question, read: list[Item]) -> Reading:
+    """How one side does on one question with the items its reader got."""
+    return Reading(
+        evidence_recall(question.evidence_message_ids, read),
+        answer_containment(question.answer, read),
+        knowledge_update(question.answer, question.stale_message_ids, read),
+        stale_leak(question.answer, question.stale_message_ids, read),
+        words_read(read),
+        len(read),
+    )
+
+
+def score(
+    question: Question, ranked: list[Item], k: int, budget: int, everything: Haystack, items: list[Item]
+) -> Scores:
+    """One question on one side: its items ranked best first (the whole scope, or at least enough to
+    fill the budget), read as the top k and up to `budget` words; and all of the side's items."""
+    top_k = ranked[:k]
     return Scores(
-        evidence_recall(question.evidence_message_ids, top_k),
-        answer_containment(question.answer, top_k),
-        knowledge_update(question.answer, question.stale_message_ids, top_k),
+        reading(question, top_k),
+        reading(question, read_to_budget(ranked, budget)),
         coverage(question.answer, everything),
         date_resolved(question.answer, question.evidence_message_ids, items)
         if question.category == "temporal"
         else None,
-        sum(len(words(item.text)) for item in top_k),
+        tuple(word_count(item.text) for item in top_k),
     )
 
 
@@ -139,7 +183,14 @@ def _read_memories(runtime: Runtime, dataset: Dataset):
     return records, visible, pending
 
 
-def evaluate(runtime: Runtime, dataset: Dataset, k: int, say: Callable[[str], None] = lambda _: None) -> Evaluation:
+def evaluate(
+    runtime: Runtime,
+    dataset: Dataset,
+    k: int,
+    say: Callable[[str], None] = lambda _: None,
+    budget_words: int | None = None,
+) -> Evaluation:
+    """`budget_words`: the word budget of every question, or None for each question's memory top-k words."""
     clock = Laps()
     embedder = runtime_embedder(runtime)
     records, visible, pending = _read_memories(runtime, dataset)
@@ -160,40 +211,48 @@ def evaluate(runtime: Runtime, dataset: Dataset, k: int, say: Callable[[str], No
     baseline_leaks: set[str] = set()
     for scope, items in visible.items():
         leaks.update(isolation_leaks(scope, items, owners))
-    top_memory: list[list[Item]] = []
+    # Each side's whole scope, ranked: the budget may read past the top k.
+    ranked_memory: list[list[Item]] = []
     for question in questions:
-        top = [memory_item(r) for r, _ in runtime.memories.search(question.scope, question.question, k)]
-        leaks.update(isolation_leaks(question.scope, top, owners))
-        top_memory.append(top)
+        depth = max(k, len(visible[question.scope]))
+        ranked = [memory_item(r) for r, _ in runtime.memories.search(question.scope, question.question, depth)]
+        leaks.update(isolation_leaks(question.scope, ranked[:k], owners))
+        ranked_memory.append(ranked)
     clock("memory_search_s")
-    top_baseline: list[list[Item]] = []
+    ranked_baseline: list[list[Item]] = []
     for number, question in enumerate(questions):
-        top = baseline.search(question.scope, question.question, k, query_vectors[number])
-        baseline_leaks.update(isolation_leaks(question.scope, top, owners))
-        top_baseline.append(top)
+        depth = max(k, len(baseline.items[question.scope]))
+        ranked = baseline.search(question.scope, question.question, depth, query_vectors[number])
+        baseline_leaks.update(isolation_leaks(question.scope, ranked[:k], owners))
+        ranked_baseline.append(ranked)
     clock("baseline_search_s")
 
     everything = {scope: Haystack(i.text for i in items) for scope, items in visible.items()}
     raw_everything = {scope: Haystack(i.text for i in baseline.items[scope]) for scope in dataset.scopes}
     transcript = {scope: Haystack(i.text for i in baseline.messages[scope]) for scope in dataset.scopes}
     said_on = {(t.scope, t.message_id): t.ts.date() for t in dataset.turns}
-    results = [
-        QuestionResult(
-            question,
-            score(question, mine, everything[question.scope], visible[question.scope]),
-            score(question, theirs, raw_everything[question.scope], baseline.items[question.scope]),
-            coverage(question.answer, transcript[question.scope]),
-            tuple(item.text for item in mine[:TOP_SHOWN]),
-            tuple(item.text for item in theirs[:TOP_SHOWN]),
-            _day_said(question, said_on),
+    results = []
+    for question, mine, theirs in zip(questions, ranked_memory, ranked_baseline):
+        budget = budget_words if budget_words is not None else words_read(mine[:k])
+        scope = question.scope
+        results.append(
+            QuestionResult(
+                question,
+                score(question, mine, k, budget, everything[scope], visible[scope]),
+                score(question, theirs, k, budget, raw_everything[scope], baseline.items[scope]),
+                coverage(question.answer, transcript[scope]),
+                tuple(item.text for item in mine[:TOP_SHOWN]),
+                tuple(item.text for item in theirs[:TOP_SHOWN]),
+                _day_said(question, said_on),
+                budget,
+                tuple(item.text for item in read_to_budget(theirs, budget)),
+            )
         )
-        for question, mine, theirs in zip(questions, top_memory, top_baseline)
-    ]
     clock("score_s")
 
     store = _store_figures(dataset, records, visible, pending, leaks, baseline_leaks, embedder)
     clock("store_s")
-    return Evaluation(k, tuple(results), store, clock.seconds)
+    return Evaluation(k, tuple(results), store, clock.seconds, budget_words)
 
 
 def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_leaks, embedder) -> StoreFigures:
@@ -213,6 +272,7 @@ def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_
             if is_visible(record):
                 tiers[record.tier] += 1
     memories = {scope: [i for i in items if i.key not in pending[scope]] for scope, items in visible.items()}
+    lines = {(t.scope, t.message_id): message_line(t) for t in dataset.turns}
     active_count = sum(len(items) for items in memories.values())
     return StoreFigures(
         input_messages=len(dataset.turns),
@@ -226,4 +286,6 @@ def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_
         baseline_isolation_leaks=tuple(sorted(baseline_leaks)),
         tiers=dict(tiers),
         pending_adds=sum(len(p) for p in pending.values()),
+        memory_words=word_stats([word_count(item.text) for items in memories.values() for item in items]),
+        supersessions=tuple(supersessions(records, lines)),
     )

@@ -83,9 +83,26 @@ class DateMention(NamedTuple):
     """None for a month-precision mention ("March 2026")."""
 
 
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
+
+
 def words(text: str) -> list[str]:
-    folded = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
-    return _WORD.findall(folded)
+    return _WORD.findall(_folded(text))
+
+
+def first_words(text: str, count: int) -> str:
+    """The text (folded as `words` reads it) up to the end of its `count`-th word, so that
+    `words(first_words(t, n)) == words(t)[:n]`: what a reader who stops after n words has read."""
+    if count <= 0:
+        return ""
+    folded = _folded(text)
+    end = 0
+    for number, match in enumerate(_WORD.finditer(folded), 1):
+        end = match.end()
+        if number == count:
+            break
+    return folded[:end]
 
 
 @lru_cache(maxsize=1 << 17)

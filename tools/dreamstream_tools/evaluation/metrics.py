@@ -9,7 +9,8 @@ Per question (aggregated per category and overall as the mean over the questions
 
 - `evidence_recall`  — evidence recall@k
 - `answer_containment` — answer containment@k
-- `knowledge_update` — knowledge update, judged on the top k, one rule for both sides
+- `knowledge_update` — knowledge update, judged on the items read, one rule for both sides
+- `stale_leak` — an item read still states the old value of an update without the new one
 - `coverage` — the answer is in *any* item of the scope (no retrieval): what retrieval could at best find
 - `date_resolved` — an exact-day temporal answer stands as an absolute date in an item citing the evidence
 
@@ -32,10 +33,12 @@ import numpy as np
 from dreamstream_tools.evaluation.matching import (
     Haystack,
     answer_date,
+    contains_answer,
     date_mentions,
     has_undated_relative_time,
     with_iso_dates,
 )
+from language.dates import without_stamp
 from schemas import MemoryRecord
 
 NEAR_DUPLICATE_COSINE = 0.92
@@ -92,6 +95,21 @@ def knowledge_update(answer: str, stale_ids: Sequence[str], top_k: Sequence[Item
     if not answer_containment(answer, top_k):
         return False
     return not any(rests_only_on(item.provenance, stale_ids) for item in top_k)
+
+
+def states_old_value(answer: str, stale_ids: Iterable[str], item: Item) -> bool:
+    """An item states the old value of an update when it cites a stale message and does not contain
+    the new answer: one rule for both sides (a stale raw message cites itself; a memory citing
+    the stale message that has since taken the new value does not count)."""
+    return bool(set(item.provenance) & set(stale_ids)) and not contains_answer(item.text, answer)
+
+
+def stale_leak(answer: str, stale_ids: Sequence[str], read: Sequence[Item]) -> bool | None:
+    """Stale leak, for questions with `stale_message_ids` (None otherwise): some item the reader
+    gets still states the old value without the new one (`states_old_value`)."""
+    if not stale_ids:
+        return None
+    return any(states_old_value(answer, stale_ids, item) for item in read)
 
 
 def coverage(answer: str, everything: Haystack) -> bool:
@@ -288,9 +306,28 @@ def near_duplicates(
 
 
 def undated_relative_times(texts: Iterable[str]) -> list[str]:
-    """Undated relative times: the active memories whose text holds a relative time with no absolute
-    date beside it ("next Tuesday", "yesterday", "next week's meeting"); see `matching.py`."""
-    return [text for text in texts if has_undated_relative_time(text)]
+    """Undated relative times: the active memories whose statement holds a relative time with no
+    absolute date beside it ("next Tuesday", "yesterday", "next week's meeting"); see `matching.py`.
+    The statement is the memory's body without its "(said on DATE)" stamp: the day a thing was
+    said does not date what it says ("yesterday" stays undated however it is stamped)."""
+    return [text for text in texts if has_undated_relative_time(without_stamp(text))]
+
+
+@dataclass(frozen=True)
+class WordStats:
+    """Words per item (memory, message, memory-add) over a set of items."""
+
+    items: int
+    median: float | None
+    p90: float | None
+
+
+def word_stats(counts: Sequence[int]) -> WordStats:
+    """Median and 90th percentile (linear interpolation) of word counts; None for no items."""
+    if not counts:
+        return WordStats(0, None, None)
+    values = np.asarray(counts, dtype=np.float64)
+    return WordStats(len(counts), float(np.percentile(values, 50)), float(np.percentile(values, 90)))
 
 
 def isolation_leaks(read_scope: str, items: Iterable[Item], message_scopes: Mapping[str, frozenset[str]]) -> list[str]:
@@ -334,7 +371,11 @@ __all__ = [
     "near_duplicates",
     "rests_only_on",
     "retention",
+    "stale_leak",
+    "states_old_value",
     "undated_relative_times",
+    "WordStats",
+    "word_stats",
     "values",
     "values_conflict",
 ]

@@ -1,4 +1,10 @@
-"""The evaluation as one JSON-ready dict, and the same dict as a readable table."""
+"""The evaluation as one JSON-ready dict, and the same dict as a readable table.
+
+Per group (each category, and overall): the top-k figures of each side (`memory`, `baseline`),
+the equal-budget figures (`at_budget`: both sides read best-first up to the same words, see
+`budget.py`), `memory_minus_baseline` at both, coverage against the transcript's, and words per
+item (median, p90) of what each side's top k returned.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +13,19 @@ from typing import Any
 
 from dreamstream_tools.evaluation.dataset import KNOWN_CATEGORIES
 from dreamstream_tools.evaluation.evaluate import Evaluation, QuestionResult
-from dreamstream_tools.evaluation.metrics import NEAR_DUPLICATE_COSINE, mean
+from dreamstream_tools.evaluation.metrics import NEAR_DUPLICATE_COSINE, WordStats, mean, word_stats
+from dreamstream_tools.evaluation.table import render_table
 
-FIGURES = ("evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved", "top_k_words")
+READ = ("evidence_recall", "answer_containment", "knowledge_update", "stale_leak")
+"""What is judged on the items a reader got, at top k and at the budget."""
+FIGURES = (*READ, "coverage", "date_resolved", "top_k_words")
 MAX_LISTED = 20
 EXAMPLES = 8
+BUDGET_RULE = (
+    "both sides read best-first up to the question's word budget; whole items while they fit, the item "
+    "that crosses it cut to the words left (it keeps its provenance); words = runs of letters and digits "
+    "of the scored item texts"
+)
 
 
 def _round(value: float | None) -> float | None:
@@ -22,11 +36,48 @@ def _words(value: float | None) -> str:
     return "–" if value is None else f"{value:.0f}"
 
 
+def _value(result: QuestionResult, side: str, name: str) -> float | bool | None:
+    scores = getattr(result, side)
+    if name in READ:
+        return getattr(scores.top_k, name)
+    if name == "top_k_words":
+        return scores.top_k.words
+    return getattr(scores, name)
+
+
 def _figures(results: list[QuestionResult], side: str) -> dict[str, float | None]:
-    return {name: _round(mean(getattr(getattr(r, side), name) for r in results)) for name in FIGURES}
+    return {name: _round(mean(_value(r, side, name) for r in results)) for name in FIGURES}
+
+
+def _budget_figures(results: list[QuestionResult], side: str) -> dict[str, float | None]:
+    readings = [getattr(r, side).at_budget for r in results]
+    figures = {name: _round(mean(getattr(x, name) for x in readings)) for name in READ}
+    return {
+        **figures,
+        "words": _round(mean(x.words for x in readings)),
+        "items": _round(mean(x.items for x in readings)),
+    }
+
+
+def _minus(mine: dict[str, float | None], theirs: dict[str, float | None]) -> dict[str, float | None]:
+    return {
+        name: None if mine[name] is None or theirs[name] is None else _round(mine[name] - theirs[name])  # type: ignore[operator]
+        for name in READ
+    }
+
+
+def _stats(stats: WordStats) -> dict[str, Any]:
+    return {"items": stats.items, "median": _round(stats.median), "p90": _round(stats.p90)}
+
+
+def _item_words(results: list[QuestionResult], side: str) -> dict[str, Any]:
+    return _stats(word_stats([n for r in results for n in getattr(r, side).item_words]))
 
 
 def _group(results: list[QuestionResult]) -> dict[str, Any]:
+    memory, baseline = _figures(results, "memory"), _figures(results, "baseline")
+    budget_memory, budget_baseline = _budget_figures(results, "memory"), _budget_figures(results, "baseline")
+    transcript = _round(mean(r.transcript_coverage for r in results))
     return {
         "questions": len(results),
         "with_evidence": sum(1 for r in results if r.question.evidence_message_ids),
@@ -36,9 +87,22 @@ def _group(results: list[QuestionResult]) -> dict[str, Any]:
         # resolved relative time
         "dates_said": _date_split(results, True),
         "dates_resolved_from_relative": _date_split(results, False),
-        "memory": _figures(results, "memory"),
-        "baseline": _figures(results, "baseline"),
-        "transcript_coverage": _round(mean(r.transcript_coverage for r in results)),
+        "memory": memory,
+        "baseline": baseline,
+        "at_budget": {
+            "budget_words": _round(mean(r.budget for r in results)),
+            "memory": budget_memory,
+            "baseline": budget_baseline,
+        },
+        "memory_minus_baseline": {
+            "at_budget": _minus(budget_memory, budget_baseline),
+            "top_k": _minus(memory, baseline),
+        },
+        "transcript_coverage": transcript,
+        "coverage_minus_transcript": None
+        if memory["coverage"] is None or transcript is None
+        else _round(memory["coverage"] - transcript),
+        "words_per_item": {"memory": _item_words(results, "memory"), "baseline": _item_words(results, "baseline")},
     }
 
 
@@ -61,24 +125,43 @@ def _example(r: QuestionResult) -> dict[str, Any]:
         "category": r.question.category,
         "question": r.question.question,
         "answer": r.question.answer,
+        "budget_words": r.budget,
         "top_memories": list(r.top_memories),
         "top_baseline": list(r.top_baseline),
+        "baseline_at_budget": list(r.budget_baseline[:MAX_LISTED]),
     }
 
 
 def _failures(results: list[QuestionResult]) -> dict[str, list[dict[str, Any]]]:
     """Misses worth reading, per kind; the first of each kind in question order."""
     kinds = {
-        # the baseline found it and the curated memory did not: what dreaming lost or buried
-        "baseline_only": [r for r in results if r.baseline.answer_containment and not r.memory.answer_containment],
+        # the baseline, reading as many words, found it and the curated memory did not
+        "baseline_only_at_budget": [
+            r for r in results if r.baseline.at_budget.answer_containment and not r.memory.at_budget.answer_containment
+        ],
+        # the same at top k (the baseline then reads fewer words)
+        "baseline_only": [
+            r for r in results if r.baseline.top_k.answer_containment and not r.memory.top_k.answer_containment
+        ],
         # the memory holds the answer but search did not bring it up
-        "not_retrieved": [r for r in results if r.memory.coverage and not r.memory.answer_containment],
+        "not_retrieved": [r for r in results if r.memory.coverage and not r.memory.top_k.answer_containment],
         # a raw message states it, no memory does
         "not_covered": [r for r in results if r.transcript_coverage and not r.memory.coverage],
-        "stale_or_missed_update": [r for r in results if r.memory.knowledge_update is False],
+        "stale_or_missed_update": [r for r in results if r.memory.top_k.knowledge_update is False],
+        # what memory's reader gets still states the old value without the new one
+        "stale_leak": [r for r in results if r.memory.at_budget.stale_leak],
         "date_unresolved": [r for r in results if r.memory.date_resolved is False],
     }
     return {kind: [_example(r) for r in found[:MAX_LISTED]] for kind, found in kinds.items()}
+
+
+def _cpu(timings: dict[str, float], messages: int) -> dict[str, Any]:
+    cpu = timings.get("dream_cpu_s")
+    return {
+        "dream_cpu_s": _round(cpu),
+        "messages": messages,
+        "cpu_s_per_message": None if cpu is None or not messages else round(cpu / messages, 6),
+    }
 
 
 def build_report(
@@ -89,22 +172,43 @@ def build_report(
     inputs: dict[str, Any],
     passes: dict[str, int],
     timings: dict[str, float],
+    supersessions: dict[str, Any] | None = None,
+    embedding_cache: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """`supersessions`: a sample for hand-judging (`supersessions.sample_report`); `embedding_cache`:
+    the disk cache's figures when one was used (CPU per message is then mostly rule time)."""
     results = list(evaluation.questions)
     by_category: dict[str, list[QuestionResult]] = defaultdict(list)
     for result in results:
         by_category[result.question.category].append(result)
     store = evaluation.store
     kept = store.retention
-    misses = [_example(r) for r in results if not r.memory.answer_containment or r.memory.knowledge_update is False]
+    misses = [
+        _example(r)
+        for r in results
+        if not r.memory.top_k.answer_containment or r.memory.top_k.knowledge_update is False
+    ]
     return {
         "mode": mode,
         "engine": engine,
         "k": evaluation.k,
+        "budget": {
+            "budget_words": evaluation.budget_words,
+            "default": evaluation.budget_words is None,
+            "rule": BUDGET_RULE
+            + (
+                ""
+                if evaluation.budget_words is not None
+                else f"; budget = the words of the memory side's top {evaluation.k}"
+            ),
+        },
         "inputs": inputs,
         "passes": dict(sorted(passes.items())),
+        "cpu": _cpu(timings, store.input_messages),
+        "embedding_cache": embedding_cache,
         "overall": _group(results),
         "categories": {name: _group(by_category[name]) for name in sorted(by_category, key=_category_order)},
+        "supersessions": supersessions if supersessions is not None else {"total": len(store.supersessions)},
         "store": {
             "active_memories": store.active_memories,
             "tiers": dict(sorted(store.tiers.items())),
@@ -117,6 +221,8 @@ def build_report(
             "near_duplicate_memories": store.near_duplicates.memories,
             "near_duplicate_cosine": NEAR_DUPLICATE_COSINE,
             "undated_relative_times": len(store.undated),
+            "words_per_memory": _stats(store.memory_words),
+            "supersessions": len(store.supersessions),
             "retention": {
                 "share": _round(kept.share),
                 "memory_adds_share": _round(kept.adds_share),
@@ -140,134 +246,4 @@ def build_report(
     }
 
 
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def _clip(text: str, width: int = 110) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _pair(group: dict[str, Any], name: str) -> str:
-    return f"{_num(group['memory'][name]):>8}{_num(group['baseline'][name]):>9}"
-
-
-def _timings(timings: dict[str, float]) -> str:
-    """ "dream 17.6 s, evaluate 40.2 s (memory search 20.1, baseline search 0.4, …), total 60.0 s"."""
-    steps = {name: value for name, value in timings.items() if "." not in name}
-    parts = []
-    for name, value in steps.items():
-        step = name.removesuffix("_s")
-        inner = [
-            f"{sub.split('.', 1)[1].removesuffix('_s').replace('_', ' ')} {v:.1f}"
-            for sub, v in timings.items()
-            if sub.startswith(step + ".")
-        ]
-        parts.append(f"{step} {value:.1f} s" + (f" ({', '.join(inner)})" if inner else ""))
-    return ", ".join(parts)
-
-
-def render_table(report: dict[str, Any]) -> str:
-    k = report["k"]
-    inputs = report["inputs"]
-    heads = (
-        f"evidence recall@{k}",
-        f"containment@{k}",
-        "knowledge update",
-        "coverage",
-        "date resolved",
-        f"words in top {k}",
-    )
-    lines = [
-        f"dreamstream eval: {report['mode']} run, {report['engine']} engine, k={k}; "
-        f"{inputs['questions']} questions over {inputs['scopes']} scopes "
-        f"({inputs['turns']} messages, {inputs['memory_adds']} memory-adds)",
-        "baseline = the raw transcript messages and memory-adds, ranked as the memories are;",
-        "transcript = coverage over the raw messages alone (the ceiling); words in top k = what a reader pays",
-        "",
-        f"{'':22}" + "".join(f"{h:>17}" for h in heads) + f"{'':>11}",
-        f"{'category':<18}{'n':>4}" + f"{'memory':>8}{'baseline':>9}" * len(heads) + f"{'transcript':>11}",
-    ]
-    rows = list(report["categories"].items()) + [("overall", report["overall"])]
-    for name, group in rows:
-        if name == "overall":
-            lines.append("-" * (22 + 17 * len(heads) + 11))
-        lines.append(
-            f"{name:<18}{group['questions']:>4}"
-            + "".join(
-                _pair(group, f)
-                for f in ("evidence_recall", "answer_containment", "knowledge_update", "coverage", "date_resolved")
-            )
-            + f"{_words(group['memory']['top_k_words']):>8}{_words(group['baseline']['top_k_words']):>9}"
-            + f"{_num(group['transcript_coverage']):>11}"
-        )
-    store = report["store"]
-    kept = store["retention"]
-    tiers = ", ".join(f"{name} {n}" for name, n in store["tiers"].items())
-    said, rel = report["overall"]["dates_said"], report["overall"]["dates_resolved_from_relative"]
-    lines += [
-        "",
-        f"exact-date answers: {report['overall']['exact_dates']} (date resolved: an item citing the evidence "
-        "states that day as an absolute date)",
-        f"  the day a message was said on     {said['questions']:>4}  resolved {_num(said['memory'])} "
-        f"(baseline {_num(said['baseline'])})",
-        f"  a relative time resolved from it  {rel['questions']:>4}  resolved {_num(rel['memory'])} "
-        f"(baseline {_num(rel['baseline'])})",
-        "",
-        "store after the passes",
-        f"  active memories         {store['active_memories']}"
-        + (f" ({tiers})" if tiers else "")
-        + f"; {_num(store['memories_per_message'])} per message ({store['input_messages']} messages); "
-        f"compression {_num(store['compression'])} per input (+ {store['memory_adds']} memory-adds)"
-        + (f"; {store['pending_memory_adds']} memory-adds still pending" if store["pending_memory_adds"] else ""),
-        f"  retention               {_pct(kept['share'])}  (memory-adds {kept['memory_adds_retained']}/"
-        f"{kept['memory_adds_total']}, retention facts {kept['facts_retained']}/{kept['facts_total']})",
-        f"  near-duplicate rate     {_pct(store['near_duplicate_rate'])}  ({store['near_duplicate_memories']} of "
-        f"{store['active_memories']} memories; cosine >= {store['near_duplicate_cosine']}, same numbers and dates)",
-        f"  undated relative times  {store['undated_relative_times']}",
-        f"  isolation leaks         {store['isolation_leaks']}  (baseline {store['baseline_isolation_leaks']})",
-        "",
-        "passes: " + (", ".join(f"{n} {status}" for status, n in report["passes"].items()) or "none"),
-        "time: " + _timings(report["timings_s"]),
-    ]
-    unfinished = {s: n for s, n in report["passes"].items() if s in ("failed", "quarantined")}
-    if unfinished:
-        lines.append(
-            "warning: "
-            + ", ".join(f"{n} {s}" for s, n in unfinished.items())
-            + " pass(es) left memory as it was: the figures measure the store without them"
-        )
-    details = report["details"]
-    titles = {
-        "baseline_only": "the baseline answers, the memory does not",
-        "not_retrieved": "a memory holds the answer, search does not return it",
-        "not_covered": "a raw message holds the answer, no memory does",
-        "stale_or_missed_update": "knowledge update missed",
-        "date_unresolved": "exact date not resolved in a memory citing the evidence",
-    }
-    for kind, examples in details["failures"].items():
-        if not examples:
-            continue
-        lines += ["", f"{titles[kind]} (first {min(len(examples), EXAMPLES)}):"]
-        for ex in examples[:EXAMPLES]:
-            lines.append(f"  [{ex['category']}] {ex['scope']}: {_clip(ex['question'], 90)} → {ex['answer']!r}")
-            for text in ex["top_memories"][:2] or ["(no memory)"]:
-                lines.append(f"      memory:   {_clip(text)!r}")
-            if ex["top_baseline"]:
-                lines.append(f"      baseline: {_clip(ex['top_baseline'][0])!r}")
-    for title, key in (
-        ("lost (retention)", "lost"),
-        ("undated relative times", "undated"),
-        ("isolation leaks", "isolation_leaks"),
-    ):
-        if details[key]:
-            lines += ["", f"{title}:"] + [f"  {entry}" for entry in details[key][:10]]
-    if details["near_duplicate_pairs"]:
-        lines += ["", "near-duplicate pairs:"] + [
-            f"  {_clip(a, 60)!r} ≈ {_clip(b, 60)!r}" for a, b in details["near_duplicate_pairs"][:10]
-        ]
-    return "\n".join(line.rstrip() for line in lines)
+__all__ = ["BUDGET_RULE", "FIGURES", "READ", "build_report", "render_table"]

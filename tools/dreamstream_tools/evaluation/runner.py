@@ -29,8 +29,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from qdrant_client import QdrantClient
-
 from consumers.laps import Laps
 from consumers.runtime import Runtime, open_runtime
 from dreamstream.topic_admin import delete_topics, ensure_topics
@@ -43,6 +41,10 @@ from schemas.settings import Settings
 
 Say = Callable[[str], None]
 LOCAL_BROKER_PORT = 9092
+DREAM_CPU = "dream_cpu_s"
+"""Process CPU seconds (all threads of this process) while the events are indexed and dreamed
+over: `--direct`, the indexing and the passes; through the pipeline, the replay and the
+consolidation worker's thread (the stream worker's own process is not counted)."""
 
 
 class RunError(RuntimeError):
@@ -117,14 +119,15 @@ def direct_run(
 ) -> Iterator[Run]:
     settings = eval_settings(base, engine, uuid.uuid4().hex[:8])
     _fresh_home(settings)
-    # Nothing of a direct run outlives it: an in-memory Qdrant skips embedded Qdrant's per-point
-    # sqlite commit (~7 ms a point). A configured Qdrant server is used as configured.
-    client = None if settings.qdrant_url else QdrantClient(location=":memory:")
-    runtime = open_runtime(settings, client=client)
+    # The store as configured: the embedded engine in the run's private home (deleted below), or
+    # a Qdrant server. (qdrant-client's in-memory mode used to stand in here, to skip local
+    # mode's per-point SQLite commit; the embedded engine writes a batch at once.)
+    runtime = open_runtime(settings)
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         statuses = dream_directly(runtime, dataset, pass_every, say)
-        yield Run("direct", runtime, settings, statuses, {"dream_s": time.perf_counter() - started})
+        timings = {"dream_s": time.perf_counter() - started, DREAM_CPU: time.process_time() - cpu}
+        yield Run("direct", runtime, settings, statuses, timings)
     finally:
         runtime.close()
         shutil.rmtree(settings.home, ignore_errors=True)
@@ -162,6 +165,7 @@ def pipeline_run(
         deadline = time.monotonic() + timeout_s
         pipeline.start()
         clock("start_s")
+        cpu = time.process_time()
         counts = pipeline.replay(list(dataset.files))
         say(f"replayed {sum(counts.values())} events into {len(dataset.scopes)} scopes")
         pipeline.wait_until_read(deadline - time.monotonic(), say)
@@ -170,8 +174,9 @@ def pipeline_run(
         pipeline.wait_for(pipeline.trigger(dataset.scopes, reason="eval"), max(deadline - time.monotonic(), 1.0))
         pipeline.read_audit(0.5)
         clock("dream_s")
+        timings = {**clock.seconds, DREAM_CPU: time.process_time() - cpu}
         pipeline.stop()
-        yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), clock.seconds)
+        yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), timings)
     except (PipelineError, RunError) as err:
         failed = True
         raise RunError(f"{str(err).splitlines()[0]} (worker logs kept in {settings.home})") from err
@@ -203,4 +208,13 @@ def run_passes(
     return pipeline_run(dataset, base, engine, timeout_s, say)
 
 
-__all__ = ["Run", "RunError", "dream_directly", "direct_run", "eval_settings", "pipeline_run", "run_passes"]
+__all__ = [
+    "DREAM_CPU",
+    "Run",
+    "RunError",
+    "dream_directly",
+    "direct_run",
+    "eval_settings",
+    "pipeline_run",
+    "run_passes",
+]

@@ -1,0 +1,107 @@
+"""The fleet benchmark's synthetic scopes: N users, each talking to one assistant for M messages.
+
+Every text is distinct across the fleet (names, numbers and places vary per scope and message),
+so no cache can turn the fleet into a few texts; each scope says facts, a correction, a decision,
+questions and small talk, as a user's chat does. Written for the benchmark, deterministic (seeded).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from schemas import ConversationTurn
+
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
+_FIRST = "Ines Marek Sofia Tariq Helga Ravi Noor Emil Chiara Kenji Dalia Oskar Amara Piotr Leona Yusuf".split()
+_PETS = "cat dog parrot rabbit tortoise hamster ferret gecko".split()
+_PET_NAMES = "Pepper Miso Juniper Biscuit Nimbus Olive Pixel Sprout Tofu Waffle Comet Maple".split()
+_CITIES = "Lisbon Tampere Graz Porto Leeds Ghent Bergen Kraków Lyon Utrecht Malmö Bilbao".split()
+_JOBS = "nurse carpenter pharmacist surveyor translator baker pilot librarian welder architect".split()
+_HOBBIES = "bouldering pottery chess sailing birdwatching origami fencing kayaking".split()
+_FOODS = "lentil soup ramen paella falafel risotto dumplings tacos goulash".split()
+_TALK = (
+    "Thanks, that helps.",
+    "Sounds good to me.",
+    "Ha, fair enough.",
+    "Okay, noted.",
+)
+
+
+@dataclass(frozen=True)
+class FleetScope:
+    scope: str
+    turns: tuple[ConversationTurn, ...]
+
+
+def _user_lines(rng: random.Random, k: int, name: str) -> list[str]:
+    pet, pet_name = rng.choice(_PETS), rng.choice(_PET_NAMES)
+    city, other_city = rng.sample(_CITIES, 2)
+    job, hobby, food = rng.choice(_JOBS), rng.choice(_HOBBIES), rng.choice(_FOODS)
+    n = rng.randint(2, 40)
+    return [
+        f"Hi, I'm {name}, I work as a {job} in {city} (ticket {k}-{n}).",
+        f"My {pet} {pet_name} turned {rng.randint(2, 14)} last week.",
+        f"I have been doing {hobby} every Tuesday for {rng.randint(2, 9)} years.",
+        f"Can you remind me what I told you about the trip to {other_city}?",
+        f"My favourite dinner is {food}, I cook it about {n} times a year.",
+        f"No, I live in {other_city} now, not {city}.",
+        f"We decided to book the flight on the {rng.randint(1, 28)}th for {rng.randint(120, 990)} euros.",
+        f"My sister {rng.choice(_FIRST)} is visiting me in {other_city} next month.",
+        f"I ran {rng.randint(3, 42)} kilometres on Sunday, a new record for me.",
+        f"What time does the {hobby} club open on weekends?",
+    ]
+
+
+def make_fleet(scopes: int, messages: int, seed: int = 19, tenant: str = "fleet") -> list[FleetScope]:
+    """`scopes` users of `messages` turns each (user and assistant alternating)."""
+    rng = random.Random(seed)
+    fleet = []
+    for k in range(scopes):
+        scope = f"{tenant}/assistant/u{k:05d}"
+        name = f"{rng.choice(_FIRST)} {rng.choice('ABCDEFGHJKLMNPRSTVW')}{k}"
+        lines = _user_lines(rng, k, name)
+        turns = []
+        for i in range(messages):
+            user = i % 2 == 0
+            text = (
+                lines[(i // 2) % len(lines)] + ("" if i < 2 * len(lines) else f" (again, {i})")
+                if user
+                else f"{rng.choice(_TALK)} I'll keep that in mind for you, {name.split()[0]} (note {k}.{i})."
+            )
+            turns.append(
+                ConversationTurn(
+                    scope=scope,
+                    session_id=f"s{k}-{i // 10}",
+                    message_id=f"m{i}",
+                    role="user" if user else "assistant",
+                    content=text,
+                    ts=T0 + timedelta(hours=k % 24, minutes=i),
+                )
+            )
+        fleet.append(FleetScope(scope, tuple(turns)))
+    return fleet
+
+
+def interleaved(fleet: list[FleetScope]) -> Iterator[ConversationTurn]:
+    """Turns as a fleet sends them: every scope's first message, then every scope's second, ..."""
+    longest = max((len(s.turns) for s in fleet), default=0)
+    for i in range(longest):
+        for s in fleet:
+            if i < len(s.turns):
+                yield s.turns[i]
+
+
+def memory_texts(count: int, seed: int = 23) -> list[str]:
+    """Distinct memory-like statements (for the search and promotion measurements)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        out.append(
+            f"{rng.choice(_FIRST)} keeps a {rng.choice(_PETS)} named {rng.choice(_PET_NAMES)} in "
+            f"{rng.choice(_CITIES)}, works as a {rng.choice(_JOBS)} and likes {rng.choice(_HOBBIES)} "
+            f"(record {i}, {rng.randint(1, 999)} points)"
+        )
+    return out

@@ -1,0 +1,181 @@
+"""bench.fleet's Kafka phase: time from a scope's job to its promoted generation, through a real
+broker and 1 or 2 consolidation worker processes (`dreamstream worker consumers`).
+
+The workers start first and join one group; then every scope's turns are produced (a fleet sends
+them interleaved), and right after the last one each scope's job (a manual trigger with the
+scope's watermark, as the stream worker would emit it). A scope's time-to-generation runs from
+its job's delivery to its `completed` lifecycle event on the audit topic. Each worker has an
+embedded store of its own (one process per store folder): partitions do not move during the run,
+so each scope is read and written by one worker, as with a shared Qdrant server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from confluent_kafka.admin import AdminClient
+
+from bench.fleet_data import interleaved, make_fleet
+from dreamstream.control import AuditReader
+from dreamstream.topic_admin import ensure_topics
+from plumbing.kafka_io import make_producer
+from schemas import DreamJob, JobLifecycleEvent, make_job_id
+from schemas.settings import Settings
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+Figure = Callable[[str, object, str], None]
+TERMINAL = {"completed", "no-op", "failed", "quarantined"}
+
+
+def _settings(home: Path) -> Settings:
+    suffix = uuid.uuid4().hex[:8]
+    return Settings(
+        kafka_bootstrap_servers=os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"),
+        home=home,
+        topic_prefix=f"bench-fleet-{suffix}",
+        app_id=f"bench-fleet-app-{suffix}",
+        consumer_group=f"bench-fleet-group-{suffix}",
+        session_timeout_ms=6_000,
+    )
+
+
+def _start_worker(settings: Settings, home: Path) -> subprocess.Popen[bytes]:
+    from dreamstream_tools.pipeline import settings_env
+
+    home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, **settings_env(settings), "DREAMSTREAM_HOME": str(home), "PYTHONPATH": str(REPO_ROOT)}
+    with open(home / "worker.log", "ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "dreamstream.cli", "worker", "consumers"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+def _wait_for_group(
+    settings: Settings, members: int, workers: list[subprocess.Popen[bytes]], timeout_s: float = 120
+) -> None:
+    admin = AdminClient(settings.kafka_client_config())
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for w in workers:
+            if w.poll() is not None:
+                raise RuntimeError(f"a consolidation worker exited with {w.returncode} before the group formed")
+        group = admin.describe_consumer_groups([settings.consumer_group])[settings.consumer_group].result()
+        if len(group.members) == members and str(group.state).endswith("STABLE"):
+            assigned = sum(len(m.assignment.topic_partitions) for m in group.members if m.assignment)
+            if assigned:
+                return
+        time.sleep(0.5)
+    raise RuntimeError(f"the group of {members} consolidation workers did not form within {timeout_s:.0f} s")
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(home: Path, scopes: int, messages: int, workers: int, figure: Figure, timeout_s: float = 900) -> None:
+    settings = _settings(home)
+    ensure_topics(settings)
+    procs = [_start_worker(settings, home / f"worker-{i}") for i in range(workers)]
+    try:
+        _wait_for_group(settings, workers, procs)
+        audit = AuditReader(settings, from_now=True)
+        fleet = make_fleet(scopes, messages, seed=31, tenant="kafka")
+        producer = make_producer(settings)
+        marks: dict[str, int] = {}
+
+        def delivered(err: object, msg: object) -> None:
+            if err is None:
+                scope = msg.key().decode()  # type: ignore[attr-defined]
+                marks[scope] = max(marks.get(scope, 0), msg.offset() + 1)  # type: ignore[attr-defined]
+
+        started = time.perf_counter()
+        for turn in interleaved(fleet):
+            producer.produce(
+                settings.topics.turns,
+                key=turn.scope.encode(),
+                value=turn.model_dump_json().encode(),
+                on_delivery=delivered,
+            )
+            producer.poll(0)
+        producer.flush(60)
+        replay_s = time.perf_counter() - started
+        ids: dict[str, str] = {}
+        for s in fleet:
+            watermarks = {settings.topics.turns: marks[s.scope]}
+            job = DreamJob(
+                job_id=make_job_id(s.scope, "manual", watermarks, (f"bench-{s.scope}",)),
+                scope=s.scope,
+                trigger="manual",
+                requested_at=datetime.now(UTC),
+                watermarks=watermarks,
+                request_ids=(f"bench-{s.scope}",),
+            )
+            ids[job.job_id] = s.scope
+            producer.produce(settings.topics.jobs, key=s.scope.encode(), value=job.model_dump_json().encode())
+        producer.flush(60)
+        jobs_at = time.perf_counter()
+        cpu0 = {p.pid: _cpu_s(p.pid) for p in procs}
+        done: dict[str, float] = {}
+        statuses: dict[str, int] = {}
+        deadline = time.monotonic() + timeout_s
+        while len(done) < len(ids):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{len(done)} of {len(ids)} jobs finished within {timeout_s:.0f} s")
+            for p in procs:
+                if p.poll() is not None:
+                    raise RuntimeError(f"a consolidation worker exited with {p.returncode}")
+            for event in audit.read(1.0):
+                if isinstance(event, JobLifecycleEvent) and event.job_id in ids and event.status in TERMINAL:
+                    if event.job_id not in done:
+                        done[event.job_id] = time.perf_counter() - jobs_at
+                        statuses[event.status] = statuses.get(event.status, 0) + 1
+        cpu = sum(_cpu_s(p.pid) - cpu0[p.pid] for p in procs)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    times = np.array(sorted(done.values()))
+    p50, p95 = float(np.percentile(times, 50)), float(np.percentile(times, 95))
+    key = f"kafka_{workers}w"
+    figure(
+        f"{key}_outcomes",
+        statuses,
+        f"{workers} worker(s): {len(times)} jobs {statuses}; replay of {scopes * messages} turns took {replay_s:.1f} s",
+    )
+    figure(
+        f"{key}_first_s",
+        round(float(times[0]), 1),
+        f"{workers} worker(s): first generation {times[0]:.1f} s after the jobs",
+    )
+    figure(
+        f"{key}_time_to_generation_p50_s",
+        round(p50, 1),
+        f"{workers} worker(s): time-to-generation p50 {p50:.1f} s, p95 {p95:.1f} s, last {times[-1]:.1f} s",
+    )
+    figure(
+        f"{key}_time_to_generation_p95_s",
+        round(p95, 1),
+        f"{workers} worker(s): workers' CPU from the jobs to the last generation: {cpu:.1f} s "
+        f"({cpu / max(float(times[-1]), 1e-9) / workers:.2f} of a core each: the rest of the machine had the others)",
+    )
+    print(json.dumps({"kafka": key, "p50": p50, "p95": p95}), flush=True)

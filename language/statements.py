@@ -1,0 +1,266 @@
+"""What one message states, as units that can each become a memory.
+
+A message is read sentence by sentence (`chatter.sentences`, after `markup.plain_text`). Inside a
+sentence only the pieces that do nothing but ask or request are set aside ("My flight is on
+Tuesday, can you check the gate?" keeps "My flight is on Tuesday"); the rest of the sentence is
+kept whole, so "I have three kids, Emma who is 7 and Leo who is 4" keeps the ages: a piece that
+opens with "who"/"which"/"where" inside a statement is a relative clause, not a question.
+
+- A tag question ("Sunflowers mean loyalty, right?") is a statement with a tag.
+- A question that carries a value of the speaker's own world (a number, date or name, and a first
+  person: "How do I keep my 90% accuracy when the deadline moves to May 3?") is kept as *asked*.
+- A sentence that leans on the one before it ("It was amazing", "She loves her toys", "But it
+  rained") is joined to it when the two stay short; at the start of a message it *leans back* on
+  the message it answers (the caller gives it that context).
+- Glue is not a unit: greetings, thanks, reactions, questions without a value (`chatter`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal, NamedTuple
+
+from language import patterns
+from language.chatter import INTERJECTIONS, classify_sentence, content_words, is_reaction, sentences
+from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
+from language.markup import plain_text
+from language.patterns import compiled
+from language.values import carries_value, new_values
+
+UnitKind = Literal["statement", "asked", "suggested", "caption"]
+_DROPPED_KINDS = frozenset({"question", "request", "greeting", "dissatisfaction", "injection", "introduction"})
+_RELATIVE_OPENERS = frozenset({"who", "who's", "whose", "which", "where", "when", "whom", "what", "how"})
+_CLAUSE_COMMA = re.compile(rf"(?i),\s+(?=(?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)")
+_TAG_QUESTION = re.compile(
+    r"(?i)[,\s-]+(?:right|correct|true|no|yeah|yes|eh|huh|innit|ok|okay|"
+    r"(?:is|are|was|were|do|does|did|have|has|had|can|could|would|will|should|wo|ca)n'?t\s+(?:it|they|you|we|i|he|she|there|that)"
+    r"(?:\s+think)?|don't you think|you know|wouldn't you say|agreed)\s*\?+\s*$"
+)
+_LEANS_BACK = frozenset(
+    """
+it it's its this that that's these those they they're them their there there's he he's she she's
+his her him which so but and also plus though yes yeah yep no nope sure definitely totally
+""".split()
+)
+_PROPOSAL = re.compile(r"(?i)^(?:how about|what about|why don't we|why not|shall we|should we|maybe we could)\b")
+MIN_ADVICE_CONTENT_WORDS = 3
+"""Advice or an invitation to another person ("Find a trainer who checks your form") says
+something at this many content words; "Take care!" and "Look at this!" do not."""
+_QUESTION_START = compiled(patterns.QUESTION_START)
+_ASKING_KINDS = frozenset({"question", "request"})
+_DASH = re.compile(r"\s+[-\u2013\u2014]{1,2}\s+")
+_DEICTIC = frozenset({"it", "it's", "its", "that", "that's", "this", "they", "they're", "those", "these"})
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|im|ive|my|mine|me|we|we're|we've|our|ours|us)\b")
+_WORD = re.compile(r"[\w'\u2019]+")
+JOIN_MAX_WORDS = 40
+"""A sentence leaning on the previous one is joined to it while the two hold at most this many words."""
+
+
+class Unit(NamedTuple):
+    text: str
+    kind: UnitKind
+    leans_back: bool
+    """It opens on something said before it ("It lasted an hour"): read with the message it answers."""
+
+
+def _pieces(sentence: str) -> list[str]:
+    """The sentence cut where a comma opens a new subject, question or request, and at a dash
+    ("... on Feb 10 - how can I make a good impression?")."""
+    cuts = sorted(
+        {0, len(sentence)}
+        | {m.start() for m in _CLAUSE_COMMA.finditer(sentence)}
+        | {m.start() for m in _DASH.finditer(sentence)}
+    )
+    pieces = [sentence[a:b].lstrip(",-\u2013\u2014 ").strip() for a, b in zip(cuts, cuts[1:], strict=False)]
+    return [p for p in pieces if p and any(ch.isalnum() for ch in p)]
+
+
+def _first_word(text: str) -> str:
+    match = _WORD.search(text)
+    return match.group(0).lower().replace("\u2019", "'") if match else ""
+
+
+def without_tag(sentence: str) -> str | None:
+    """The statement of a tag question ("X, right?" -> "X"), or None when it is not one."""
+    stripped = _TAG_QUESTION.sub("", sentence.strip())
+    if stripped == sentence.strip() or not stripped or classify(strip_lead_ins(stripped))[0] == "question":
+        return None
+    return stripped
+
+
+class _Split(NamedTuple):
+    kept: list[str]
+    """Pieces that state something, relative clauses joined to the piece they describe."""
+    dropped: list[str]
+    """Pieces that only ask or request (or greet)."""
+
+
+def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset()) -> _Split:
+    """The pieces of a sentence that state something, and the ones that ask (`keep`: kinds kept
+    beside statements, e.g. "request" for advice to a person). Inside a request, a later part
+    that states a value is a statement ("can you help me plan it, she booked the hall for May 3?")."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    pieces = _pieces(sentence)
+    for index, piece in enumerate(pieces):
+        body = strip_lead_ins(piece)
+        if not body or (not kept and _first_word(body) in INTERJECTIONS and classify_sentence(body) == "chatter"):
+            continue  # "Thanks, Dario, I'll try it": the thanks and the name only address
+        last_asks = is_question and index == len(pieces) - 1
+        if index > 0 and _first_word(body) in _RELATIVE_OPENERS and not last_asks:
+            if kept:
+                kept[-1] = f"{kept[-1]}, {body}"
+            continue
+        kind, _ = classify(body)
+        if kind == "question" and index > 0 and not _QUESTION_START.match(body):
+            # "..., my sister booked the hall for June 8?": the sentence's "?" belongs to an earlier piece
+            body = body.rstrip("? ")
+            kind, _ = classify(body)
+        if kind not in _DROPPED_KINDS or kind in keep:
+            kept.append(body)
+            continue
+        if kind not in _ASKING_KINDS:
+            continue  # a greeting, an introduction, a complaint: neither stated nor asked
+        asked, *rest = body.split(", ")
+        for part in rest:
+            statement = part.rstrip("? ")
+            if (
+                classify(statement)[0] not in _DROPPED_KINDS
+                and carries_value(statement)
+                and _first_word(statement) not in _RELATIVE_OPENERS
+            ):
+                kept.append(statement)
+            else:
+                asked = f"{asked}, {part}"
+        dropped.append(asked)
+    return _Split(kept, dropped)
+
+
+_REQUEST_FRAME = re.compile(
+    r"(?i)^(?:(?:so|and|but|also|now|then),?\s+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"|(?:i\s+need|i\s+want|i'd\s+like|i\s+would\s+like)\s+you\s+to\s+|please\s+)"
+)
+
+
+def requested_action(text: str) -> str | None:
+    """What a request asks for, as an infinitive: "Can you book me a seat?" -> "book me a seat",
+    "Please check the gate" -> "check the gate", "Book me a seat" -> "book me a seat"; None when
+    `text` is not a request."""
+    body = text.strip().rstrip("?.! ")
+    framed = _REQUEST_FRAME.match(body)
+    if framed:
+        action = body[framed.end() :]
+    elif _first_word(body) in IMPERATIVE_VERBS:
+        action = body
+    else:
+        return None
+    return action[:1].lower() + action[1:] if action else None
+
+
+def is_value_question(sentence: str, ignore_names: Iterable[str] = ()) -> bool:
+    """A question about the speaker's own world that carries a value: worth keeping as asked."""
+    return bool(_FIRST_PERSON.search(sentence)) and carries_value(sentence, ignore_names)
+
+
+def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
+    """Advice, an invitation or a proposal to the other person ("Find a trainer who can help
+    you", "Let's go hiking on Sunday", "How about biking to work?"), when it says something."""
+    is_question = sentence.rstrip().endswith("?")
+    if is_question and not _PROPOSAL.match(strip_lead_ins(sentence)):
+        return None
+    text = strip_lead_ins(sentence) if is_question else ", ".join(_split(sentence, False, frozenset({"request"})).kept)
+    text = text.rstrip(",?; ")
+    if len(content_words(text)) < MIN_ADVICE_CONTENT_WORDS or _only_names_left(text, ignore_names):
+        return None
+    return Unit(text, "suggested", False)
+
+
+def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: bool = False) -> list[Unit]:
+    kind = classify_sentence(sentence)
+    if kind == "caption":
+        return [Unit(sentence, "caption", False)]
+    if kind == "code":
+        return []
+    if kind == "question":
+        statement = without_tag(sentence)
+        if statement is not None:
+            sentence, kind = statement, classify_sentence(statement)
+    is_question = sentence.rstrip().endswith("?")
+    if sentence.rstrip().endswith(":") and not carries_value(sentence, ignore_names):
+        return []  # "Here's what I have so far:" presents what follows (code, a list), says nothing
+    split = _split(sentence, is_question)
+    kept = ", ".join(split.kept).rstrip(",?; ")
+    units: list[Unit] = []
+    kept = _without_interjections(kept)
+    if kept and classify_sentence(kept) == "statement" and not _only_names_left(kept, ignore_names):
+        units.append(Unit(kept, "statement", _first_word(kept) in _LEANS_BACK))
+    # What is asked keeps the values the statement does not have ("... so can you tell me how it
+    # was shortened to 5-7 months?"): the user's own world, stated in the form of a question.
+    asked = ", ".join(split.dropped).rstrip(",; ")
+    if asked and _FIRST_PERSON.search(sentence) and new_values(asked, kept, ignore_names):
+        units.append(Unit(asked if asked.endswith("?") or not is_question else f"{asked}?", "asked", False))
+    if units:
+        return units
+    if to_person and (advice := _advice(sentence, ignore_names)) is not None:
+        return [advice]
+    return []
+
+
+def _only_names_left(text: str, ignore_names: tuple[str, ...]) -> bool:
+    """Once the names of the people talking are set aside, nothing but glue remains ("Thanks, Mel!")."""
+    if not ignore_names:
+        return False
+    stripped = text
+    for name in ignore_names:
+        stripped = re.sub(rf"\b{re.escape(name)}\b", "", stripped)
+    return classify_sentence(stripped) != "statement"
+
+
+def statement_units(text: str, ignore_names: Iterable[str] = (), *, to_person: bool = False) -> list[Unit]:
+    """The units of a message body (speaker prefix already removed); `ignore_names` are the
+    people talking, whose names address rather than inform ("Thanks, Mel!"). `to_person`: the
+    listener is a person, so advice and proposals to them are kept (to an assistant, an
+    imperative is a request for work, not a fact)."""
+    names = tuple(ignore_names)
+    units: list[Unit] = []
+    for sentence in sentences(plain_text(text)):
+        found = _sentence_units(sentence, names, to_person)
+        if not found and units and units[-1].kind == "statement" and _describes_previous(sentence):
+            found = [Unit(sentence, "statement", True)]
+        for unit in found:
+            previous = units[-1] if units else None
+            if (
+                unit.leans_back
+                and previous is not None
+                and previous.kind == "statement"
+                and unit.kind == "statement"
+                and len(_WORD.findall(previous.text)) + len(_WORD.findall(unit.text)) <= JOIN_MAX_WORDS
+            ):
+                units[-1] = previous._replace(text=f"{_with_stop(previous.text)} {unit.text}")
+            else:
+                units.append(unit)
+    return units
+
+
+def _describes_previous(sentence: str) -> bool:
+    """ "It was a really peaceful trip." after the speaker's own statement judges what they just
+    told, not what the listener said: it belongs with that statement."""
+    return _first_word(sentence) in _DEICTIC and is_reaction(sentence) and not sentence.rstrip().endswith("?")
+
+
+_INTERJECTION_LEAD = re.compile(
+    r"(?i)^(?:(?:wow|whoa|woah|omg|haha+|lol|aw+|ooh|oh|ah+|hmm+|cool|nice|great|awesome|oops|phew|gosh|geez|jeez)"
+    r"[,!.]*\s+)+"
+)
+
+
+def _without_interjections(text: str) -> str:
+    """ "Wow, Jolene's relationship started from a friendship" says "Jolene's relationship ...";
+    a yes or no ("Yeah, twice a week") is part of the answer and stays."""
+    stripped = _INTERJECTION_LEAD.sub("", text)
+    return stripped[:1].upper() + stripped[1:] if stripped and stripped != text else text
+
+
+def _with_stop(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else f"{text}."

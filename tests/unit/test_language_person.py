@@ -1,0 +1,127 @@
+"""First-person statements rewritten about their speaker (`language.person`, `language.companions`,
+the "nowadays" sense of "today" in `language.dates`), on sentences written for these tests."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from language.companions import Companion, companion_of
+from language.dates import rewrite_relative_time
+from language.person import detect_user_name, third_person_verb, to_third_person
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("i dont like olives", "Noor doesn't like olives"),
+        ("Im going to Porto and ive booked a room", "Noor is going to Porto and Noor has booked a room"),
+        ("I wanna learn the cello", "Noor wants to learn the cello"),
+        ("I'm gonna paint the fence", "Noor is going to paint the fence"),
+        ("I sold my bike and I need a new one", "Noor sold Noor's bike and Noor needs a new one"),
+        ("I taught myself to knit", "Noor taught themself to knit"),
+        ("I, for one, agree", "Noor, for one, agree"),
+    ],
+)
+def test_no_first_person_left_and_verbs_agree(said: str, written: str) -> None:
+    assert to_third_person(said, "Noor") == written
+
+
+def test_verb_forms() -> None:
+    assert [third_person_verb(v) for v in ("need", "agreed", "try", "fix", "go", "dont", "sold", "embed")] == [
+        "needs",
+        "agreed",
+        "tries",
+        "fixes",
+        "goes",
+        "doesn't",
+        "sold",
+        "embeds",
+    ]
+
+
+def test_a_joint_subject_keeps_a_plural_verb() -> None:
+    assert to_third_person("My brother and I are twins", "Noor") == "Noor's brother and Noor are twins"
+    assert to_third_person("I feed the cats and I walk them", "Noor") == "Noor feeds the cats and Noor walks them"
+
+
+def test_questions_keep_their_auxiliary_in_agreement() -> None:
+    assert to_third_person("How do I renew my passport?", "Noor") == "How does Noor renew Noor's passport?"
+    assert to_third_person("Am I late for the ferry?", None) == "Is the user late for the ferry?"
+
+
+def test_you_is_the_listener_unless_it_is_anyone() -> None:
+    assert to_third_person("You went to Oslo and your sister came too", "Noor", other="Ivo") == (
+        "Ivo went to Oslo and Ivo's sister came too"
+    )
+    assert to_third_person("You prefer tea", "Noor", other="Ivo") == "Ivo prefers tea"
+    generic = "If you water it weekly, your fern will thrive"
+    assert to_third_person(generic, "Noor", other="Ivo") == generic, "anyone's 'you', and so anyone's 'your'"
+    assert to_third_person("You can freeze the dough for a month", "Noor", other="Ivo").startswith("You can")
+    assert to_third_person("You can book it now", "Noor", other="Ivo", generic_you=False) == "Ivo can book it now"
+    assert to_third_person("You guys were great", "Noor", other="Ivo") == "You guys were great"
+
+
+def test_we_is_who_we_are() -> None:
+    assert to_third_person("We met in 2015 and our cat is old", "Noor", we="Noor and Sam") == (
+        "Noor and Sam met in 2015 and Noor and Sam's cat is old"
+    )
+    assert (
+        to_third_person("We rented a cabin, our favourite", "Noor")
+        == "Noor and others rented a cabin, Noor's favourite"
+    )
+    assert "team" not in to_third_person("We cooked dinner for our kids", "Noor")
+
+
+def test_companions() -> None:
+    assert companion_of("My partner Sam and I adopted a dog") == Companion("Sam", "partner")
+    assert companion_of("Lea and I went sailing") == Companion("Lea", None)
+    assert companion_of("My wife loves the coast") == Companion(None, "wife")
+    assert companion_of("Our team shipped it") == Companion(None, "team", collective=True)
+    assert companion_of("We went out with Tariq") == Companion("Tariq", None)
+    assert companion_of("We went out") is None
+    assert Companion(None, "wife").who_we_are("Noor") == "Noor and Noor's wife"
+    assert Companion(None, "team", collective=True).who_we_are("Noor") == "Noor's team"
+
+
+def test_names_come_from_introductions_only() -> None:
+    assert detect_user_name(["Hi, I'm Noor. I need a hand."]) == "Noor"
+    assert detect_user_name(["I'm Tobias, a night nurse who loves maps"]) == "Tobias"
+    assert detect_user_name(["I'm Irish, a proud one", "I'm Danish, an old hand"]) is None
+    assert detect_user_name(["I'm vegetarian"]) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("Kids today read fewer books.", "Kids today read fewer books."),
+        ("In today's economy rent is high.", "In today's economy rent is high."),
+        ("The music of today is loud.", "The music of today is loud."),
+        ("I planted tulips today.", "I planted tulips on 2025-04-02."),
+        ("Today's match was cancelled.", "2025-04-02's match was cancelled."),
+    ],
+)
+def test_today_meaning_nowadays_is_not_dated(said: str, written: str) -> None:
+    assert rewrite_relative_time(said, date(2025, 4, 2)).text == written
+
+
+def test_questions_to_the_listener_agree_with_their_name() -> None:
+    assert to_third_person("Are you free on Friday?", "Noor", other="Ivo") == "Is Ivo free on Friday?"
+    assert to_third_person("Where do you keep your bike?", "Noor", other="Ivo") == "Where does Ivo keep Ivo's bike?"
+    assert to_third_person("Did you sell it?", "Noor", other="Ivo") == "Did Ivo sell it?"
+
+
+def test_a_possessive_relative_time_is_dated_without_its_words() -> None:
+    said = rewrite_relative_time("Tomorrow's recital starts at six.", date(2025, 4, 2), annotate=True).text
+    assert said == "2025-04-03's recital starts at six."
+    assert rewrite_relative_time("I left yesterday.", date(2025, 4, 2), annotate=True).text == (
+        "I left on 2025-04-01 (yesterday)."
+    )
+
+
+def test_you_as_an_object_takes_no_verb_ending() -> None:
+    assert to_third_person("I'm sending you the photos tonight", "Noor", other="Ivo") == (
+        "Noor is sending Ivo the photos tonight"
+    )
+    assert to_third_person("I told you, and you agreed", "Noor", other="Ivo") == "Noor told Ivo, and Ivo agreed"

@@ -1,0 +1,149 @@
+"""What a message states (`language.statements`, `language.markup`, `language.values`), on sentences
+written for these tests: nothing here is taken from the fixtures or the evaluation sets."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.markup import plain_text
+from language.statements import Unit, requested_action, statement_units, without_tag
+from language.values import carries_value, new_values
+
+
+def texts(text: str, **kwargs) -> list[str]:
+    return [u.text for u in statement_units(text, **kwargs)]
+
+
+def test_a_statement_is_kept_whole_when_the_rest_carries_values() -> None:
+    said = "I have two dogs, Pepper who is 3 and Miso who is 9, and they sleep in the barn."
+    assert texts(said) == [said]
+    aside = "My uncle Farid, who's 61 and a ferry captain, retired in Tromso on March 2, 2021."
+    assert texts(aside) == [aside], "a relative clause inside a statement is not a question"
+
+
+def test_only_the_asking_pieces_are_set_aside() -> None:
+    assert texts("My train leaves at 7:40, can you set an alarm?") == ["My train leaves at 7:40"]
+    units = statement_units(
+        "I'm planning the party, can you help me pick a cake, my sister booked the hall for June 8?"
+    )
+    assert [u.kind for u in units] == ["statement"]
+    assert units[0].text == "I'm planning the party, my sister booked the hall for June 8"
+
+
+def test_a_value_stated_inside_a_question_is_kept_as_asked() -> None:
+    [unit] = statement_units("Should I move my dentist visit now that it was pushed to April 14?")
+    assert unit.kind == "asked" and "April 14" in unit.text
+    assert statement_units("How was your weekend?") == [], "a question without a value states nothing"
+    assert statement_units("Have you ever been to Lisbon?") == [], "nothing of the speaker's own world"
+
+
+def test_what_is_asked_keeps_values_the_statement_lacks() -> None:
+    units = statement_units("I'm nervous about the audit, so can you explain why it moved to 3 weeks from now?")
+    assert [(u.kind, u.text.split(",")[0]) for u in units] == [
+        ("statement", "I'm nervous about the audit"),
+        ("asked", "can you explain why it moved to 3 weeks from now?"),
+    ]
+
+
+def test_a_tag_question_is_a_statement() -> None:
+    assert without_tag("Lilies stand for renewal, right?") == "Lilies stand for renewal"
+    assert without_tag("Where is the key?") is None
+    assert texts("Lilies stand for renewal, don't they?") == ["Lilies stand for renewal"]
+
+
+def test_a_sentence_leaning_on_the_one_before_joins_it() -> None:
+    [unit] = statement_units("I finally watched the new documentary about glaciers. It was long but moving.")
+    assert unit.text == "I finally watched the new documentary about glaciers. It was long but moving."
+    first, *_ = statement_units("It lasted about an hour, then we drove home.")
+    assert first.leans_back, "at the start of a message it leans on the message it answers"
+
+
+def test_glue_is_not_a_unit() -> None:
+    for glue in ("Thanks so much, Odile!", "Haha, so true.", "That's a gorgeous scarf!", "You're the best."):
+        assert statement_units(glue, ["Odile"]) == [], glue
+    assert texts("Thanks, Odile! I repaired the old radio myself.", ignore_names=["Odile"]) == [
+        "I repaired the old radio myself."
+    ]
+
+
+def test_a_judgement_that_says_something_is_a_statement() -> None:
+    said = "It's important for new drivers to practise on quiet roads first."
+    assert texts(said) == [said]
+    assert texts("I'm so relieved and proud!") == ["I'm so relieved and proud!"], "the speaker's own feeling"
+    assert texts("I'm so sorry to hear that.") == [], "sympathy for the listener is glue"
+
+
+def test_initials_and_titles_do_not_end_a_sentence() -> None:
+    assert texts("I met Dr. Okafor and read T.S. Eliot last night.") == [
+        "I met Dr. Okafor and read T.S. Eliot last night."
+    ]
+
+
+def test_advice_and_proposals_are_kept_for_a_person_only() -> None:
+    advice = "Ask a farrier to check the hooves before the show."
+    assert [(u.kind, u.text) for u in statement_units(advice, to_person=True)] == [("suggested", advice)]
+    assert statement_units(advice) == [], "to an assistant an imperative is a request for work"
+    [proposal] = statement_units("How about cycling to the lake on Sunday?", to_person=True)
+    assert proposal.kind == "suggested"
+    assert statement_units("Take care!", to_person=True) == []
+
+
+def test_code_and_markup_are_not_statements() -> None:
+    message = (
+        "## My setup\n"
+        "I deploy with **Helm 3.14** on two nodes.\n\n"
+        "```python\nimport os\nprint(os.environ)\n```\n"
+        "- backups run nightly at 02:00\n"
+        "Here's what I have so far:\n"
+        "    retries = 3\n"
+    )
+    assert plain_text(message).splitlines() == [
+        "My setup.",
+        "I deploy with Helm 3.14 on two nodes.",
+        "backups run nightly at 02:00.",
+        "Here's what I have so far:",
+    ]
+    kept = texts(message)
+    assert "I deploy with Helm 3.14 on two nodes." in kept and not any("import" in t or "print" in t for t in kept)
+    assert not any(t.startswith("Here's") for t in kept), "a line presenting what follows says nothing"
+
+
+def test_an_unclosed_fence_drops_the_rest() -> None:
+    assert plain_text("I use Rust 1.79.\n```rust\nfn main() {") == "I use Rust 1.79."
+
+
+@pytest.mark.parametrize(
+    ("text", "has_value"),
+    [
+        ("We moved to Ghent.", True),
+        ("It costs $45 a month.", True),
+        ("My router is an RT6600.", True),
+        ('I reread "Blue Nights" twice.', True),
+        ("The meeting is in October.", True),
+        ("I feel much better now.", False),
+        ("Maybe we can try later.", False),
+    ],
+)
+def test_values(text: str, has_value: bool) -> None:
+    assert carries_value(text) is has_value
+
+
+def test_new_values_ignore_the_people_talking() -> None:
+    assert new_values("Odile, the hall holds 120 people.", "The hall is big.", ["Odile"]) == {"120"}
+
+
+def test_requested_action() -> None:
+    assert requested_action("Can you book me a table for four?") == "book me a table for four"
+    assert requested_action("Please check the tyre pressure.") == "check the tyre pressure"
+    assert requested_action("Summarise the contract") == "summarise the contract"
+    assert requested_action("The contract is signed.") is None
+
+
+def test_units_are_plain_tuples() -> None:
+    assert statement_units("I sold the blue van in May.") == [Unit("I sold the blue van in May.", "statement", False)]
+
+
+def test_a_wish_about_oneself_is_no_reaction() -> None:
+    said = "Wish I had more time, but I've started baking bread on Sundays and it's been a great escape."
+    assert texts(said) == ["Wish I had more time, I've started baking bread on Sundays and it's been a great escape."]
+    assert texts("It's a wooden whistle to remind you of the good summer.") != [], "it says what the gift is"
