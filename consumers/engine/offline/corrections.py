@@ -134,6 +134,13 @@ def owned_by(text: str, subject: str | None, people: Sequence[str]) -> bool:
     return not named or min(named)[1] == subject
 
 
+def owner_of(text: str, people: Sequence[str]) -> str | None:
+    """The person of the chat a memory is about: the first one it names (None when it names none)."""
+    body = without_stamp(text)
+    named = [(at, name) for name in people if (at := _first(body, name)) is not None]
+    return min(named)[1] if named else None
+
+
 def _first(text: str, name: str) -> int | None:
     match = re.search(rf"\b{re.escape(name)}\b", text)
     return match.start() if match else None

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from consumers.embedding import Embedder, canonical_tokens
-from consumers.engine.offline.corrections import statement_rivals
+from consumers.engine.offline.corrections import owner_of, statement_rivals
 from consumers.engine.offline.duplicates import MergeCandidate, MergeGroup, merge_groups, new_values
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.slots import SlotReader
@@ -88,7 +88,8 @@ class Housekeeping:
             if not self.working.is_live(winner.key) or self.builder.touched(winner.key):
                 continue
             evidence = tuple(i for i in winner.evidence_ids if i in self.messages)
-            found = statement_rivals(winner.text, self.working, self.slots, None, self.people, self.name_tokens)
+            owner = owner_of(winner.text, self.people)
+            found = statement_rivals(winner.text, self.working, self.slots, owner, self.people, self.name_tokens)
             for rival in (r.memory for r in found):
                 if rival.protected or rival.key == winner.key or rival.evidence_ts >= winner.evidence_ts:
                     continue
