@@ -371,7 +371,7 @@ class DreamPass:
         ever be absorbed, so the pass names them in the diary and clears them."""
         ids, notes = [], []
         for add in self._transcripts.pending(snapshot.scope):
-            if add.memory_id in snapshot.pending_add_ids:
+            if add.memory_id in snapshot.pending_add_ids or add.memory_id in snapshot.deferred_add_ids:
                 continue
             existing = snapshot.memory(add.memory_id)
             ids.append(add.memory_id)

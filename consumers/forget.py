@@ -35,4 +35,5 @@ def forget_scope(
         client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
     transcripts.forget_cached(scope)
     memories.forget_cached(scope)
+    memories.pointer_deleted(scope)
     return deleted

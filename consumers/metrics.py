@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
+
+from schemas.audit import ChangeKind
+from schemas.jobs import Trigger
 
 if TYPE_CHECKING:
     from consumers.dream_pass import PassResult
@@ -39,11 +42,34 @@ ROLLBACKS = Counter("dreamstream_rollbacks_total", "Rollbacks to an earlier gene
 QUARANTINE_DECISIONS = Counter(
     "dreamstream_quarantine_decisions_total", "Operator decisions about quarantined generations", ["decision"]
 )
+AWAITING_REVIEW = Gauge(
+    "dreamstream_generations_awaiting_review",
+    "Quarantined generations waiting for an operator's decision, per tenant (the store's figure: "
+    "every worker reports it, take max by tenant)",
+    ["tenant"],
+)
+
+PHASES = ("snapshot", "orient", "gather", "propose", "apply", "verify", "prune", "gate", "promote")
+"""The phases a pass times (`dreamstream_phase_duration_seconds{phase}`), in order."""
+INDEXED_KINDS = ("turn", "memory_add", "correction", "steering")
 
 
 def declare_series(engine_name: str) -> None:
     """Export the series of known label values at 0 from the start, so a dashboard or an alert
     sees "none yet" rather than "no data" (e.g. the offline engine makes no model calls)."""
+    from consumers.dream_pass import Outcome  # the pass imports this module
+
+    for trigger in get_args(Trigger):
+        for outcome in get_args(Outcome):
+            PASSES.labels(trigger, outcome)
+    for phase in PHASES:
+        PHASE_SECONDS.labels(phase)
+    for when in ("before", "after"):
+        PASS_MEMORIES.labels(when)
+    for change in get_args(ChangeKind):
+        MEMORY_CHANGES.labels(change)
+    for kind in INDEXED_KINDS:
+        INDEXED.labels(kind)
     MODEL_CALLS.labels(engine_name)
     MODEL_COST.labels(engine_name)
     for kind in ("prompt", "completion"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from consumers.awaiting_review import AwaitingReview
 from consumers.dream_pass import DreamPass
 from consumers.embedding import Embedder, make_embedder
 from consumers.engine import Engine
@@ -40,6 +41,8 @@ class Runtime:
     """Corrections read from the control topic, waiting for their scope's next pass."""
     steering: SteeringStore
     """Steering as last read from the control topic (the API's GET; passes use their job's)."""
+    awaiting_review: AwaitingReview = field(default_factory=AwaitingReview)
+    """The awaiting-review gauge, kept in step with every pointer these stores write."""
     lock: threading.RLock = field(default_factory=threading.RLock)
     """Embedded Qdrant is one client shared by the worker loop and the HTTP API thread."""
 
@@ -69,6 +72,8 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Store
     dream_pass = DreamPass(
         settings, memories, transcripts, diary, engine or make_engine(settings, embedder), corrections=corrections
     )
-    return Runtime(
+    runtime = Runtime(
         settings, client, memories, transcripts, diary, dream_pass, corrections, SteeringStore(client, prefix)
     )
+    memories.on_state = runtime.awaiting_review.observe
+    return runtime

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from language.injection import injection_message_ids
 from schemas import ControlEvent, ConversationTurn, DreamJob, MemoryRecord
 
 
@@ -30,6 +31,12 @@ class Snapshot:
     long_inactive_ids: frozenset[str] = field(default_factory=frozenset)
     """Superseded, merged or archived records that were already inactive `N` promoted generations
     back: the prune step leaves them out of the next generation."""
+    foreign_evidence_adds: frozenset[str] = field(default_factory=frozenset)
+    """Pending memory-adds citing a message that is not this scope's (another scope's, or none):
+    never written; the pass clears them from the inbox with a note."""
+    deferred_add_ids: frozenset[str] = field(default_factory=frozenset)
+    """Memory-adds left in the inbox (not in `memories`): they cite a message the index does not
+    hold yet, and no turn as late as the add has been indexed (see take_snapshot)."""
     taken_at: datetime | None = None
     corrections: tuple[ControlEvent, ...] = ()
     """Corrections of stored memories (`correct` control events) waiting for this pass, oldest first."""
@@ -58,6 +65,17 @@ class Snapshot:
             cached = {t.message_id: t for t in self.transcript}
             object.__setattr__(self, "_msg_cache", cached)
         return cached.get(message_id)
+
+    @property
+    def injected_message_ids(self) -> frozenset[str]:
+        """The scope's messages that try to instruct the system (`language.injection`), judged
+        once per pass: gather, the engines, verify and the gate all ask."""
+        cached = self.__dict__.get("_injected_cache")
+        if cached is None:
+            own = (t for t in self.transcript if t.scope == self.scope)
+            cached = frozenset(injection_message_ids(own))
+            object.__setattr__(self, "_injected_cache", cached)
+        return cached
 
     @property
     def active_memories(self) -> tuple[MemoryRecord, ...]:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from consumers.snapshot import Snapshot
 from consumers.store import MemoryStore, ScopeState, TranscriptStore
 from consumers.store.corrections import CorrectionInbox
-from schemas import DreamJob, MemoryAdd, MemoryRecord
+from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord
 
 
 def record_from_add(add: MemoryAdd, message_ts: Mapping[str, datetime] | None = None) -> MemoryRecord:
@@ -50,6 +50,28 @@ def long_inactive_ids(
     return frozenset(m.memory_id for m in records if not m.is_active)
 
 
+def _unproven_adds(
+    scope: str, pending: list[MemoryRecord], rows: list[tuple[ConversationTurn, int]], transcripts: TranscriptStore
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Pending adds citing a message this scope's index does not hold: (foreign, deferred).
+
+    The messages an add cites come before it, but turns and memory-adds arrive on two topics, so
+    an add can be indexed before the turn it cites. Once the index holds a turn at or after the
+    add's time, a cited message it still lacks is not this scope's: the add is refused (foreign),
+    as the stream worker dead-letters it. Until then the add waits in the inbox (deferred)."""
+    in_window = {turn.message_id for turn, _ in rows}
+    unknown = transcripts.unknown_messages(
+        scope, {m for add in pending for m in add.evidence_message_ids if m not in in_window}
+    )
+    newest = rows[-1][0].ts if rows else None
+    foreign: set[str] = set()
+    deferred: set[str] = set()
+    for add in pending:
+        if unknown.intersection(add.evidence_message_ids):
+            (foreign if newest is not None and newest >= add.created_at else deferred).add(add.memory_id)
+    return frozenset(foreign), frozenset(deferred)
+
+
 def take_snapshot(
     job: DreamJob,
     state: ScopeState,
@@ -67,6 +89,8 @@ def take_snapshot(
     # An add whose id is already in the generation was absorbed earlier (a redelivered event):
     # the curated record wins, since the pass may have merged or corrected it since.
     pending = [record_from_add(a, message_ts) for a in transcripts.pending(job.scope) if a.memory_id not in known]
+    foreign, deferred = _unproven_adds(job.scope, pending, rows, transcripts)
+    pending = [a for a in pending if a.memory_id not in deferred]
     covered = state.covered_offset(turns_topic)
     return Snapshot(
         job=job,
@@ -76,6 +100,8 @@ def take_snapshot(
         pending_add_ids=frozenset(m.memory_id for m in pending),
         new_message_ids=frozenset(turn.message_id for turn, offset in rows if offset >= covered),
         long_inactive_ids=long_inactive_ids(state, memories, current, inactive_after),
+        foreign_evidence_adds=foreign,
+        deferred_add_ids=deferred,
         taken_at=datetime.now(UTC),
         corrections=tuple(corrections.pending(job.scope)) if corrections is not None else (),
         offsets={turn.message_id: offset for turn, offset in rows},

@@ -26,13 +26,22 @@ from typing import Any
 
 from confluent_kafka import KafkaError, TopicPartition
 
+from consumers.awaiting_review import REFRESH_S
 from consumers.metrics import declare_series
 from consumers.runtime import Runtime
 from consumers.steps.commit import CommitStep
 from consumers.steps.index import IndexStep
 from consumers.steps.jobs import JobStep, Positions
 from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
-from consumers.steps.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
+from consumers.steps.retry import (
+    TRANSIENT_ERRORS,
+    GaveUp,
+    Retrier,
+    RetryPolicy,
+    Stopping,
+    declare_transient_series,
+)
+from plumbing.broker_health import BrokerHealth, QuietKafkaLog
 from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas.cloudevents import audit_record
@@ -71,8 +80,16 @@ class ConsolidationWorker:
         self._runtime = runtime
         self.stop_event = threading.Event()
         policy = retry or RetryPolicy(log_every_s=settings.broker_retry_log_s)
-        self._consumer = consumer if consumer is not None else make_consumer(settings, settings.consumer_group)
-        self._producer = producer if producer is not None else make_producer(settings, **PRODUCER_CONFIG)
+        # While Kafka is away: one line per broker_retry_log_s with the failed attempts, as the
+        # stream worker logs it (librdkafka's own lines at most once per interval too).
+        self.health = BrokerHealth(settings, log)
+        kafka_logging = {"error_cb": self.health.error, "logger": QuietKafkaLog(settings.broker_retry_log_s)}
+        self._consumer = (
+            consumer if consumer is not None else make_consumer(settings, settings.consumer_group, **kafka_logging)
+        )
+        self._producer = (
+            producer if producer is not None else make_producer(settings, **PRODUCER_CONFIG, **kafka_logging)
+        )
         kafka = Retrier("kafka", policy, self.stop_event)
         store = Retrier("qdrant", policy, self.stop_event)
         self._positions = Positions(self._consumer, kafka)
@@ -95,6 +112,8 @@ class ConsolidationWorker:
         self._lag_checked_at = 0.0
         self._lag_series: set[tuple[str, int]] = set()
         declare_series(settings.engine)
+        declare_transient_series()
+        self._report_review()  # derived from the store before the first message
 
     @property
     def passes_run(self) -> int:
@@ -106,10 +125,15 @@ class ConsolidationWorker:
         log.info("consolidation worker subscribed to %s as %s", topics, self._settings.consumer_group)
         try:
             while not self.stop_event.is_set():
+                if self.health.fatal is not None:
+                    raise WorkerExit(f"consolidation worker exits: fatal Kafka client error: {self.health.fatal.str()}")
                 messages = self._consumer.consume(num_messages=500, timeout=0.5)
+                if messages:
+                    self.health.ok()
                 self._handle_batch(messages)
                 self._jobs.poll()
                 self._report_lag()
+                self._report_review()
         except Stopping as err:
             log.info("stopped while waiting: %s", err)
         except (GaveUp, DeliveryFailed) as err:
@@ -125,6 +149,7 @@ class ConsolidationWorker:
 
     # --- partitions
     def _on_assign(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        self.health.ok()
         self.assigned = True
         log.info("assigned %s", [(p.topic, p.partition) for p in partitions])
 
@@ -172,6 +197,19 @@ class ConsolidationWorker:
                 error.name(),
                 self._log_every_s,
             )
+
+    def _report_review(self) -> None:
+        """The awaiting-review gauge from the store, every `REFRESH_S` (this process's own pointer
+        writes reach it at once; this read brings in other processes' decisions)."""
+        review = self._runtime.awaiting_review
+        if not review.due():
+            return
+        try:
+            with self._runtime.lock:
+                review.update(self._runtime.memories)
+        except Exception as err:  # noqa: BLE001 - a gauge read must not stop the worker; retried next interval
+            review.postpone()
+            log.warning("awaiting-review gauge: store read failed, next try in %.0fs: %s", REFRESH_S, err)
 
     def _report_lag(self) -> None:
         """Lag per assigned partition, every few seconds, from the high watermarks librdkafka

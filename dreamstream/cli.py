@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
 import click
 from pydantic import ValidationError  # noqa: E402
+from pydantic_settings import SettingsError
 
 from schemas.settings import get_settings  # noqa: E402
 
@@ -26,6 +26,7 @@ LAZY_COMMANDS = {
     "quarantine": "dreamstream.cli_ops:quarantine",
     "mcp": "dreamstream.mcp_server:mcp_command",
     "settings": "dreamstream.cli_ops:settings_group",
+    "forget": "dreamstream.cli_ops:forget",
 }
 
 # Development commands come from the `dreamstream-tools` distribution (tools/), which the runtime
@@ -113,7 +114,7 @@ def main(verbose: bool) -> None:
     """Dreaming for fleets of AI agents: consolidate long-term memory from what was actually said."""
     try:
         level = "DEBUG" if verbose else get_settings().log_level
-    except ValidationError as err:
+    except (ValidationError, SettingsError) as err:
         from dreamstream.cli_common import describe_error
 
         raise click.ClickException(f"invalid settings: {describe_error(err)}") from None
@@ -199,48 +200,6 @@ def worker_consumers() -> None:
         if api is not None:
             api.stop()
         runtime.close()
-
-
-@main.command()
-@click.argument("scope")
-@click.option("--wait/--no-wait", default=True, show_default=True, help="wait for the tombstone audit event")
-@click.option("--timeout", "timeout_s", default=120.0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
-def forget(scope: str, wait: bool, timeout_s: float, as_json: bool) -> None:
-    """The right to be forgotten: delete SCOPE's memories, transcripts and signals.
-
-    The stream worker drops the scope's signals and hands the request to the consolidation
-    worker that owns the scope, which deletes what it holds and publishes a tombstone."""
-    from dreamstream.control import AuditReader, ControlError, send_control
-    from schemas import ScopeForgottenEvent
-    from schemas.scope import ScopeError, parse_scope
-
-    try:
-        parse_scope(scope)
-    except ScopeError as err:
-        raise click.ClickException(str(err)) from err
-    settings = get_settings()
-    reader = AuditReader(settings, from_now=True) if wait else None
-    try:
-        requests = send_control(settings, [scope], "forget", reason="dreamstream forget")
-        if reader is None:
-            click.echo(
-                json.dumps({"scope": scope, "request_ids": list(requests)}) if as_json else f"forget requested: {scope}"
-            )
-            return
-        reader.wait_for(requests, timeout_s)
-        tombstone = next(
-            e for e in reader.events if isinstance(e, ScopeForgottenEvent) and set(e.request_ids) & set(requests)
-        )
-    except (ControlError, StopIteration) as err:
-        raise click.ClickException(f"forget of {scope} not confirmed: {err or 'no tombstone event'}") from err
-    finally:
-        if reader is not None:
-            reader.close()
-    if as_json:
-        click.echo(tombstone.model_dump_json())
-    else:
-        click.echo(f"forgot {scope}: deleted {tombstone.deleted}")
 
 
 if __name__ == "__main__":

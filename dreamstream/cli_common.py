@@ -29,6 +29,7 @@ from typing import Any
 import click
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from consumers.embedding import make_embedder
 from consumers.store import Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore, open_qdrant
@@ -61,6 +62,8 @@ def describe_error(err: BaseException) -> str:
     """One line for any error: the message for the ones we expect, the type for the rest."""
     if isinstance(err, ValidationError):
         text = describe_validation_error(err, limit=1)
+    elif isinstance(err, SettingsError):  # a variable that is not valid JSON: the parser says where
+        text = f"{err}: {err.__cause__}" if err.__cause__ else str(err)
     elif isinstance(err, KafkaException) and err.args and isinstance(err.args[0], KafkaError):
         text = f"Kafka: {_kafka_reason(err)}"
     elif isinstance(err, KeyError):
@@ -127,7 +130,7 @@ def load_settings() -> Settings:
     callback, the `main` group's included)."""
     try:
         return get_settings()
-    except ValidationError as err:
+    except (ValidationError, SettingsError) as err:
         raise click.ClickException(f"invalid settings: {describe_error(err)}") from None
 
 
@@ -344,6 +347,13 @@ def require_topics(settings: Settings, names: Iterable[str], timeout_s: float = 
                 f"topic(s) {', '.join(missing)} missing on {settings.kafka_bootstrap_servers}: "
                 f"run `dreamstream kafka topics`"
             )
+        for name in names:  # a scope's events go to murmur2(key) % partitions: the counts must agree
+            found = len(topics[name].partitions)
+            if found != settings.partitions:
+                raise CliError(
+                    f"topic {name} has {found} partitions but the settings say {settings.partitions}: "
+                    f"set DREAMSTREAM_PARTITIONS={found} (every topic of a deployment shares one count)"
+                )
     finally:
         consumer.close()
 

@@ -36,9 +36,9 @@ from dreamstream.cli_common import (
     table,
     writable_stores,
 )
-from dreamstream.control import AuditReader, send_control
+from dreamstream.control import AuditReader, ControlError, send_control
 from dreamstream.replay import invalid_lines, produce, read_events
-from schemas import parse_scope
+from schemas import ScopeForgottenEvent, parse_scope
 from schemas.settings import Settings
 
 _BY = click.option(
@@ -58,6 +58,10 @@ def replay(event_files: tuple[Path, ...], skip_invalid: bool, as_json: bool) -> 
     settings = load_settings()
     topics = settings.topics
     events = read_events(event_files, topics)
+    read = {e.source.rsplit(":", 1)[0] for e in events}
+    empty = [str(path) for path in event_files if str(path) not in read]
+    if empty:
+        raise CliError(f"no events in {', '.join(empty)}")
     bad = invalid_lines(events, topics, settings.max_event_bytes)
     if bad and not skip_invalid:
         shown = "; ".join(f"{where}: {why}" for where, why in bad[:5])
@@ -322,3 +326,39 @@ def settings_show(as_json: bool) -> None:
     for name, value in values.items():
         shown = json.dumps(value) if isinstance(value, (dict, list)) else ("-" if value is None else value)
         click.echo(f"{name} = {shown}")
+
+
+@click.command(cls=Command)
+@click.argument("scope")
+@click.option("--wait/--no-wait", default=True, show_default=True, help="wait for the tombstone audit event")
+@click.option("--timeout", "timeout_s", default=120.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def forget(scope: str, wait: bool, timeout_s: float, as_json: bool) -> None:
+    """The right to be forgotten: delete SCOPE's memories, transcripts and signals.
+
+    The stream worker drops the scope's signals and hands the request to the consolidation
+    worker that owns the scope, which deletes what it holds and publishes a tombstone."""
+    parse_scope(scope)
+    settings = load_settings()
+    require_topics(settings, [settings.topics.control, settings.topics.audit])
+    reader = AuditReader(settings, from_now=True) if wait else None
+    try:
+        requests = send_control(settings, [scope], "forget", reason="dreamstream forget")
+        if reader is None:
+            click.echo(
+                json.dumps({"scope": scope, "request_ids": list(requests)}) if as_json else f"forget requested: {scope}"
+            )
+            return
+        reader.wait_for(requests, timeout_s)
+        tombstone = next(
+            e for e in reader.events if isinstance(e, ScopeForgottenEvent) and set(e.request_ids) & set(requests)
+        )
+    except (ControlError, StopIteration) as err:
+        raise click.ClickException(f"forget of {scope} not confirmed: {err or 'no tombstone event'}") from err
+    finally:
+        if reader is not None:
+            reader.close()
+    if as_json:
+        click.echo(tombstone.model_dump_json())
+    else:
+        click.echo(f"forgot {scope}: deleted {tombstone.deleted}")

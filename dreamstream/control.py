@@ -10,7 +10,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from plumbing.kafka_io import send_control
 from schemas import TERMINAL_JOB_STATUSES, JobLifecycleEvent
@@ -81,6 +81,11 @@ class AuditReader:
         self._consumer.close()
 
 
+_COORDINATOR_MOVING = frozenset(
+    {KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.COORDINATOR_NOT_AVAILABLE}
+)
+
+
 def wait_until_read(
     settings: Settings,
     timeout_s: float = 180.0,
@@ -99,7 +104,13 @@ def wait_until_read(
         total, reported = sum(ends.values()), -1
         while True:
             check()
-            committed = consumer.committed(partitions, timeout=10)
+            try:
+                committed = consumer.committed(partitions, timeout=10)
+            except KafkaException as err:
+                if err.args[0].code() not in _COORDINATOR_MOVING or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)  # a fresh broker loads its group coordinator, or it just moved
+                continue
             done = sum(min(max(tp.offset, 0), ends[(tp.topic, tp.partition)]) for tp in committed)
             if done >= total:
                 return

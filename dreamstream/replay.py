@@ -21,6 +21,7 @@ from schemas import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings
 from schemas.topics import TopicCatalog
+from schemas.validation import json_too_deep
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,11 @@ class RawEvent:
 
 
 def route(line: bytes, topics: TopicCatalog) -> RawEvent:
+    if json_too_deep(line):  # json.loads would raise RecursionError; the check below names it
+        return RawEvent(topics.turns, None, line, "")
     try:
         data = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError):  # not JSON, or an integer of over 4,300 digits
         return RawEvent(topics.turns, None, line, "")
     if not isinstance(data, dict):
         return RawEvent(topics.turns, None, line, "")

@@ -10,7 +10,7 @@ import json
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from schemas.scope import ScopeStr
 
@@ -25,11 +25,28 @@ def _bounded_metadata(value: dict[str, object] | None) -> dict[str, object] | No
 
 
 Metadata = Annotated[
-    dict[Annotated[str, Field(min_length=1, max_length=64)], str | int | float | bool | None] | None,
+    dict[
+        Annotated[str, Field(min_length=1, max_length=64)],
+        str | int | Annotated[float, Field(allow_inf_nan=False)] | bool | None,
+    ]
+    | None,
     AfterValidator(_bounded_metadata),
 ]
-"""Optional producer metadata: a flat JSON object (string keys; string, number, boolean or null
-values), at most 2 KB encoded. Dreaming never reads it as evidence; it is carried along."""
+"""Optional producer metadata: a flat JSON object (string keys; string, finite number, boolean or
+null values), at most 2 KB encoded. Dreaming never reads it as evidence; it is carried along.
+(NUL characters in it are refused by `schemas.validation`, with the other NUL checks.)"""
+
+
+def _ts_is_text(value: object) -> object:
+    # Lax pydantic would read 1776000000 (or true) as a unix time: a producer sending a number
+    # has another contract in mind, and the stream worker's decoder refuses it too.
+    if not isinstance(value, str | datetime):
+        raise ValueError("ts must be an ISO-8601 string with a time zone, e.g. 2026-04-12T11:00:00Z")
+    return value
+
+
+EventTime = Annotated[AwareDatetime, BeforeValidator(_ts_is_text)]
+"""When the event happened: an ISO-8601 string with a time zone (a datetime in Python)."""
 
 
 class Contract(BaseModel):
@@ -47,7 +64,7 @@ class ConversationTurn(Contract):
     message_id: MessageId = Field(min_length=1, max_length=256)
     role: Literal["user", "assistant", "system", "tool"]
     content: str = Field(max_length=200_000)
-    ts: AwareDatetime
+    ts: EventTime
     metadata: Metadata = None
 
 
@@ -58,7 +75,7 @@ class MemoryAdd(Contract):
     scope: ScopeStr
     memory_id: str = Field(min_length=1, max_length=256)
     text: str = Field(min_length=1, max_length=20_000)
-    ts: AwareDatetime
+    ts: EventTime
     source_message_ids: tuple[MessageId, ...] = ()
     protected: bool = False
     """User-curated: dreaming never edits, merges or archives it."""
@@ -121,7 +138,7 @@ class ControlEvent(Contract):
     like a trigger); `steer` sets the scope's or the tenant's steering (`steering`)."""
     request_id: str = Field(min_length=1, max_length=128)
     """For `correct`, the correction's id."""
-    ts: AwareDatetime = Field(default_factory=lambda: datetime.now(UTC))
+    ts: EventTime = Field(default_factory=lambda: datetime.now(UTC))
     reason: str = Field(default="", max_length=1_000)
     correction: MemoryCorrection | None = None
     steering: SteeringChange | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, AwareDatetime, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -19,6 +19,8 @@ from schemas.policy import TriggerPolicy
 from schemas.topics import TopicCatalog
 
 MIN_TOKEN_CHARS = 16
+MIN_TOKEN_DISTINCT_CHARS = 8
+"""Sixteen "0"s are long enough and guessable: a token needs this many different characters."""
 
 
 def _alias(field: str, *others: str) -> AliasChoices:
@@ -45,18 +47,37 @@ class Settings(BaseSettings):
     kafka_ssl_certificate_location: Path | None = Field(default=None, description="PEM client certificate (mutual TLS)")
     kafka_ssl_key_location: Path | None = Field(default=None, description="PEM private key of the client certificate")
     kafka_ssl_key_password: SecretStr | None = None
-    topic_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9._-]{1,100}$")
+    topic_prefix: str = Field(
+        default="dreamstream",
+        pattern=r"^[A-Za-z0-9._-]{1,100}$",
+        description="names the deployment: its topics, and by default its app id, consumer group and collections",
+    )
     partitions: int = Field(default=6, ge=1, le=10_000)
     replication_factor: int = Field(default=1, ge=1, le=10)
-    app_id: str = Field(default="dreamstream-streams", pattern=r"^[A-Za-z0-9._-]{1,100}$")
-    consumer_group: str = Field(default="dreamstream-consolidation", min_length=1)
+    # The defaults below are those of the default prefix: `_named_by_the_deployment` derives
+    # each from `topic_prefix` when it is not set on its own.
+    app_id: str = Field(
+        default="dreamstream-streams",
+        pattern=r"^[A-Za-z0-9._-]{1,100}$",
+        description="the stream worker's group and changelog (`<app_id>-signals-changelog`); "
+        "default <topic_prefix>-streams",
+    )
+    consumer_group: str = Field(
+        default="dreamstream-consolidation",
+        min_length=1,
+        description="the consolidation workers' group; default <topic_prefix>-consolidation",
+    )
     session_timeout_ms: int = Field(default=10_000, ge=1_000)
 
     # --- Qdrant
     qdrant_url: str | None = Field(default=None, validation_alias=_alias("qdrant_url", "QDRANT_URL"))
     qdrant_api_key: SecretStr | None = Field(default=None, validation_alias=_alias("qdrant_api_key", "QDRANT_API_KEY"))
     home: Path = Field(default=Path("~/.dreamstream"), description="local state: broker, embedded Qdrant")
-    collection_prefix: str = Field(default="dreamstream", pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    collection_prefix: str = Field(
+        default="dreamstream",
+        pattern=r"^[A-Za-z0-9_-]{1,64}$",
+        description="Qdrant collections (`<collection_prefix>_memories`, ...); default the topic prefix ('.' as '_')",
+    )
     generations_kept: int = Field(default=5, ge=2, le=100)
     embedded_store: Literal["edge", "local"] = Field(
         default="edge",
@@ -199,7 +220,9 @@ class Settings(BaseSettings):
     api_port: int = Field(default=0, ge=0, le=65_535, description="consolidation worker HTTP API; 0 = off")
     api_host: str = Field(default="127.0.0.1", description="bind address of the HTTP API")
     api_token: SecretStr | None = Field(
-        default=None, description="bearer token of at least 16 characters; required when api_host is not loopback"
+        default=None,
+        description="bearer token of at least 16 characters, 8 of them different; required when api_host is not "
+        "loopback",
     )
     api_operator_token: SecretStr | None = Field(
         default=None,
@@ -215,6 +238,22 @@ class Settings(BaseSettings):
         "(magic byte 0 + 4-byte id + JSON) for Schema Registry aware consumers",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_by_the_deployment(cls, data: Any) -> Any:
+        """Everything a deployment owns is named after its topic prefix unless set on its own, so
+        two deployments that differ only by DREAMSTREAM_TOPIC_PREFIX share no group, changelog or
+        collection (with the default prefix these are the names they always had)."""
+        if not isinstance(data, dict):
+            return data
+        prefix = data.get("topic_prefix") or cls.model_fields["topic_prefix"].default
+        named = dict(data)
+        if isinstance(prefix, str):
+            named.setdefault("app_id", f"{prefix}-streams")
+            named.setdefault("consumer_group", f"{prefix}-consolidation")
+            named.setdefault("collection_prefix", prefix.replace(".", "_")[:64])
+        return named
 
     @field_validator("tenant_policies")
     @classmethod
@@ -235,6 +274,8 @@ class Settings(BaseSettings):
             raise ValueError(f"{name} is set but empty: unset it or give a token")
         if value is not None and len(value.get_secret_value()) < MIN_TOKEN_CHARS:
             raise ValueError(f"{name} is too short: at least {MIN_TOKEN_CHARS} characters")
+        if value is not None and len(set(value.get_secret_value())) < MIN_TOKEN_DISTINCT_CHARS:
+            raise ValueError(f"{name} is too easy to guess: at least {MIN_TOKEN_DISTINCT_CHARS} different characters")
         return value
 
     @model_validator(mode="after")

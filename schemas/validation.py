@@ -8,12 +8,22 @@ skips the same records, so nothing the stream side refused is ever indexed.
     if isinstance(result, Rejected): ...   # result.reason, result.error_type
     else: result.event                     # the pydantic contract (ConversationTurn, ...)
 
-Checks, in this order (the first that fails is the reason): size ≤ `max_event_bytes`; UTF-8 with
-no lone surrogate; JSON; the pydantic contract (schema version, types, lengths, the scope syntax,
-control commands); a key, equal to the payload's scope; the record sits in the scope's home
-partition (murmur2(key) % partitions, as Kafka's default partitioner and `make_producer` place
-it); `ts` within `event_time_min` .. `event_time_max`; content (text) not empty or whitespace only;
-no NUL character in any string.
+Checks, in this order (the first that fails is the reason): size ≤ `max_event_bytes`; JSON
+nesting at most `MAX_JSON_DEPTH` levels (checked on the bytes before any recursive parser runs: a
+2 KB record of 1,000 nested brackets once raised RecursionError out of both workers; the fast
+path's structs are typed all the way down, so msgspec refuses a nested value before recursing
+and the record goes to the slow path, which checks the nesting first); UTF-8 with no lone
+surrogate; JSON (NaN, Infinity and numbers that overflow are not JSON); the pydantic contract
+(schema version, types, lengths, the scope syntax, control commands, `ts` a string); a key, equal
+to the payload's scope; the record sits in the scope's home partition (murmur2(key) % partitions,
+as Kafka's default partitioner and `make_producer` place it); `ts` within `event_time_min` ..
+`event_time_max`; content (text) not empty or whitespace only; no NUL character in any string
+(metadata keys and values included).
+
+It never raises: every byte string gets a verdict (`tests/unit/test_validation_fuzz.py` feeds it
+random and mutated records). Should a record still find a bug here, it is rejected as
+`validator_error`, with the exception named and logged, so it is dead-lettered rather than taking
+a worker down; the fuzz test fails on any such verdict.
 
 Fast path: a msgspec Struct per contract decodes a record in about a microsecond. It only ever
 *accepts* what the pydantic contract also accepts (it is at least as strict); whenever it refuses,
@@ -24,9 +34,12 @@ and words the reason, so the answers and reasons are the same on both paths.
 from __future__ import annotations
 
 import json
+import logging
+import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 import msgspec
 from confluent_kafka import murmur2 as _murmur2
@@ -37,10 +50,35 @@ from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.scope import SCOPE_RE
 from schemas.settings import Settings
 
+log = logging.getLogger(__name__)
+
 Kind = Literal["turns", "memory-adds", "control"]
+ErrorType = Literal[
+    "too_large",
+    "not_utf8",
+    "not_json",
+    "schema",
+    "no_key",
+    "key_mismatch",
+    "wrong_partition",
+    "ts_out_of_range",
+    "empty_content",
+    "nul_character",
+    "empty_value",
+    "too_deep",
+    "validator_error",
+    "duplicate_message_id",
+    "foreign_evidence",
+]
+"""Every class of reason a record is refused for (a metric label: exported at 0 from the start).
+`validator_error` is a bug in this module meeting its record (see the module docstring); the last two
+are the stream worker's one verdict on a scope's history (streams/processor.py)."""
+ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
 InputModel = ConversationTurn | MemoryAdd | ControlEvent
 
 __all__ = [
+    "ERROR_TYPES",
+    "ErrorType",
     "FastControl",
     "FastMemoryAdd",
     "FastTurn",
@@ -48,7 +86,9 @@ __all__ = [
     "Rejected",
     "Valid",
     "Validator",
+    "MAX_JSON_DEPTH",
     "home_partition",
+    "json_too_deep",
     "kind_of_topic",
     "validate_record",
     "validator_for",
@@ -65,11 +105,42 @@ def home_partition(key: bytes, partitions: int) -> int:
     return _murmur2(key, partitions)
 
 
+# --------------------------------------------------------------------------- nesting, before any parser
+
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of arrays and objects a record may have. The contracts need 2 (the event, its
+`metadata` or `source_message_ids`); anything deeper is refused before a parser recurses into it."""
+_STRUCTURE = re.compile(rb'"(?:[^"\\]++|\\.)*+"?|[\[\]{}]')
+"""A JSON string (skipped whole, possessive so it never backtracks) or one bracket."""
+_OPENERS = frozenset(b"[{")
+
+
+def json_too_deep(value: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON text nests arrays/objects deeper than `limit` (brackets inside strings do
+    not count). Text with at most `limit` opening brackets cannot, which two `bytes.count` calls
+    tell for almost every record; only the others are scanned."""
+    if value.count(b"[") + value.count(b"{") <= limit:
+        return False
+    depth = 0
+    for match in _STRUCTURE.finditer(value):
+        first = match.group()[0]
+        if first in _OPENERS:
+            depth += 1
+            if depth > limit:
+                return True
+        elif first != 0x22:  # a closing bracket (0x22 is the quote of a string)
+            depth -= 1
+    return False
+
+
 # --------------------------------------------------------------------------- fast-path structs
 
 _AwareTs = Annotated[datetime, msgspec.Meta(tz=True)]
 _Id = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
-_Metadata = dict[str, Any] | None
+_Flat = dict[str, str | int | float | bool | None]
+"""A flat object. Never `Any`: msgspec then refuses a nested value at once, where `Any` would
+recurse into it (1,000 nested brackets raise RecursionError); the slow path judges such records."""
+_Metadata = _Flat | None
 
 
 class FastTurn(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -104,9 +175,9 @@ class FastControl(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """None when the producer left it out (the pydantic contract then stamps the time of reading)."""
     reason: Annotated[str, msgspec.Meta(max_length=1_000)] = ""
     schema_version: Literal[1] = 1
-    correction: dict[str, Any] | None = None
+    correction: _Flat | None = None
     """Not checked here: a `correct` or `steer` event always takes the pydantic contract's path."""
-    steering: dict[str, Any] | None = None
+    steering: _Flat | None = None
 
 
 FastEvent = FastTurn | FastMemoryAdd | FastControl
@@ -166,9 +237,8 @@ class Valid:
 class Rejected:
     reason: str
     """Human-readable: what is wrong, naming the field or the rule."""
-    error_type: str
-    """A short class of the reason (a metric label): too_large, not_utf8, not_json, schema, no_key,
-    key_mismatch, wrong_partition, ts_out_of_range, empty_content, nul_character, empty_value."""
+    error_type: ErrorType
+    """A short class of the reason (a metric label), one of `ERROR_TYPES`."""
     valid: ClassVar[Literal[False]] = False
 
 
@@ -193,21 +263,28 @@ class Validator:
         return home_partition(key, self.partitions)
 
     def validate(self, kind: Kind, key: bytes | None, value: bytes | None, partition: int) -> Valid | Rejected:
-        if value is None:
-            return Rejected("empty value (a tombstone) on an event topic", "empty_value")
-        if len(value) > self.max_bytes:
-            return Rejected(f"payload of {len(value)} bytes exceeds the limit of {self.max_bytes}", "too_large")
-        contract = CONTRACTS[kind]
+        # The fast decoder's structs are typed all the way down (no `Any`), so msgspec refuses a
+        # nested value before it recurses; everything it refuses goes to `_slow`, which checks the
+        # nesting before any parser runs.
         try:
-            record = self._decoders[kind].decode(value)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return self._slow(contract, key, value, partition)
-        if not _SCOPE_FULLMATCH(record.scope) or getattr(record, "metadata", None) is not None:
-            return self._slow(contract, key, value, partition)
-        if isinstance(record, FastControl) and (record.ts is None or record.action in _NESTED_ACTIONS):
-            return self._slow(contract, key, value, partition)  # the contract's default ts, nested payloads
-        problem = self._placement(record.scope, key, partition) or self._content(contract, record, value)
-        return problem or Valid(kind, record, value)
+            if value is None:
+                return Rejected("empty value (a tombstone) on an event topic", "empty_value")
+            if len(value) > self.max_bytes:
+                return Rejected(f"payload of {len(value)} bytes exceeds the limit of {self.max_bytes}", "too_large")
+            contract = CONTRACTS[kind]
+            try:
+                record = self._decoders[kind].decode(value)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                return self._slow(contract, key, value, partition)
+            if not _SCOPE_FULLMATCH(record.scope) or getattr(record, "metadata", None) is not None:
+                return self._slow(contract, key, value, partition)
+            if isinstance(record, FastControl) and (record.ts is None or record.action in _NESTED_ACTIONS):
+                return self._slow(contract, key, value, partition)  # the contract's default ts, nested payloads
+            problem = self._placement(record.scope, key, partition) or self._content(contract, record, value)
+            return problem or Valid(kind, record, value)
+        except Exception as err:  # invariant 8: one record must never stop a worker; see the docstring
+            log.exception("the validator failed on a %s record (key %r); rejected as validator_error", kind, key)
+            return Rejected(f"the validator failed on this record: {type(err).__name__}: {err}", "validator_error")
 
     # --- checks on a decoded record (shared by both paths)
 
@@ -242,6 +319,9 @@ class Validator:
                     return Rejected(f"{name} contains a NUL character (\\u0000)", "nul_character")
             if any("\x00" in s for s in getattr(record, "source_message_ids", ())):
                 return Rejected("source_message_ids contains a NUL character (\\u0000)", "nul_character")
+            for name, item in (getattr(record, "metadata", None) or {}).items():
+                if "\x00" in name or (isinstance(item, str) and "\x00" in item):
+                    return Rejected(f"metadata {name!r} contains a NUL character (\\u0000)", "nul_character")
             for name in ("correction", "steering"):
                 nested = getattr(record, name, None)
                 fields = nested.model_dump() if isinstance(nested, BaseModel) else nested or {}
@@ -253,13 +333,15 @@ class Validator:
     # --- the slow path: pydantic decides and words the reason
 
     def _slow(self, contract: _Contract, key: bytes | None, value: bytes, partition: int) -> Valid | Rejected:
+        if json_too_deep(value):
+            return Rejected(f"JSON nested deeper than {MAX_JSON_DEPTH} levels of arrays and objects", "too_deep")
         try:
             text = value.decode("utf-8")
         except UnicodeDecodeError as err:
             return Rejected(f"not valid UTF-8: {err}", "not_utf8")
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
+            data = json.loads(text, parse_constant=_not_a_json_number, parse_float=_finite)
+        except ValueError as err:  # JSONDecodeError, NaN/Infinity, an integer of over 4,300 digits
             return Rejected(f"not valid JSON: {err}", "not_json")
         surrogate = _lone_surrogate(data)
         if surrogate is not None:
@@ -275,6 +357,17 @@ class Validator:
         return Valid(
             contract.kind, msgspec.convert(fields, contract.fast, from_attributes=False, strict=False), value, event
         )
+
+
+def _not_a_json_number(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"number {text[:40]} is out of range (it would be read as infinite)")
+    return number
 
 
 def _lone_surrogate(data: Any, path: str = "") -> str | None:

@@ -92,8 +92,9 @@ class InputLoop(Service):
                 read = stream.poll(0)
                 await asyncio.sleep(0 if read else stream.health.idle_sleep_s)
         except BadInputStorm as storm:
-            # Stop loudly and at once: nothing of the batch that crossed the limit was published,
-            # and no offset is committed on the way out, so a restart reads the storm again.
+            # Stop loudly and at once: nothing of the batch that crossed the limit was published
+            # (what earlier batches published is committed: StreamLoop.poll), so a restart reads
+            # the storm again and publishes nothing twice.
             _die(f"{storm}", 2)
         except DeliveryFailed as failed:
             _die(f"{failed}; exiting without committing past it", 3)

@@ -25,12 +25,12 @@ from typing import TypeAlias, cast
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
 from prometheus_client import Counter
 
+from plumbing.broker_health import BrokerHealth, QuietKafkaLog
 from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
 from plumbing.metrics import CONSUMER_LAG
 from schemas import ControlEvent
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
-from streams.broker_health import BrokerHealth, QuietKafkaLog
 from streams.commits import CommitTracker
 from streams.due_index import DueIndex
 from streams.metrics import (
@@ -39,9 +39,10 @@ from streams.metrics import (
     JOBS_EMITTED,
     RESTORED_ROWS,
     SCOPES_TRACKED,
+    declare_series,
 )
 from streams.policy import decide
-from streams.processor import Batch, Processor, Record
+from streams.processor import BadInputStorm, Batch, Processor, Record
 from streams.signals import ScopeSignals
 
 log = logging.getLogger("streams.loop")
@@ -71,8 +72,9 @@ class StreamLoop:
     def __init__(self, settings: Settings, processor: Processor | None = None) -> None:
         self.settings = settings
         self.topics = settings.topics
+        declare_series(self.topics)
         self.processor = processor or Processor(settings)
-        self.health = BrokerHealth(settings)
+        self.health = BrokerHealth(settings, log)
         quiet = QuietKafkaLog(settings.broker_retry_log_s)
         common = {
             "error_cb": self.health.error,
@@ -146,7 +148,14 @@ class StreamLoop:
         records = self.consumer.consume(self.settings.streams_batch_size, timeout)
         if records:
             self.health.ok()
-            batch = self.processor.process_batch(cast("list[Record]", records), self.tables, time.time())
+            try:
+                batch = self.processor.process_batch(cast("list[Record]", records), self.tables, time.time())
+            except BadInputStorm:
+                # Nothing of this batch goes out. What earlier batches published is committed
+                # first: a restart then reads the storm again, and nothing before it twice.
+                self._flush_and_commit()
+                self.stopped = True
+                raise
             self._publish(batch)
         self.producer.poll(0)
         self._commit()

@@ -26,7 +26,16 @@ from schemas.audit import TERMINAL_JOB_STATUSES
 from schemas.cloudevents import unframe
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from schemas.validation import FastControl, FastEvent, FastMemoryAdd, FastTurn, Kind, Rejected, validator_for
+from schemas.validation import (
+    FastControl,
+    FastEvent,
+    FastMemoryAdd,
+    FastTurn,
+    Kind,
+    Rejected,
+    json_too_deep,
+    validator_for,
+)
 from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
 from streams.signals import ScopeSignals, tenant_row_key
@@ -259,7 +268,7 @@ class Processor:
     @staticmethod
     def outcome(value: bytes | None) -> JobOutcome | None:
         """A terminal job status from the audit topic, else None (cheap test first)."""
-        if not value or b'"job"' not in value:
+        if not value or b'"job"' not in value or json_too_deep(value):
             return None
         try:
             found = _outcome(unframe(value))  # Schema Registry framing (audit_schema_id), when on
@@ -293,8 +302,11 @@ class Processor:
         signals: ScopeSignals,
         now: float,
         found: TurnSignals | None = None,
-    ) -> bool:
-        """Fold one valid event into its scope's signals; False when it was already folded in.
+    ) -> bool | Rejected:
+        """Fold one valid event into its scope's signals; False when it was already folded in;
+        Rejected (not folded, to be dead-lettered) when the consolidation worker would refuse it
+        too: a message id reused with other content, or a memory-add citing a message its scope
+        never carried (both judged on the row's bounded memory of the scope, see ScopeSignals).
 
         After a crash the rows (restored from the changelog) can be ahead of the committed
         offsets, so events are redelivered; the scope remembers how far into each (topic,
@@ -314,8 +326,26 @@ class Processor:
             return False
         signals.partition = partition
         if cls is FastTurn:
+            if signals.seen is None and where in offsets:
+                signals.filter_partial = True  # turns came before the filter existed: it cannot say "never"
+            if not signals.remember_turn(event.message_id, event.content, event.ts):
+                offsets[where] = offset + 1  # judged: a redelivery is not judged again
+                return Rejected(
+                    f"message id {event.message_id!r} of {event.scope} was already read with other content "
+                    "(the first version stays)",
+                    "duplicate_message_id",
+                )
             signals.saw_turn(where, offset, event.content, now, found or extract(event.role, event.content))
         elif cls is FastMemoryAdd:
+            if event.source_message_ids:
+                foreign = signals.foreign_evidence(event.source_message_ids, event.ts)
+                if foreign is not None:
+                    offsets[where] = offset + 1
+                    return Rejected(
+                        f"source_message_ids cites {foreign!r}, which is not a message of {event.scope} "
+                        "(every turn of the scope up to this memory-add's ts has been read)",
+                        "foreign_evidence",
+                    )
             signals.saw_memory_add(where, offset, now)
         elif cls is FastControl:
             signals.saw_control(where, offset)
@@ -414,7 +444,7 @@ class Processor:
         decide_for = self.decide
         # Pass 1: validate and judge every record (a storm raises here, before anything is folded).
         # (kind, topic, partition, offset, event): a fast struct, or a JobOutcome when kind is None
-        accepted: list[tuple[Kind | None, str, int, int, Any]] = []
+        accepted: list[tuple[Kind | None, str, int, int, Any, Record]] = []
         for msg in records:
             if msg.error() is not None:
                 continue  # partition EOF and the like; the loop reports real errors
@@ -425,7 +455,7 @@ class Processor:
             if kind is None:  # the audit topic: job outcomes
                 outcome = self.outcome(value)
                 if outcome is not None:
-                    accepted.append((None, topic, partition, offset, outcome))
+                    accepted.append((None, topic, partition, offset, outcome, msg))
                 continue
             key = msg.key()
             result = validate(kind, key, value, partition)
@@ -438,12 +468,12 @@ class Processor:
                 continue
             if count(topic, partition, offset, False):
                 guards.add(partition)
-            accepted.append((kind, topic, partition, offset, result.record))
+            accepted.append((kind, topic, partition, offset, result.record, msg))
         # Pass 2: the batch's turns through the extraction regexes at once.
         turns = [item[4] for item in accepted if item[0] == "turns"]
         found = iter(extract_batch([t.role for t in turns], [t.content for t in turns]))
         # Pass 3: fold in order, asking the policy after each event.
-        for kind, topic, partition, offset, event in accepted:
+        for kind, topic, partition, offset, event, msg in accepted:
             if kind is None:
                 slot = (partition, event.scope)
                 signals = live.get(slot, _MISSING)
@@ -472,10 +502,16 @@ class Processor:
                 counts[(topic, "accepted")] = counts.get((topic, "accepted"), 0) + 1
                 continue
             fresh = self.apply(event, topic, partition, offset, signals, now, signals_found)
-            outcome_name = "accepted" if fresh else "duplicate"
-            counts[(topic, outcome_name)] = counts.get((topic, outcome_name), 0) + 1
-            if fresh and not tenant_row:
-                decide_for(scope, signals, now, sinks.get(partition) or sink(partition))
+            if fresh is True:
+                counts[(topic, "accepted")] = counts.get((topic, "accepted"), 0) + 1
+                if not tenant_row:
+                    decide_for(scope, signals, now, sinks.get(partition) or sink(partition))
+            elif fresh is False:
+                counts[(topic, "duplicate")] = counts.get((topic, "duplicate"), 0) + 1
+            else:  # refused on the scope's row: dead-lettered like any bad record (not a storm's sign)
+                counts[(topic, "dead_lettered")] = counts.get((topic, "dead_lettered"), 0) + 1
+                batch.dead_letters.append(self.dead_letter(fresh, topic, partition, offset, msg.key(), msg.value()))
+                batch.letter_partitions.append(partition)
         return batch
 
 

@@ -8,6 +8,9 @@ fields at their default are left out of the JSON.
 
 from __future__ import annotations
 
+import struct
+import zlib
+from datetime import datetime
 from typing import Any, cast
 
 import msgspec
@@ -17,6 +20,29 @@ from streams.extract import TurnSignals
 MAX_ENTITIES = 12
 REPEATED = 3
 """An entity mentioned in this many messages since the last pass is a signal of its own."""
+RECENT_TURNS = 6
+"""Turns whose (message id, content) digests a row keeps: a reused id among them is refused."""
+_ENTRY = 10
+"""Bytes of one recent turn: 6 of its message id's digest (48 bits: a false match between two of a
+scope's ids is ~2^-45 per turn), 4 of its content's crc32."""
+ID_FILTER_BYTES = 48
+"""A Bloom filter (384 bits, 2 per id) of every message id the scope has carried."""
+_FILTER_BITS = ID_FILTER_BYTES * 8
+ID_FILTER_FULL = _FILTER_BITS // 2
+"""Bits set beyond which the filter says "maybe" too often to refuse anything (~130 ids)."""
+_SEEN_BYTES = ID_FILTER_BYTES + RECENT_TURNS * _ENTRY
+_crc32, _adler32, _pack = zlib.crc32, zlib.adler32, struct.Struct("<IHI").pack
+
+
+def id_digest(message_id: str) -> int:
+    """48 bits of a message id, the same in every process (a row outlives the process)."""
+    raw = message_id.encode()  # valid records hold no lone surrogate (schemas.validation)
+    return zlib.crc32(raw) | (zlib.adler32(raw) & 0xFFFF) << 32
+
+
+def _filter_bits(low: int) -> tuple[int, int]:
+    """The two filter bits of an id whose digest's low 32 bits are `low` (inlined in remember_turn)."""
+    return low % _FILTER_BITS, (low >> 9) % _FILTER_BITS
 
 
 def estimate_tokens(text: str) -> int:
@@ -45,6 +71,17 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
     last_pass_at: float = 0.0
     last_outcome: str = ""
     consecutive_failures: int = 0
+    seen: bytearray | None = None
+    """What the stream worker needs to refuse what the consolidation worker would (one field, one
+    base64 string in the row): a Bloom filter (ID_FILTER_BYTES) of the message ids of every turn
+    folded since the scope's first turn, then its last RECENT_TURNS turns, oldest first, _ENTRY
+    bytes each (see `remember_turn`). None in a row written before it existed, or of a scope with
+    no turn yet: such a row never refuses evidence."""
+    filter_partial: bool = False
+    """The filter started after the scope's first turn (a row written before it existed)."""
+    newest_turn: float = 0.0
+    """The `ts` (epoch seconds) of the latest folded turn: turns up to it have been read
+    (producers send a scope's turns in order; a late older turn only makes the check judge less)."""
     memory_corrections: int = 0
     """Corrections of stored memories (`correct` control events) since the last job: the next
     job's watermarks then cover the control topic, so the pass has read them."""
@@ -109,6 +146,53 @@ class ScopeSignals(msgspec.Struct, omit_defaults=True):
             offsets[topic] = offset + 1
         if at > self.last_event_at:
             self.last_event_at = at
+
+    # --- one verdict with the consolidation worker (bounded: see the README, "one verdict")
+
+    def remember_turn(self, message_id: str, content: str, ts: datetime) -> bool:
+        """Record a turn before it is folded; False when one of the scope's last RECENT_TURNS turns
+        had this message id with other content (the first stays, as in the transcript index).
+        The same id with the same content again is a producer's retry and is folded as before.
+        It runs on every turn: the digest (`id_digest`) is inlined."""
+        raw = message_id.encode()  # valid records hold no lone surrogate (schemas.validation)
+        low = _crc32(raw)
+        entry = _pack(low, _adler32(raw) & 0xFFFF, _crc32(content.encode()))
+        key = entry[:6]
+        seen = self.seen
+        if seen is None:  # the scope's first turn (or a row from before): the filter starts here
+            seen = self.seen = bytearray(ID_FILTER_BYTES)
+        at = seen.find(key, ID_FILTER_BYTES)
+        while at > 0 and (at - ID_FILTER_BYTES) % _ENTRY:  # inside another entry's bytes: further on
+            at = seen.find(key, at + 1)
+        if at > 0:
+            if seen[at + 6 : at + _ENTRY] != entry[6:]:
+                return False
+        else:
+            seen += entry
+            if len(seen) > _SEEN_BYTES:
+                del seen[ID_FILTER_BYTES : ID_FILTER_BYTES + _ENTRY]
+        bit = low % _FILTER_BITS  # _filter_bits, inlined
+        seen[bit >> 3] |= 1 << (bit & 7)
+        bit = (low >> 9) % _FILTER_BITS
+        seen[bit >> 3] |= 1 << (bit & 7)
+        self.newest_turn = ts.timestamp()
+        return True
+
+    def foreign_evidence(self, source_message_ids: tuple[str, ...], ts: datetime) -> str | None:
+        """A cited message id this scope has never carried, or None. Judged only when the filter
+        has seen the scope from its first turn, is not too full to say "never", and the scope's
+        turns up to the memory-add's `ts` have been read (the messages an add cites come before
+        it, and turns may arrive after the add on their own topic)."""
+        seen = self.seen
+        if seen is None or self.filter_partial or self.newest_turn < ts.timestamp():
+            return None
+        if int.from_bytes(seen[:ID_FILTER_BYTES]).bit_count() > ID_FILTER_FULL:
+            return None
+        for message_id in source_message_ids:
+            first, second = _filter_bits(id_digest(message_id) & 0xFFFFFFFF)
+            if not (seen[first >> 3] >> (first & 7) & 1 and seen[second >> 3] >> (second & 7) & 1):
+                return message_id
+        return None
 
     def saw_memory_add(self, topic: str, offset: int, at: float) -> None:
         self.memory_adds += 1

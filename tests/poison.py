@@ -1,5 +1,6 @@
-"""The poison corpus of issue 10: input records that once crashed, stalled or fooled a worker.
-Each is (name, topic kind, key, value bytes); the scope is the record's own unless said."""
+"""The poison corpus of issues 10 and 17: input records that once crashed, stalled or fooled a
+worker. Each is (name, topic kind, key, value bytes); the scope is the record's own unless said.
+Every one of them must be dead-lettered by the stream worker and never indexed."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ def _bytes(data: object) -> bytes:
     return json.dumps(data, ensure_ascii=False).encode()
 
 
+def _with_metadata(index: int, raw: bytes) -> bytes:
+    """A turn whose metadata is `raw`, JSON text json.dumps would never write."""
+    return _bytes(_turn(index, "my seat is 12C"))[:-1] + b', "metadata": ' + raw + b"}"
+
+
 def poison_records(max_event_bytes: int) -> list[tuple[str, str, bytes | None, bytes | None]]:
     key = SCOPE.encode()
     add = {"scope": SCOPE, "memory_id": "poison-add", "text": "Ava flies tomorrow", "ts": "9999-12-31T23:00:00+00:00"}
@@ -47,4 +53,11 @@ def poison_records(max_event_bytes: int) -> list[tuple[str, str, bytes | None, b
         ("tombstone", "turns", key, None),
         ("far-future-add", "memory-adds", key, _bytes(add)),
         ("empty-add", "memory-adds", key, _bytes({**add, "text": " ", "ts": "2026-05-01T10:00:00+00:00"})),
+        # issue 17: this one took both workers down (RecursionError), again on every restart
+        ("nested-metadata", "turns", key, _with_metadata(12, b'{"x": ' + b"[" * 1_000 + b"]" * 1_000 + b"}")),
+        ("nan-metadata", "turns", key, _with_metadata(13, b'{"score": NaN}')),
+        ("infinite-metadata", "turns", key, _with_metadata(14, b'{"score": 1e999}')),
+        ("huge-integer-metadata", "turns", key, _with_metadata(15, b'{"score": ' + b"7" * 5_000 + b"}")),
+        ("nul-in-metadata", "turns", key, _with_metadata(16, b'{"channel": "web\\u0000"}')),
+        ("integer-ts", "turns", key, _bytes({**_turn(17, "my seat is 14A"), "ts": 1_776_000_000})),
     ]

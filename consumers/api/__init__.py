@@ -3,8 +3,8 @@ generations, and manual triggers.
 
 It runs in a background thread of the worker process with its own event loop (`start_api`), on
 `api_host:api_port` (127.0.0.1 by default). Whenever `api_token` is set, every route except the
-two probes needs `Authorization: Bearer <api_token>`; the settings refuse a non-loopback host
-without a token.
+two probes and the review page's static files needs `Authorization: Bearer <api_token>`; the
+settings refuse a non-loopback host without a token.
 
 | route | answer |
 |---|---|
@@ -22,6 +22,8 @@ without a token.
 | `POST /scopes/{tenant}/{agent}/{subject}/trigger` | 202 `{"request_id", "scope"}`; body `{"reason": "…"}` optional |
 | `POST /scopes/{tenant}/{agent}/{subject}/rollback` | body `{"by", "reason", "generation"?}`: an earlier kept generation is active again |
 | `POST /scopes/{tenant}/{agent}/{subject}/generations/{n}/approve` or `/reject` | body `{"by", "reason", "force"?}`: an operator decision about a quarantined generation |
+| `GET /ui/` | the review page's static files, served without the token (`routes/ui.py`) |
+| `GET /review/...` | what the review page reads: session role, tenants, scopes, timeline, diff, quarantine, search (`routes/review.py`) |
 
 
 Errors are JSON `{"error": "…"}`: 400 for a malformed scope or parameter (an unknown or repeated
@@ -34,7 +36,8 @@ decision waited too long for a running pass or Kafka refused the control event.
 
 The package: `server.py` (the thread and its loop), `app.py` (the application), `context.py`
 (what routes reach), `middleware.py` (JSON errors, the token), `params.py` (reading a request),
-`guard.py` (reads on their own bounded pool, writes beside the worker), `routes/` (one module per concern).
+`guard.py` (reads on their own bounded pool, writes beside the worker), `routes/` (one module per
+concern), `ui/` (the review page: HTML, CSS, JavaScript modules).
 """
 
 from consumers.api.app import make_app

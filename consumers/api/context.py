@@ -15,6 +15,7 @@ from consumers.api.guard import ReadPool, StoreGuard
 from consumers.api.outbox import Outbox
 from consumers.store.history import ScopeReader
 from consumers.store.memories import ScopeState
+from consumers.store.review import Messages
 from consumers.store.steering import SteeringRecord
 from schemas import MemoryRecord
 from schemas.settings import Settings
@@ -59,6 +60,9 @@ class ApiContext:
     reads: ReadPool | None = None
     """The read path (ReadPool); None: reads go through `blocking`, as writes do."""
 
+    messages: Messages | None = None
+    """(scope, message ids) -> the transcript messages among them: evidence on the review page."""
+
     async def read(self, fn: Callable[[], T]) -> T:
         """Run `fn` (store reads only) on the read pool: never waits for the worker; 429 when full."""
         if self.reads is None:
@@ -78,6 +82,11 @@ class ApiContext:
         if self.decisions is None:
             raise web.HTTPNotImplemented(reason="operator decisions are not served here")
         return self.decisions
+
+    def evidence(self) -> Messages:
+        if self.messages is None:
+            raise web.HTTPNotImplemented(reason="transcript messages are not served here")
+        return self.messages
 
     def write(self) -> Writes:
         if self.writes is None:

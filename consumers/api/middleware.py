@@ -12,13 +12,19 @@ from confluent_kafka import KafkaException
 
 from consumers.api.guard import ReadsBusy, StoreBusy
 from consumers.api.params import BadRequest, error_response
+from consumers.api.routes.ui import is_ui_path
 from consumers.store import quarantine as decisions
 from schemas import ScopeError
 
 log = logging.getLogger(__name__)
 
 OPEN_PATHS = frozenset({"/healthz", "/readyz"})
-"""Probes answer without a token: they reveal nothing about any scope."""
+"""Probes answer without a token: they reveal nothing about any scope. So do the review page's
+static files (`/ui/`, routes/ui.py): the page sends the token on the requests that read data."""
+
+
+def is_open(path: str) -> bool:
+    return path in OPEN_PATHS or is_ui_path(path)
 
 
 @web.middleware
@@ -62,7 +68,7 @@ def bearer_auth(token: bytes | None, operator_token: bytes | None = None) -> Mid
     @web.middleware
     async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
         role = "operator" if operator_token is None else "agent"
-        if token is not None and request.path not in OPEN_PATHS:
+        if token is not None and not is_open(request.path):
             scheme, _, given = request.headers.get("Authorization", "").partition(" ")
             presented = given.strip().encode()
             is_operator = operator_token is not None and hmac.compare_digest(presented, operator_token)

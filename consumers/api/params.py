@@ -28,8 +28,8 @@ def scope_of(request: web.Request) -> str:
 
 
 def query_params(request: web.Request, *allowed: str) -> dict[str, str]:
-    """The query parameters, refusing unknown and repeated ones: `?tenant[]=acme` or
-    `?tenant=a&tenant=b` must not quietly mean "every tenant" or "one of them"."""
+    """The query parameters, refusing unknown, repeated and empty ones: `?tenant[]=acme`,
+    `?tenant=a&tenant=b` or `?tenant=` must not quietly mean "every tenant" or "one of them"."""
     query = request.query
     unknown = sorted(set(query) - set(allowed))
     if unknown:
@@ -38,6 +38,9 @@ def query_params(request: web.Request, *allowed: str) -> dict[str, str]:
     repeated = sorted(name for name in set(query) if len(query.getall(name)) > 1)
     if repeated:
         raise BadRequest(f"query parameter {repeated[0]!r} given more than once")
+    empty = sorted(name for name, value in query.items() if not value.strip())
+    if empty:
+        raise BadRequest(f"query parameter {empty[0]!r} is empty: leave it out or give it a value")
     return dict(query)
 
 

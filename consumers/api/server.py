@@ -106,7 +106,9 @@ def start_api(
         ),
     )
     writes = Writes(outbox, memory, runtime.steering.get, runtime.steering.set)
-    app = make_app(ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes, reads))
+    evidence = runtime.transcripts.messages
+    ctx = ApiContext(settings, reader, ping, ready, guard, trigger, operator, writes, reads, messages=evidence)
+    app = make_app(ctx)
     loop = asyncio.new_event_loop()
     started = threading.Event()
     failure: list[BaseException] = []

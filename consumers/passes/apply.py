@@ -334,23 +334,36 @@ class _Applier:
         )
 
 
+def _refused_add(snapshot: Snapshot, record: MemoryRecord) -> str | None:
+    if is_injection(record.text):  # data, never a command
+        return f"its text reads like an instruction to the system ({_excerpt(record.text)!r})"
+    if record.memory_id in snapshot.foreign_evidence_adds:  # as the stream worker dead-letters it
+        return (
+            f"it cites messages that are not this scope's ({sorted(record.evidence_message_ids)[:5]}): "
+            "evidence is never borrowed from another scope"
+        )
+    return None
+
+
 def apply_inputs(snapshot: Snapshot) -> Candidate:
     """The snapshot's memories with what agents and operators sent since the last pass: the pending
     memory-adds written (instruction-like ones dropped, noted) and the corrections applied. The
     engine reads memory as this leaves it; its plan is applied on top (`apply_plan`)."""
     applier = _Applier(snapshot, snapshot.job.requested_at)
+    applier.candidate.notes.extend(
+        f"memory-add {add_id} waits in the inbox: it cites a message not indexed yet"
+        for add_id in sorted(snapshot.deferred_add_ids)
+    )
     for add_id in sorted(snapshot.pending_add_ids):
         record = snapshot.memory(add_id)
         if record is None:
             continue
-        if is_injection(record.text):
-            # Data, never a command: not written, and cleared from the inbox with this note.
+        refusal = _refused_add(snapshot, record)
+        if refusal:
+            # Not written, and cleared from the inbox with this note.
             del applier.candidate.records[add_id]
             applier.candidate.dropped_adds.add(add_id)
-            applier.candidate.notes.append(
-                f"memory-add {add_id} not written: its text reads like an instruction "
-                f"to the system ({_excerpt(record.text)!r})"
-            )
+            applier.candidate.notes.append(f"memory-add {add_id} not written: {refusal}")
             continue
         applier.candidate.changes.append(
             Change(

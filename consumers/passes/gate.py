@@ -36,7 +36,7 @@ from consumers.embedding import LocalEmbedder, canonical_tokens
 from consumers.passes.apply import Candidate, Change
 from consumers.passes.privacy import PrivacyFilter
 from consumers.snapshot import Snapshot
-from language.injection import injection_message_ids, is_injection
+from language.injection import is_injection
 from schemas import MemoryRecord
 from schemas.scope import parse_scope
 
@@ -106,7 +106,7 @@ def gate(
     related = _Relatedness(snapshot, embed or LocalEmbedder().embed)
     reasons: list[str] = [f"[{rule}] {detail}" for rule, detail in candidate.violations]
     known_messages = {t.message_id for t in snapshot.transcript}
-    injected = set(injection_message_ids(snapshot.transcript))
+    injected = set(snapshot.injected_message_ids)
     pending_adds = [snapshot.memory(add_id) for add_id in snapshot.pending_add_ids]
     fresh = set(snapshot.new_message_ids) | {
         message for add in pending_adds if add is not None for message in add.evidence_message_ids

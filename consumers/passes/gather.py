@@ -17,8 +17,9 @@ each naming its messages). No motive, no statement and no pending add: nothing t
 and the pass stops before any engine or model is called.
 
 "New to memory" (`is_new`) means no earlier pass read the message and no memory cites it, so a
-replayed or repeated pass finds nothing. Instruction-like messages (prompt injections) are data:
-they are counted, never read for signal. The patterns are the language layer's
+replayed or repeated pass finds nothing. Instruction-like messages (prompt injections,
+`language.injection`, judged per message in Python on normalised text) are data: they are
+counted, never read for signal. The patterns are the language layer's
 (`language.patterns`), the ones the offline engine's clause classifier (`language.clauses`) uses,
 so the two never disagree about what a correction looks like. Everything runs as column
 expressions; the only Python loops are the light stemmer applied to the distinct words of the
@@ -33,7 +34,7 @@ from consumers.embedding import STOPWORDS, canonical_tokens, stem
 from consumers.signals import Complaint, Signals
 from consumers.snapshot import Snapshot
 from language import patterns
-from language.injection import INJECTION
+from language.injection import is_injection
 from schemas import Motive
 from schemas.jobs import MotiveKind
 
@@ -85,7 +86,8 @@ def transcript_frame(snapshot: Snapshot) -> pl.DataFrame:
 def gather(snapshot: Snapshot) -> Signals:
     pending = tuple(sorted(snapshot.pending_add_ids))
     frame = with_threads(transcript_frame(snapshot))
-    injected = frame.filter((pl.col("role") != "assistant") & pl.col("content").str.contains(INJECTION))
+    # Judged in Python: the text is normalised first (NFKC, invisible characters, confusables).
+    injected = frame.filter(pl.col("message_id").is_in(list(snapshot.injected_message_ids)))
     readable = frame.filter(~pl.col("message_id").is_in(injected["message_id"].implode()))
     fresh = classify_clauses(readable.filter(pl.col("is_new")))  # only new messages carry new signal
 
@@ -143,11 +145,13 @@ def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("clause").str.contains(r"[[:alnum:]]"))
     )
     rows = rows.with_columns(body=strip_lead_ins_column(rows["clause"]))
+    # The injection rules read normalised text (NFKC, invisible characters, confusables): Python.
+    rows = rows.with_columns(pl.Series("injected", [is_injection(body) for body in rows["body"]], dtype=pl.Boolean))
     b = pl.col("body")
     decision = b.str.contains(patterns.DECISION_MARKER)
     first_word = b.str.extract(patterns.FIRST_WORD, 1).str.to_lowercase()
     kind = (
-        pl.when(b.str.contains(INJECTION))
+        pl.when(pl.col("injected"))
         .then(pl.lit("injection"))
         .when((b == "") | b.str.contains(patterns.GREETING))
         .then(pl.lit("greeting"))
@@ -178,7 +182,7 @@ def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("fact"))
         .otherwise(pl.lit("other"))
     )
-    return rows.with_columns(kind=kind)
+    return rows.with_columns(kind=kind).drop("injected")
 
 
 def strip_lead_ins_column(clauses: pl.Series) -> pl.Series:

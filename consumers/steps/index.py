@@ -16,7 +16,7 @@ role only to the operator token) or a trusted producer.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, get_args
 
 from prometheus_client import Counter
 
@@ -29,7 +29,7 @@ from plumbing.kafka_io import API_PRODUCER, PRODUCER_HEADER
 from schemas import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.scope import tenant_of
 from schemas.settings import Settings
-from schemas.validation import Kind, Rejected, validate_record
+from schemas.validation import ERROR_TYPES, Kind, Rejected, validate_record
 
 log = logging.getLogger(__name__)
 SKIPPED = Counter(
@@ -37,6 +37,18 @@ SKIPPED = Counter(
     "Input records the consolidation worker did not index, by reason",
     ["kind", "reason"],
 )
+_OWN_REASONS: dict[str, tuple[str, ...]] = {
+    "memory-adds": ("protected_ignored",),
+    "control": ("operator_ignored",),
+}
+"""Reasons of this step's own, beside the validator's `ERROR_TYPES`."""
+
+
+def declare_skipped() -> None:
+    """Every (kind, reason) series at 0 from the start."""
+    for kind in get_args(Kind):
+        for reason in (*ERROR_TYPES, *_OWN_REASONS.get(kind, ())):
+            SKIPPED.labels(kind, reason)
 
 
 def _producer(msg: Any) -> str | None:
@@ -52,6 +64,7 @@ class IndexStep:
         self._settings = settings
         self._runtime = runtime
         self._retrier = retrier
+        declare_skipped()
         topics = settings.topics
         self._kinds: dict[str, Kind] = {
             topics.turns: "turns",

@@ -28,6 +28,19 @@ TRANSIENT_ERRORS = Counter(
 )
 
 
+OPERATIONS = {
+    "kafka": ("consume", "commit offsets", "read committed offset", "deliver audit events"),
+    "qdrant": ("index", "dream pass", "mark job published", "forget"),
+}
+"""The (resource, operation) pairs the consolidation worker retries, exported at 0 from the start."""
+
+
+def declare_transient_series() -> None:
+    for resource, operations in OPERATIONS.items():
+        for operation in operations:
+            TRANSIENT_ERRORS.labels(resource, operation)
+
+
 class GaveUp(RuntimeError):
     """A transient error lasted longer than the policy allows."""
 

@@ -28,6 +28,8 @@ GenerationStatus = Literal["active", "retired", "quarantined", "rejected"]
 _KW = models.PayloadSchemaType.KEYWORD
 _INT = models.PayloadSchemaType.INTEGER
 _APPLIED_JOBS_KEPT = 500
+_GENERATION_STATUS = "state.generations[].status"
+"""The pointer payload's path to each kept generation's status (indexed: review queries filter on it)."""
 
 
 class OperatorDecision(BaseModel):
@@ -135,10 +137,13 @@ class MemoryStore:
         self._pending = pending
         self._evidence_vectors = evidence_vectors
         self._generations = GenerationsCache()
+        self.on_state: Callable[[str, ScopeState | None], None] | None = None
+        """Told of every pointer this store writes (and, with None, of one `forget` deleted): the
+        awaiting-review gauge keeps in step through it (`consumers/awaiting_review.py`)."""
         self.memories = f"{prefix}_memories"
         self.scopes = f"{prefix}_scopes"
         ensure_collection(client, self.memories, dims, {"tenant": _KW, "scope": _KW, "generation": _INT, "status": _KW})
-        ensure_collection(client, self.scopes, None, {"tenant": _KW, "scope": _KW})
+        ensure_collection(client, self.scopes, None, {"tenant": _KW, "scope": _KW, _GENERATION_STATUS: _KW})
 
     # --- the pointer
     def state(self, scope: str) -> ScopeState:
@@ -156,12 +161,38 @@ class MemoryStore:
         self._client.upsert(
             self.scopes, [models.PointStruct(id=point_id("scope", state.scope), vector={}, payload=payload)], wait=True
         )
+        if self.on_state is not None:
+            self.on_state(state.scope, state)
+
+    def pointer_deleted(self, scope: str) -> None:
+        """`forget` deleted the scope's pointer (consumers/forget.py)."""
+        if self.on_state is not None:
+            self.on_state(scope, None)
 
     def scopes_known(self, tenant: str | None = None) -> list[str]:
         flt = None
         if tenant:
             flt = models.Filter(must=[models.FieldCondition(key="tenant", match=models.MatchValue(value=tenant))])
         return sorted(payload_of(r)["scope"] for r in scroll_all(self._client, self.scopes, flt))
+
+    def tenants_known(self) -> set[str]:
+        """Every tenant with a pointer (read once, when a worker starts)."""
+        return {str(payload_of(r)["tenant"]) for r in scroll_all(self._client, self.scopes, None)}
+
+    def awaiting_review(self, tenant: str | None = None) -> dict[str, tuple[str, int]]:
+        """scope -> (tenant, quarantined generations) for every scope (of `tenant`) holding a
+        generation that waits for review. One filtered read of the pointers, on the indexed
+        status of their generations: it costs the scopes waiting, not the fleet."""
+        waiting = models.FieldCondition(key=_GENERATION_STATUS, match=models.MatchValue(value="quarantined"))
+        conditions: list[models.Condition] = [waiting]
+        if tenant:
+            conditions.append(models.FieldCondition(key="tenant", match=models.MatchValue(value=tenant)))
+        found = {}
+        for r in scroll_all(self._client, self.scopes, models.Filter(must=conditions)):
+            payload = payload_of(r)
+            count = sum(1 for g in payload["state"]["generations"] if g["status"] == "quarantined")
+            found[str(payload["scope"])] = (str(payload["tenant"]), count)
+        return found
 
     # --- reading
     def generation_records(self, scope: str, generation: int) -> list[MemoryRecord]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +68,25 @@ class TranscriptStore:
         self._client.upsert(self.transcripts, points, wait=True)
         for scope in {t.scope for t, _ in turns}:
             self._vectors.pop(scope, None)
+
+    def messages(self, scope: str, message_ids: Sequence[str]) -> dict[str, ConversationTurn]:
+        """The scope's indexed messages among `message_ids`, by id (point ids derive from the scope,
+        so another scope's message of the same id is never found)."""
+        if not message_ids:
+            return {}
+        ids = [point_id("turn", scope, m) for m in dict.fromkeys(message_ids)]
+        found = self._client.retrieve(self.transcripts, ids=ids, with_payload=True)
+        turns = (ConversationTurn.model_validate(payload_of(p)["turn"]) for p in found)
+        return {t.message_id: t for t in turns if t.scope == scope}
+
+    def unknown_messages(self, scope: str, message_ids: Collection[str]) -> set[str]:
+        """Those of `message_ids` that are not messages of this scope (point ids derive from the
+        scope, so another scope's message with the same id is not found either)."""
+        if not message_ids:
+            return set()
+        wanted = {point_id("turn", scope, m): m for m in message_ids}
+        found = {str(p.id) for p in self._client.retrieve(self.transcripts, ids=list(wanted), with_payload=False)}
+        return {m for pid, m in wanted.items() if pid not in found}
 
     def window(self, scope: str, limit: int) -> list[tuple[ConversationTurn, int]]:
         """The scope's most recent `limit` messages with their offsets, oldest first."""

@@ -253,6 +253,11 @@ def test_unknown_or_repeated_query_parameters_are_400(served):
     assert status == 400 and "unknown query parameter 'tenant[]'" in body["error"]
     status, body = call(f"{server.url}/scopes?tenant=acme&tenant=globex")
     assert status == 400 and "more than once" in body["error"]
+    for empty in ("tenant=", "tenant=%20"):  # issue 17: `?tenant=` listed every tenant's scopes
+        status, body = call(f"{server.url}/scopes?{empty}")
+        assert status == 400 and "'tenant' is empty" in body["error"], body
+    status, body = call(f"{server.url}/scopes/{SCOPE}/memories?limit=")
+    assert status == 400 and "'limit' is empty" in body["error"]
     status, body = call(f"{server.url}/scopes/{SCOPE}/memories?q=blue")
     assert status == 400 and "'q'" in body["error"], "?q= on the list is no longer silently ignored"
     status, body = call(f"{server.url}/scopes/{SCOPE}/diary?limit=3")

@@ -373,6 +373,20 @@ def test_errors_are_one_line_and_a_non_zero_exit(dreamed, tmp_path):
         "dreamstream kafka topics",
     )
     one_line_error(cli(s, "trigger", "not/a/scope/at/all"), "three parts")
+    # issue 17: each of these printed a traceback (or nothing) before
+    wrong_count = {"DREAMSTREAM_PARTITIONS": str(s.partitions + 4)}
+    for args in (("forget", AVA, "--no-wait"), ("trigger", AVA)):
+        one_line_error(cli(s, *args, env=wrong_count), f"has {s.partitions} partitions but the settings say")
+    one_line_error(cli(s, "forget", "acme/../globex"), "agent part '..'")
+    one_line_error(
+        cli(s, "settings", "show", env={"DREAMSTREAM_TENANT_POLICIES": '{"acme": {idle_s: 60}'}),
+        "invalid settings",
+        "tenant_policies",
+        "Expecting property name",
+    )
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n  \n")
+    one_line_error(cli(s, "replay", str(empty)), f"no events in {empty}")
 
 
 # --- operator decisions (they change the store: last)
@@ -483,6 +497,8 @@ def test_version_and_settings_show_with_secrets_masked(dreamed):
         "DREAMSTREAM_API_TOKEN is set but empty",
     )
     one_line_error(cli(dreamed.settings, "settings", "show", env={"DREAMSTREAM_API_TOKEN": "short"}), "too short")
+    weak = {"DREAMSTREAM_API_TOKEN": "0" * 16}
+    one_line_error(cli(dreamed.settings, "settings", "show", env=weak), "too easy to guess")
 
 
 def test_workers_create_their_home_and_check_the_engine_before_starting(dreamed, tmp_path):

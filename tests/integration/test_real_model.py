@@ -86,7 +86,9 @@ def test_a_pass_through_the_pipeline_on_a_real_model(model_server, kafka_bootstr
         assert all(set(m.evidence_message_ids) <= known for m in records if m.origin == "transcript")
     # The diary holds what the model cost, as the server's tokenizer counted it.
     assert entry.model_calls >= 1 and entry.prompt_tokens > 1_000 and entry.completion_tokens > 0
-    assert entry.model_seconds > 0 and any("structured output" in n for n in entry.notes)
+    assert entry.model_seconds > 0
+    if outcome.status != "failed":  # the engine's closing note names the output mode; a failed pass says why instead
+        assert any("structured output" in n for n in entry.notes)
     assert int(model_server.health()["served"]) >= entry.model_calls
 
 

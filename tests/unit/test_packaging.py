@@ -110,3 +110,13 @@ def test_every_package_the_runtime_imports_is_declared_with_a_lower_bound() -> N
     assert undeclared == [], "imported by the runtime but not declared in pyproject.toml"
     unbounded = [str(r) for r in declared.values() if not {s.operator for s in r.specifier} & {">=", ">", "~=", "=="}]
     assert unbounded == [], "every runtime dependency needs a lower bound"
+
+
+def test_every_file_of_the_review_page_is_package_data() -> None:
+    """The wheel (and so the image) carries the page only through these globs: a new kind of file
+    under consumers/api/ui/ must be added to them, or /ui/ would miss it once installed."""
+    globs = ROOT["tool"]["setuptools"]["package-data"]["consumers.api"]
+    base = REPO / "consumers" / "api"
+    files = sorted(p.relative_to(base) for p in (base / "ui").iterdir() if p.is_file())
+    assert files and "ui/index.html" in {str(f) for f in files}
+    assert [f for f in files if not any(f.match(g) for g in globs)] == []

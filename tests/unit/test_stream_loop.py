@@ -7,10 +7,10 @@ import logging
 
 import pytest
 
+from plumbing.broker_health import BrokerHealth, QuietKafkaLog
 from plumbing.kafka_io import DeliveryFailed
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
-from streams.broker_health import BrokerHealth, QuietKafkaLog
 from streams.commits import CommitTracker
 from streams.due_index import DueIndex
 from streams.loop import _scope_of, changelog_key

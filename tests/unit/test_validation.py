@@ -186,9 +186,75 @@ def test_no_nul_character_anywhere():
 
 
 def test_the_slow_path_accepts_what_the_contract_accepts():
-    """A unix timestamp is valid for pydantic, not for the msgspec struct: the contract decides."""
-    result = check("turns", turn(ts=1_776_000_000))
-    assert isinstance(result, Valid) and result.record.ts.year == 2026 and result.event.ts.year == 2026
+    """A record with metadata always takes the slow path: the contract decides, and the fast struct
+    is built from what it accepted."""
+    result = check("turns", turn(metadata={"channel": "web", "score": 0.5}))
+    assert isinstance(result, Valid) and result.record.ts.year == 2026 and result.event.metadata["score"] == 0.5
+
+
+@pytest.mark.parametrize("ts", [1_776_000_000, 1_776_000_000.5, True, ["2026-04-12T11:00:00Z"], {"at": "now"}])
+def test_ts_must_be_a_string(ts):
+    """Lax pydantic would read a number as a unix time; the stream worker's decoder never did."""
+    for kind, payload in (("turns", turn(ts=ts)), ("memory-adds", add(ts=ts)), ("control", control(ts=ts))):
+        r = rejected(kind, payload)
+        assert r.error_type == "schema" and r.reason.startswith("ts:"), r.reason
+
+
+def test_deep_nesting_is_refused_before_any_parser():
+    """Issue 17: 1,000 nested brackets in metadata raised RecursionError out of json.loads and
+    msgspec, in both workers, on every restart."""
+    for depth in (17, 1_000, 100_000):
+        deep = "[" * depth + "]" * depth
+        for kind, payload in (("turns", turn()), ("memory-adds", add()), ("control", control())):
+            value = json.dumps(payload)[:-1] + f', "metadata": {{"x": {deep}}}}}'
+            r = rejected(kind, value.encode(), settings=Settings(partitions=6, max_event_bytes=1 << 20))
+            assert r.error_type == "too_deep" and "deeper than 16 levels" in r.reason, r
+    assert rejected("turns", b"{" * 3_000).error_type == "too_deep"
+    assert rejected("turns", b'{"a":' * 20 + b"1" + b"}" * 20).error_type == "too_deep"
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    from schemas.validation import json_too_deep
+
+    brackets = "[{" * 50 + '\\"' + "]}" * 50
+    result = check("turns", turn(content=f'code: {brackets} and " quotes \\'))
+    assert isinstance(result, Valid), result
+    assert not json_too_deep(b'["' + b"[" * 40 + b'", {"a": ["\\"[[[[[[[[[[[[[[[[[[["]}]')
+    assert json_too_deep(b"[" * 17) and not json_too_deep(b"[" * 16)
+
+
+@pytest.mark.parametrize(
+    "raw, error_type, says",
+    [
+        (b'{"score": NaN}', "not_json", "NaN is not a JSON number"),
+        (b'{"score": Infinity}', "not_json", "Infinity is not a JSON number"),
+        (b'{"score": -Infinity}', "not_json", "-Infinity is not a JSON number"),
+        (b'{"score": 1e999}', "not_json", "out of range"),
+        (b'{"score": -1e400}', "not_json", "out of range"),
+        (b'{"score": ' + b"9" * 5_000 + b"}", "not_json", "digits"),
+        (b'{"note": "a\\u0000b"}', "nul_character", "metadata 'note'"),
+        (b'{"no\\u0000te": "ab"}', "nul_character", "metadata 'no"),
+        (b'{"note": "\\udc00"}', "not_utf8", "metadata.note"),
+        (b'{"note": {"nested": 1}}', "schema", "metadata.note"),
+    ],
+)
+def test_metadata_numbers_must_be_finite_and_strings_free_of_nul(raw, error_type, says):
+    for kind, payload in (("turns", turn()), ("memory-adds", add())):
+        value = json.dumps(payload)[:-1].encode() + b', "metadata": ' + raw + b"}"
+        r = rejected(kind, value, settings=Settings(partitions=6, max_event_bytes=16_384))
+        assert r.error_type == error_type and says in r.reason, r
+
+
+def test_an_unexpected_error_inside_the_validator_is_a_verdict_not_a_crash(monkeypatch, caplog):
+    validator = Validator(SETTINGS)
+
+    def broken(*_args):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(validator, "_placement", broken)
+    r = validator.validate("turns", KEY, json.dumps(turn()).encode(), HOME)
+    assert isinstance(r, Rejected) and r.error_type == "validator_error" and "KeyError" in r.reason
+    assert "the validator failed" in caplog.text
 
 
 @pytest.mark.parametrize(

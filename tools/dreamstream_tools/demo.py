@@ -60,13 +60,17 @@ def broker_configured() -> bool:
     return bool(os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or os.environ.get("DREAMSTREAM_KAFKA_BOOTSTRAP_SERVERS"))
 
 
-def run_demo(base: Settings, event_files: list[Path], timeout_s: float = 240.0, say=print) -> DemoResult:
+def run_demo(
+    base: Settings, event_files: list[Path], timeout_s: float = 240.0, say=print, kafka_port: int = 9092
+) -> DemoResult:
     started_broker = False
     if not broker_configured():
-        running = local_kafka.status(base.home, 9092)["running"]
+        running = local_kafka.status(base.home, kafka_port)["running"]
         say("starting the local Kafka broker…" if not running else "using the local Kafka broker")
-        local_kafka.start(base.home, 9092)
+        # A broker this run starts is stopped however the run ends (atexit, SIGTERM, ^C).
+        local_kafka.start(base.home, kafka_port, stop_at_exit=True)
         started_broker = not running
+        base = base.model_copy(update={"kafka_bootstrap_servers": f"{local_kafka.HOST}:{kafka_port}"})
     settings = demo_settings(base, uuid.uuid4().hex[:8])
     shutil.rmtree(settings.home, ignore_errors=True)
     settings.home.mkdir(parents=True)
@@ -95,7 +99,7 @@ def run_demo(base: Settings, event_files: list[Path], timeout_s: float = 240.0, 
         return DemoResult(memories, audit)
     finally:
         if started_broker:
-            local_kafka.stop(base.home, port=9092)
+            local_kafka.stop(base.home, port=kafka_port)
 
 
 def render(result: DemoResult) -> str:

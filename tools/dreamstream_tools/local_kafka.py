@@ -4,6 +4,14 @@ Steps follow the Kafka 4.x "standalone controller" docs: fetch the broker jars f
 with the pom shipped beside this module, write `server.properties`, format storage once with
 `--standalone`, start `kafka.Kafka` detached, wait until a metadata request answers.
 
+Which process is the broker is decided on the process this module started (`broker_process`):
+its pid and its start time go to the pid file as it is launched, and a broker is "ours" while a
+process with that pid and that start time lives; never on a read of a command line (a process
+that has not exec'd java yet shows the launcher's). Ready means the port answers
+a Kafka metadata request, within the timeout; if the broker we started exits first, or does not
+answer in time, it is stopped before the error is raised. `start(..., stop_at_exit=True)` also
+stops it when this process ends: normally, by an exception, or by SIGTERM/SIGHUP (the demo).
+
 Layout under `<home>/kafka/`:
 
     libs-<pom digest>/        broker jars (a changed pom gets a fresh directory)
@@ -15,18 +23,19 @@ Layout under `<home>/kafka/`:
 from __future__ import annotations
 
 import argparse
+import atexit
 import base64
 import contextlib
 import fcntl
 import hashlib
 import json
 import logging
-import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -36,6 +45,8 @@ from pathlib import Path
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
+
+from dreamstream_tools.broker_process import PidFileError, PidRecord, alive, launch, read_pid, send, wait_gone
 
 HOST = "127.0.0.1"
 POM_RESOURCE = "kafka_pom.xml"
@@ -239,38 +250,25 @@ def _run_java(libs: Path, args: list[str], what: str) -> None:
 # --- processes
 
 
-def _read_pid(paths: _BrokerPaths) -> int | None:
+def _read_pid(paths: _BrokerPaths) -> PidRecord | None:
     try:
-        return int(paths.pid_file.read_text().strip())
-    except FileNotFoundError:
-        return None
-    except ValueError:
-        raise LocalKafkaError(f"{paths.pid_file} does not hold a process id; delete it") from None
+        return read_pid(paths.pid_file)
+    except PidFileError as err:
+        raise LocalKafkaError(str(err)) from None
 
 
-def _is_our_broker(pid: int, paths: _BrokerPaths) -> bool:
-    """True while `pid` is a live broker started with this port's config (guards against pid reuse)."""
-    proc = Path(f"/proc/{pid}")
-    if Path("/proc/self").exists():
-        try:
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except (FileNotFoundError, ProcessLookupError):
-            return False  # no such process (or it exited while we looked)
-        return state not in ("Z", "X") and "kafka.Kafka" in cmdline and str(paths.properties) in cmdline
-    # No /proc (macOS): ask ps.
-    result = subprocess.run(["ps", "-o", "stat=,args=", "-p", str(pid)], capture_output=True, text=True)
-    line = result.stdout.strip()
-    return bool(line) and not line.startswith("Z") and "kafka.Kafka" in line and str(paths.properties) in line
+def _alive(record: PidRecord, paths: _BrokerPaths) -> bool:
+    # A pid file from before start times were recorded: the broker's command line names its config.
+    return alive(record, legacy_marker=str(paths.properties))
 
 
 def _running_pid(paths: _BrokerPaths) -> int | None:
     """The broker's pid if it is running; a stale pid file is removed."""
-    pid = _read_pid(paths)
-    if pid is None:
+    record = _read_pid(paths)
+    if record is None:
         return None
-    if _is_our_broker(pid, paths):
-        return pid
+    if _alive(record, paths):
+        return record.pid
     paths.pid_file.unlink(missing_ok=True)
     return None
 
@@ -282,29 +280,10 @@ def _port_open(port: int) -> bool:
 
 
 def _launch(paths: _BrokerPaths, libs: Path, heap: str) -> int:
-    """Start the broker detached: own session, stdin closed, output appended to broker.log.
-
-    The shell backgrounds java and exits at once, so the broker is not our child: it outlives this
-    process and never lingers as our zombie. The shell writes java's pid to the pid file.
-    """
     java = _java_command(libs, heap, paths) + ["kafka.Kafka", str(paths.properties)]
-    paths.pid_file.unlink(missing_ok=True)
     with paths.log_file.open("ab") as log:
         log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting Kafka on {paths.bootstrap}\n".encode())
-        log.flush()
-        subprocess.run(
-            ["sh", "-c", '"$@" & echo $! >"$DREAMSTREAM_KAFKA_PID_FILE"', "sh", *java],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, "DREAMSTREAM_KAFKA_PID_FILE": str(paths.pid_file)},
-            check=True,
-        )
-    pid = _read_pid(paths)
-    if pid is None:
-        raise LocalKafkaError(f"the broker launcher did not write {paths.pid_file}; see {paths.log_file}")
-    return pid
+    return launch(java, paths.log_file, paths.pid_file)
 
 
 def _metadata_answers(bootstrap: str) -> bool:
@@ -320,8 +299,9 @@ def _metadata_answers(bootstrap: str) -> bool:
 
 def _wait_ready(paths: _BrokerPaths, pid: int, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
+    record = _read_pid(paths) or PidRecord(pid, None)
     while time.monotonic() < deadline:
-        if not _is_our_broker(pid, paths):
+        if not _alive(record, paths):
             raise LocalKafkaError(
                 f"Kafka on {paths.bootstrap} exited during startup; end of {paths.log_file}:\n"
                 + _tail(paths.log_file.read_text(errors="replace"))
@@ -349,13 +329,50 @@ def start(
     controller_port: int | None = None,
     heap: str = "512m",
     timeout_s: float = 90,
+    stop_at_exit: bool = False,
 ) -> LocalBroker:
     """Start a broker on 127.0.0.1:`port` (controller on `port + 1` by default), or return the one
-    already running there from this home. Blocks until it answers metadata requests."""
+    already running there from this home. Blocks until it answers metadata requests.
+
+    `stop_at_exit`: a broker this call launched is stopped when this process ends (atexit, and
+    SIGTERM/SIGHUP turned into a normal exit); one that was running already is left alone."""
     home = Path(home).expanduser().resolve()
     paths = _paths(home, port)
     with _port_lock(paths):
-        return _start_locked(home, paths, controller_port, heap, timeout_s)
+        running = _running_pid(paths) is not None
+        broker = _start_locked(home, paths, controller_port, heap, timeout_s)
+    if stop_at_exit and not running:
+        _stop_when_this_process_ends(paths)
+    return broker
+
+
+_OWNED: dict[int, _BrokerPaths] = {}
+_EXIT_HOOKS = threading.Lock()
+
+
+def _stop_when_this_process_ends(paths: _BrokerPaths) -> None:
+    with _EXIT_HOOKS:
+        if not _OWNED:
+            atexit.register(_stop_owned)
+            if threading.current_thread() is threading.main_thread():
+                for signum in (signal.SIGTERM, signal.SIGHUP):
+                    if signal.getsignal(signum) in (signal.SIG_DFL, None):
+                        signal.signal(signum, _exit_on_signal)
+        _OWNED[paths.port] = paths
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    # A normal exit: `finally` blocks and atexit run, so what this process started is stopped.
+    sys.exit(128 + signum)
+
+
+def _stop_owned() -> None:
+    for port, paths in list(_OWNED.items()):
+        try:
+            _stop_one(paths, timeout_s=30)
+        except LocalKafkaError as err:
+            print(f"error: stopping the Kafka broker on port {port}: {err}", file=sys.stderr)
+        _OWNED.pop(port, None)
 
 
 @contextlib.contextmanager
@@ -386,8 +403,8 @@ def _start_locked(
         pid = _launch(paths, libs, heap)
         try:
             _wait_ready(paths, pid, timeout_s)
-        except LocalKafkaError:
-            _stop_one(paths, timeout_s=10)  # don't leave a half-started broker behind
+        except BaseException:
+            _stop_one(paths, timeout_s=10)  # don't leave a half-started broker behind (^C included)
             raise
     else:
         _wait_ready(paths, pid, timeout_s)
@@ -396,30 +413,20 @@ def _start_locked(
 
 def _stop_one(paths: _BrokerPaths, timeout_s: float) -> bool:
     """Stop the broker of one port dir; False when none was running."""
-    pid = _running_pid(paths)
-    if pid is None:
+    record = _read_pid(paths)
+    if record is None or not _alive(record, paths):
+        paths.pid_file.unlink(missing_ok=True)
+        _OWNED.pop(paths.port, None)
         return False
-    _signal(pid, signal.SIGTERM)  # controlled shutdown: flushes logs, closes the quorum cleanly
-    if not _wait_gone(pid, paths, timeout_s):
-        _signal(pid, signal.SIGKILL)
-        if not _wait_gone(pid, paths, 10):
-            raise LocalKafkaError(f"Kafka pid {pid} survived SIGKILL; see {paths.log_file}")
+    marker = str(paths.properties)
+    send(record.pid, signal.SIGTERM)  # controlled shutdown: flushes logs, closes the quorum cleanly
+    if not wait_gone(record, marker, timeout_s):
+        send(record.pid, signal.SIGKILL)
+        if not wait_gone(record, marker, 10):
+            raise LocalKafkaError(f"Kafka pid {record.pid} survived SIGKILL; see {paths.log_file}")
     paths.pid_file.unlink(missing_ok=True)
+    _OWNED.pop(paths.port, None)
     return True
-
-
-def _signal(pid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError):  # it exited on its own meanwhile: that's the goal
-        os.kill(pid, signum)
-
-
-def _wait_gone(pid: int, paths: _BrokerPaths, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not _is_our_broker(pid, paths):
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def _port_dirs(home: Path) -> list[_BrokerPaths]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from prometheus_client import start_http_server
 from pydantic import BaseModel, SecretStr
+from qdrant_client import QdrantClient
 
 from consumers.runtime import Runtime, open_runtime
 from consumers.worker import ConsolidationWorker
@@ -68,8 +69,16 @@ def start_stream_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
 
 
 class LocalPipeline:
-    def __init__(self, settings: Settings, stream_log: Path | None = None, stream_metrics_port: int = 0) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        stream_log: Path | None = None,
+        stream_metrics_port: int = 0,
+        client: QdrantClient | None = None,
+    ) -> None:
+        """`client`: an open Qdrant client to share (two deployments on one embedded store)."""
         self.settings = settings
+        self._client = client
         # Both workers run on this machine: the stream worker needs a metrics port of its own.
         self._stream_settings = settings.model_copy(update={"metrics_port": stream_metrics_port})
         self.topics = settings.topics
@@ -85,7 +94,7 @@ class LocalPipeline:
     # --- lifecycle
     def start(self) -> LocalPipeline:
         self._start_stream_worker()
-        self.runtime = open_runtime(self.settings)
+        self.runtime = open_runtime(self.settings, client=self._client)
         if self.settings.metrics_port:
             start_http_server(self.settings.metrics_port, addr=self.settings.metrics_host)
         self._worker = ConsolidationWorker(self.settings, self.runtime)

@@ -25,7 +25,7 @@ from consumers.engine.llm.context import PromptContext, PromptLimits
 from consumers.engine.llm.merge import ChunkPlan, merge_plans, scoped_refs
 from consumers.engine.llm.parse import InvalidReply, parse_plan
 from consumers.engine.llm.prompt import ChatMessage, build_messages, repair_messages
-from consumers.engine.llm.schema import response_format
+from consumers.engine.llm.schema import TOKENS_PER_ACTION, response_format
 from consumers.engine.offline.verifier import verify_claims
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
@@ -166,6 +166,10 @@ class LlmEngine:
                 f"part {context.part}: first reply unusable ({first_problem}); asked the model once to repair it"
             )
             bad, problem = reply.content or "", str(first_problem)
+            if reply.finish_reason == "length":  # cut off: ask for room for one action, which the grammar can close
+                schema = response_format(
+                    context.memory_ids, shown_messages, min(TOKENS_PER_ACTION, self._budget.reply_tokens)
+                )
             reply = self._client.complete(
                 lambda structured: repair_messages(messages(structured), bad, problem), schema, spend
             )

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from consumers.engine.base import EngineError
 from schemas import ActionPlan, ArchiveAction, CreateAction, MergeAction, SupersedeAction, UpdateAction
 from schemas.actions import MemoryAction
+from schemas.validation import MAX_JSON_DEPTH, json_too_deep
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 _MAX_ERRORS_REPORTED = 5
@@ -64,6 +65,8 @@ def _json_object(reply: ModelReply) -> dict[str, Any]:
     text = (reply.content or "").strip()
     if fenced := _FENCE.match(text):  # some models wrap JSON in a code fence despite being told not to
         text = fenced.group(1).strip()
+    if json_too_deep(text.encode("utf-8", "surrogatepass")):  # json.loads would raise RecursionError
+        raise InvalidReply(f"reply nests JSON deeper than {MAX_JSON_DEPTH} levels")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
@@ -73,6 +76,8 @@ def _json_object(reply: ModelReply) -> dict[str, Any]:
             raise InvalidReply(
                 f"reply is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}{cut_off}"
             ) from err
+    except ValueError as err:  # an integer of over 4,300 digits
+        raise InvalidReply(f"reply is not valid JSON: {err}") from err
     if not isinstance(data, dict):
         raise InvalidReply(f"reply is JSON but a {type(data).__name__}, not an object with an 'actions' list")
     if "refusal" in data and "actions" not in data:
@@ -87,7 +92,7 @@ def _object_inside_prose(text: str) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON, or an integer of over 4,300 digits
         return None
     return data if isinstance(data, dict) else None
 

@@ -36,7 +36,7 @@ from consumers.engine.offline.verifier import verify_claims
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from consumers.signals import Signals
 from consumers.snapshot import Snapshot
-from language.injection import injection_message_ids, injection_note
+from language.injection import injection_note
 from schemas import ActionPlan, ConversationTurn
 
 MOTIVE_MEMORY_CONFIDENCE = 0.6
@@ -64,7 +64,7 @@ class OfflineEngine:
         notes: list[str] = []
         turns = self._own_turns(snapshot, notes)
         consumed = self._consumed_messages(snapshot, turns)
-        injected = frozenset(injection_message_ids(turns))
+        injected = snapshot.injected_message_ids
         notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
         readable = [t for t in turns if t.message_id not in injected]
         roles = read_roles(snapshot.scope, readable, self.assistant_roles)

@@ -37,7 +37,6 @@ from consumers.engine.offline.duplicates import is_duplicate
 from consumers.engine.offline.slots import Embed, SlotReader
 from consumers.engine.offline.working_set import WorkingSet, newest_evidence_ts
 from consumers.snapshot import Snapshot
-from language.injection import is_injection
 from language.person import detect_user_name
 from language.speakers import participants
 from schemas import ArchiveAction, ConversationTurn, CreateAction, MemoryRecord, SupersedeAction
@@ -55,7 +54,7 @@ class _Verifier:
         own = [t for t in snapshot.transcript if t.scope == snapshot.scope]
         self.turns = {t.message_id: t for t in own}
         self.message_ts = {t.message_id: t.ts for t in own}
-        self.readable = {t.message_id for t in own if not (t.role != "assistant" and is_injection(t.content))}
+        self.readable = {t.message_id for t in own if t.message_id not in snapshot.injected_message_ids}
         self.answered = _answered_turns(own)
         self.user_name = detect_user_name(t.content for t in own if t.role == "user" and t.message_id in self.readable)
         self.newest_user_ts = max((t.ts for t in own if t.role == "user"), default=None)

@@ -3,8 +3,9 @@ the lookups over rendered objects. The tests lint, render and validate the chart
 
 helm-python-sdk binds Helm's Go SDK (a shared library inside the wheel), so no helm binary and no
 cluster are needed; kubernetes-validate checks every rendered object against the Kubernetes
-1.30 OpenAPI schemas in strict mode (unknown fields are errors). The ServiceMonitor is a CRD those
-schemas do not know, so its structure is checked with plain asserts instead.
+1.30 OpenAPI schemas in strict mode (unknown fields are errors). The custom resources
+(PrometheusRule, ServiceMonitor, ScaledObject) are checked against their CRDs' schemas, shipped in
+`crds/` (`crd_schemas.py`), just as strictly.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ CONSUMER_METRICS = (
     "dreamstream_model_cost_usd_total",
     "dreamstream_quarantines_total",
     "dreamstream_rollbacks_total",
+    "dreamstream_generations_awaiting_review",
 )
 SECRET_ENV = ("DREAMSTREAM_LLM_API_KEY", "DREAMSTREAM_QDRANT_API_KEY", "DREAMSTREAM_KAFKA_SASL_PASSWORD")
 
@@ -105,6 +107,17 @@ def settings_from(data: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Sett
     for name, value in data.items():
         monkeypatch.setenv(name, value)
     return Settings()
+
+
+def check_custom_resource(doc: dict[str, Any]) -> None:
+    """A rendered custom resource against its CRD's schema; fails naming every wrong field."""
+    from tests.unit.helm.crd_schemas import crd_errors
+
+    errors = crd_errors(doc)
+    assert not errors, f"{doc['kind']}/{doc['metadata']['name']}: " + "; ".join(errors)
+    assert doc["metadata"].get("namespace") == NAMESPACE, doc["metadata"]
+    if doc["kind"] == "ServiceMonitor":
+        check_service_monitor(doc)
 
 
 def check_service_monitor(doc: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from tests.unit.helm.rendering import (
     CHART,
     CHART_SET,
     CONSUMER_METRICS,
+    CRDS,
     DASHBOARD,
     KUBE_VERSION,
     NAMESPACE,
@@ -20,7 +21,7 @@ from tests.unit.helm.rendering import (
     REQUIRED,
     SECRET_ENV,
     STREAM_METRICS,
-    check_service_monitor,
+    check_custom_resource,
     deployments_by_component,
     helm,
     kubernetes_validate,
@@ -49,8 +50,8 @@ def test_every_manifest_is_valid_kubernetes(which: str, request: pytest.FixtureR
     kinds = sorted(doc["kind"] for doc in docs)
     assert kinds.count("Deployment") == 2 and kinds.count("PodDisruptionBudget") == 2
     for doc in docs:
-        if doc["kind"] == "ServiceMonitor":
-            check_service_monitor(doc)
+        if doc["kind"] in CRDS:
+            check_custom_resource(doc)
             continue
         try:
             kubernetes_validate.validate(doc, KUBE_VERSION, strict=True)

@@ -3,10 +3,12 @@ TLS and the NetworkPolicy."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 
+from tests.unit.helm.crd_schemas import crd_errors
 from tests.unit.helm.rendering import (
     CHART,
     CRDS,
@@ -15,6 +17,7 @@ from tests.unit.helm.rendering import (
     NAMESPACE,
     RELEASE,
     REQUIRED,
+    check_custom_resource,
     deployments_by_component,
     helm,
     kubernetes_validate,
@@ -128,8 +131,44 @@ def test_everything_on_lints_and_validates(chart, everything_docs) -> None:
     assert {"PrometheusRule", "ScaledObject", "NetworkPolicy"} <= set(kinds) and kinds.count("Service") == 3
     for doc in everything_docs:
         if doc["kind"] in CRDS:
-            continue  # custom resources: checked below
-        kubernetes_validate.validate(doc, KUBE_VERSION, strict=True)
+            check_custom_resource(doc)
+        else:
+            kubernetes_validate.validate(doc, KUBE_VERSION, strict=True)
+    assert sorted(d["kind"] for d in everything_docs if d["kind"] in CRDS) == [
+        "PrometheusRule",
+        "ScaledObject",
+        "ServiceMonitor",
+        "ServiceMonitor",
+    ]
+
+
+def test_the_crd_check_refuses_what_the_api_server_would(everything_docs) -> None:
+    """The same custom resources with one mistake each: an unknown field, a number where the CRD
+    wants a string, a duration Prometheus cannot read, a missing required field."""
+    (rule,) = of_kind(everything_docs, "PrometheusRule").values()
+    (scaled,) = of_kind(everything_docs, "ScaledObject").values()
+    monitor = next(iter(of_kind(everything_docs, "ServiceMonitor").values()))
+    cases = [
+        (rule, ["spec", "groups", 0, "rules", 0, "for"], "15 minutes", "does not match"),
+        (rule, ["spec", "groups", 0, "rules", 0, "severity"], "warning", "'severity' was unexpected"),
+        (scaled, ["spec", "triggers", 0, "metadata", "threshold"], 1000, "is not of type 'string'"),
+        (scaled, ["spec", "scaleTargetRef"], None, "'scaleTargetRef' is a required property"),
+        (monitor, ["spec", "endpoints", 0, "scheme"], "ftp", "is not one of"),
+        (monitor, ["metadata", "labels", "release"], "kube prometheus", "does not match"),
+    ]
+    for doc, path, value, message in cases:
+        broken = copy.deepcopy(doc)
+        *parents, last = path
+        node = broken
+        for part in parents:
+            node = node[part]
+        if value is None:
+            del node[last]
+        else:
+            node[last] = value
+        errors = crd_errors(broken)
+        assert any(message in e for e in errors), (path, errors)
+        assert not crd_errors(doc)
 
 
 def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secret(
@@ -156,8 +195,8 @@ def test_the_api_is_served_by_the_consolidation_workers_with_a_token_from_a_secr
         {
             "DREAMSTREAM_API_HOST": "0.0.0.0",
             "DREAMSTREAM_API_PORT": "8080",
-            "DREAMSTREAM_API_TOKEN": "t" * 32,
-            "DREAMSTREAM_API_OPERATOR_TOKEN": "o" * 32,
+            "DREAMSTREAM_API_TOKEN": "token-from-the-secret-0123456789",
+            "DREAMSTREAM_API_OPERATOR_TOKEN": "operator-token-from-its-secret-42",
             "DREAMSTREAM_KAFKA_SASL_PASSWORD": "x",
         }
     )
@@ -215,6 +254,7 @@ def test_alert_rules_cover_lag_failures_dead_letters_quarantines_and_workers_dow
         "DreamstreamPassesFailing",
         "DreamstreamDeadLetters",
         "DreamstreamQuarantineWaiting",
+        "DreamstreamReviewOverdue",
         "DreamstreamWorkerDown",
     }
     for name, r in rules.items():
@@ -225,7 +265,11 @@ def test_alert_rules_cover_lag_failures_dead_letters_quarantines_and_workers_dow
     assert "dreamstream_consumer_lag" in rules["DreamstreamLagGrowing"]["expr"]
     assert 'outcome="skipped"' in rules["DreamstreamFailureGateTripping"]["expr"]
     assert "dreamstream_dead_letters_total" in rules["DreamstreamDeadLetters"]["expr"]
-    assert "dreamstream_quarantines_total" in rules["DreamstreamQuarantineWaiting"]["expr"]
+    # What waits now (a gauge that drops with the decision), not a counter's increase over an hour.
+    for name in ("DreamstreamQuarantineWaiting", "DreamstreamReviewOverdue"):
+        expr = rules[name]["expr"]
+        assert "max by (tenant) (dreamstream_generations_awaiting_review" in expr and "increase(" not in expr
+    assert rules["DreamstreamQuarantineWaiting"]["for"] == "5m" and rules["DreamstreamReviewOverdue"]["for"] == "24h"
     # The worker-down rule watches the Services the ServiceMonitors scrape.
     services = [n for n in of_kind(everything_docs, "Service") if n.endswith("-metrics")]
     assert services and all(n.rsplit("-", 2)[0] in rules["DreamstreamWorkerDown"]["expr"] for n in services)

@@ -42,10 +42,13 @@ def runtime(settings: Settings):
 
 @pytest.fixture
 def established(runtime: Runtime, llm: ScriptedLlmServer) -> Feed:
-    """Generation 1 holds the fixture's memory-adds (session 1 read); session 2 is new, unread."""
+    """Generation 1 holds the fixture's memory-adds (session 1 read, and the session-2 message an
+    add cites: an add citing a message not indexed yet would wait); session 2 is new, unread."""
     feed = Feed(runtime, SCOPE, REQUESTED_AT)
-    feed.turns(fixture_turns("ava-s1"))
-    runtime.transcripts.add_pending(fixture_adds())
+    adds = fixture_adds()
+    cited = {m for a in adds for m in a.source_message_ids}
+    feed.turns(fixture_turns("ava-s1") + [t for t in fixture_turns("ava-s2") if t.message_id in cited])
+    runtime.transcripts.add_pending(adds)
     llm.reply(EMPTY_PLAN)
     assert runtime.dream_pass.run(feed.job()).status == "completed"
     feed.turns(fixture_turns("ava-s2"))

@@ -17,7 +17,7 @@ from consumers.runtime import Runtime, make_engine  # noqa: E402
 from consumers.snapshot import Snapshot  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
-from tests.llm_server import ScriptedLlmServer  # noqa: E402
+from tests.llm_server import Reply, ScriptedLlmServer  # noqa: E402
 from tests.unit.feed import Feed
 from tests.unit.llm_engine.support import (
     EMPTY_PLAN,
@@ -246,6 +246,34 @@ def test_repair_call_feeds_the_problem_back_and_applies_the_fix(established: Fee
     assert {m.memory_id: m.text for m in all_records(rt)}["ava-m1"] == "Ava prefers aisle seats"
 
 
+def test_a_reply_cut_off_at_the_token_limit_is_repaired_with_room_for_one_action(
+    established: Feed, llm: ScriptedLlmServer
+):
+    """A grammar-bound local model can still run out of reply tokens (escapes, long texts): the
+    repair call then asks for one action, which fits the reply budget."""
+    rt = established.rt
+    llm.script(Reply('{"actions": [{"kind": "update", "target": "ava-m1", "text": "Ava pref', finish_reason="length"))
+    llm.reply(
+        plan_json(
+            {
+                "kind": "update",
+                "target": "ava-m1",
+                "text": "Ava prefers aisle seats",
+                "evidence_message_ids": ["ava-s2#2"],
+                "rationale": "Ava corrected it",
+            }
+        )
+    )
+
+    result = rt.dream_pass.run(established.job())
+
+    assert result.status == "completed", result.reason
+    first, repair = (llm.requests[0]["response_format"], llm.requests[1]["response_format"])
+    assert first["json_schema"]["schema"]["properties"]["actions"]["maxItems"] > 1
+    assert repair["json_schema"]["schema"]["properties"]["actions"]["maxItems"] == 1
+    assert "cut off" in llm.prompt(1)[-1]["content"]
+
+
 # --- (10) prompt injection: data in the prompt, and the plan it asks for is still checked
 def settings_reply_tokens(runtime: Runtime) -> int:
     return runtime.settings.llm_reply_tokens
@@ -424,6 +452,15 @@ def test_parse_accepts_a_fenced_or_introduced_reply_and_names_a_cut_off_one():
         assert parse_plan(ModelReply(text, "stop"), memory_ids=(), message_ids=()).actions == ()
     with pytest.raises(InvalidReply, match="cut off at the token limit"):
         parse_plan(ModelReply('{"actions": [{"kind": "cre', "length"), memory_ids=(), message_ids=())
+
+
+def test_a_deeply_nested_or_huge_number_reply_is_an_invalid_reply_not_a_crash():
+    """Issue 17: json.loads raises RecursionError at ~1,000 levels and ValueError past 4,300 digits."""
+    for text in ('{"actions": ' + "[" * 1_000 + "]" * 1_000 + "}", '{"actions": [], "n": ' + "9" * 5_000 + "}"):
+        with pytest.raises(InvalidReply, match="deeper than 16 levels|not valid JSON"):
+            parse_plan(ModelReply(text, "stop"), memory_ids=(), message_ids=())
+    with pytest.raises(InvalidReply):
+        parse_plan(ModelReply("Plan: {" + '"n": ' + "9" * 5_000 + "}", "stop"), memory_ids=(), message_ids=())
 
 
 def test_create_ref_may_be_cited_but_not_shadow_a_shown_memory():

@@ -1,6 +1,7 @@
-"""The stream worker while the broker is away: librdkafka's log lines at most once per interval
-(`QuietKafkaLog`), and the attempts counted, logged once per interval and turned into a back-off
-for the loop (`BrokerHealth`)."""
+"""Either worker while the broker is away: librdkafka's log lines at most once per interval
+(`QuietKafkaLog`), and the failed attempts counted, logged once per `broker_retry_log_s` and
+turned into a back-off for the loop (`BrokerHealth`). Both workers give their clients these as
+`logger` and `error_cb`, so an outage reads the same in both logs."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ import logging
 import time
 
 from confluent_kafka import KafkaError
+from prometheus_client import Counter, Gauge
 
 from plumbing.kafka_io import KAFKA_LOG
 from schemas.settings import Settings
-from streams.metrics import KAFKA_CONNECT_FAILURES, KAFKA_UNREACHABLE
 
-log = logging.getLogger("streams.loop")
+log = logging.getLogger("dreamstream.kafka.health")
+
+KAFKA_UNREACHABLE = Gauge("dreamstream_kafka_unreachable", "1 while this worker cannot reach any Kafka broker")
+KAFKA_CONNECT_FAILURES = Counter(
+    "dreamstream_kafka_connect_failures_total", "Failed attempts of this worker to reach Kafka"
+)
 
 _UNREACHABLE = {KafkaError._ALL_BROKERS_DOWN, KafkaError._TRANSPORT, KafkaError._RESOLVE}
 
@@ -55,7 +61,7 @@ class BrokerHealth:
         KAFKA_UNREACHABLE.set(0)
 
     def error(self, err: KafkaError) -> None:
-        """librdkafka's error_cb (both clients)."""
+        """librdkafka's error_cb (every client of the worker)."""
         now = time.monotonic()
         if err.fatal():
             self.fatal = err  # the loop stops at its next turn, uncommitted
