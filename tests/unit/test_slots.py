@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from consumers.embedding.minilm import MiniLMEmbedder
-from consumers.engine.offline.slots import SlotReader, frames, holder, names_in
+from consumers.engine.offline.slots import SlotReader, compounds_of, frames, holder, names_in
 from language.changes import parse_change
 
 
@@ -162,3 +162,17 @@ def test_a_bare_correction_is_judged_by_the_turn_it_answers(slots: SlotReader) -
     assert slots.corrects(change, memory, ["No, aisle, not window.", "I booked you a window seat."], "Ava")
     flat = "Ava's flat has a big window facing the park."
     assert not slots.corrects(change, flat, ["No, aisle, not window.", "I booked you a window seat."], "Ava")
+
+
+def test_the_same_compound_holds_the_old_value_whatever_the_embedder_makes_of_the_rest() -> None:
+    """An embedder with no meaning (the hashing test double) still sees "window seat" in both."""
+    from consumers.embedding import LocalEmbedder
+
+    hashing = SlotReader(lambda texts: LocalEmbedder().embed(list(texts)))
+    said = "Actually I'd like a middle seat, not a window seat."
+    change = parse_change(said)
+    assert change is not None and change.old == "window"
+    assert compounds_of("window", said) == ["window seat"]
+    assert hashing.corrects(change, "The user always reserves a window seat on night trains.", [said])
+    assert not hashing.corrects(change, "The user's office has a window facing the river.", [said])
+    assert compounds_of("good", "I try to see the good instead of the bad.") == []  # a bare value has none

@@ -384,14 +384,32 @@ class SlotReader:
                     if content_words(masked) >= 1:
                         around.append(masked)
         old = change.old.lower().removesuffix("s")
+        compounds = [p for text in context for p in compounds_of(change.old, text)]
         return any(
             f.holder == holder(c)
             and f.holder != old  # "instead of my brother": who did it changed, not what they do
             and not (not reported and other_names(f.names, names_in(c)))
-            and self.cosine(f.masked, c) >= (REPORTED_COSINE if reported else CORRECTION_COSINE)
+            and (
+                any(_holds(f.sentence, p) for p in compounds)
+                or self.cosine(f.masked, c) >= (REPORTED_COSINE if reported else CORRECTION_COSINE)
+            )
             for f in holding
             for c in dict.fromkeys(around)
         )
+
+
+def compounds_of(value: str, text: str) -> list[str]:
+    """The old value with the content word it is a kind of, as `text` says them: "aisle seat, not a
+    window seat" -> "window seat". A memory sentence saying the same compound is about the same
+    thing whatever the embedder makes of the rest ("books a window seat on long flights"); a bare
+    value ("the good instead of the bad") has none."""
+    found = []
+    for match in re.finditer(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text, re.IGNORECASE):
+        following = re.match(r" ([A-Za-z][A-Za-z'-]*)", text[match.end() :])  # the very next word
+        word = following.group(1) if following else ""
+        if word and canonical_tokens(word) and word.lower() not in NOT_CONTENT and not says_changed(word):
+            found.append(f"{match.group(0)} {word}")
+    return found
 
 
 _RELATIONS = (
