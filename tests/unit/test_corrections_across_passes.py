@@ -185,3 +185,28 @@ def test_longer_conversations_end_the_same_at_any_pass_size(tmp_path: Path, pass
     assert "Wednesdays" in neighbours and "Mondays" not in neighbours
     assert "adopted a cat called Miso" in neighbours and "two dogs" in neighbours, "the rest of an updated memory stays"
     assert "10 km" in neighbours and "12 km" in neighbours, "the brother's runs and Raf's run are both kept"
+
+
+SAVINGS = [
+    ("user", "I want to build up some savings this year."),
+    ("assistant", "Good idea. Would you like to set a target for your emergency fund?"),
+    ("user", "Yes, let's aim for a 3-month emergency fund."),
+    ("assistant", "A 3-month fund is a solid start."),
+    None,
+    ("user", "I've decided to raise my emergency fund target to 6 months of expenses."),
+    ("assistant", "Six months gives you more room."),
+]
+
+
+@pytest.mark.parametrize("pass_every", [0, 2])
+def test_a_reply_quoted_with_its_question_is_retired_by_a_newer_value_never_rewritten(
+    tmp_path: Path, pass_every: int
+) -> None:
+    """'Asked "...", the user said: ...' is the user's words: a newer value must not put other
+    words in their mouth ("the user said: ... a 6-month ...")."""
+    final = dream(tmp_path, conversation("probe/savings/kai", SAVINGS, named=False), pass_every)
+    texts = [without_stamp(text) for text, _ in final["probe/savings/kai"]]
+    assert any("6 months" in t for t in texts), texts
+    assert not any(t.startswith("Asked") and "6-month" in t for t in texts), texts
+    assert not any("3-month emergency fund" in t for t in texts), texts
+    assert all(t.startswith("Asked") for t in texts if "said:" in t)
