@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from language import patterns
 from language.patterns import compiled
+from language.tokens import stem
 
 _MAX_WORDS = patterns.MAX_VALUE_WORDS
 
@@ -324,3 +325,59 @@ def adds_to(text: str) -> bool:
     """The statement gives a value beside an earlier one, not instead of it ("I'll also add $100",
     "another 3 books", "2 more chapters")."""
     return bool(_ADDITIVE.search(text))
+
+
+_NAMED_NUMBER = re.compile(r"\b([A-Z][a-z]{2,})\s+$")
+_NOT_NAMES = frozenset(
+    "the this that these those there then and but our your their his her its what which when after before "
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+_ORDINAL_NUMBER = re.compile(r"^\d+(?:st|nd|rd|th)$")
+_NOUN_AFTER = re.compile(r"^\s+([a-z][a-z-]{2,})\b")
+
+
+class Numbered(NamedTuple):
+    noun: str
+    """The stem of the noun the number names one of."""
+    number: str
+    named: bool
+    """A name ("Sprint 2"), not an ordinal ("the first sprint")."""
+
+
+def identifiers(text: str) -> frozenset[Numbered]:
+    """The numbers that may say *which* thing a sentence is about rather than a value of it: a
+    number naming something ("Sprint 2", "Phase 3") and an ordinal before a noun ("the first
+    sprint"). An ordinal alone is often the value itself ("the flat is on the fourth floor")."""
+    found: set[Numbered] = set()
+    for value in values_in(text):
+        if value.kind != "amount":
+            continue
+        number = value.normal
+        named = _NAMED_NUMBER.search(text[: value.start])
+        if named and number.isdigit() and named.group(1).lower() not in _NOT_NAMES:
+            found.add(Numbered(stem(named.group(1).lower()), number, named=True))
+        elif _ORDINAL_NUMBER.match(number) and (noun := _NOUN_AFTER.match(text[value.end :])):
+            found.add(Numbered(stem(noun.group(1).lower()), re.sub(r"\D", "", number), named=False))
+    return frozenset(found)
+
+
+_PERIOD = re.compile(
+    r"^\s*(?:[a-z]+\s+){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|year)"
+    r"|(?P<ly>daily|weekly|monthly|yearly|annually|nightly))\b",
+    re.IGNORECASE,
+)
+_LY = {"daily": "day", "nightly": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"}
+
+
+def period_of(text: str, said: str) -> str:
+    """The period a rate is given per ("75 pages daily" -> "day", "$300 a month" -> "month"), ""
+    for none: an amount per day and one per week are two attributes, not an old and a new value."""
+    at = re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", text)
+    if at is None:
+        return ""
+    match = _PERIOD.match(text[at.end() :])
+    if match is None:
+        return ""
+    unit = match.group("unit").lower() if match.group("unit") else _LY[match.group("ly").lower()]
+    return "day" if unit == "night" else unit

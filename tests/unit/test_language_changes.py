@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from language.changes import ValueChange, mask_values, narrates_past_event, parse_change, says_changed, values_in
+from language.changes import (
+    Numbered,
+    ValueChange,
+    identifiers,
+    mask_values,
+    narrates_past_event,
+    parse_change,
+    period_of,
+    says_changed,
+    values_in,
+)
 
 
 @pytest.mark.parametrize(
@@ -83,3 +93,18 @@ def test_says_changed(text: str, changed: bool) -> None:
 )
 def test_narrates_past_event(text: str, event: bool) -> None:
     assert narrates_past_event(text) is event
+
+
+def test_numbers_that_say_which_thing_a_sentence_is_about() -> None:
+    assert identifiers("The user's Phase 2 review is on May 3.") == {Numbered("phas", "2", named=True)}  # stems
+    assert identifiers("The first phase ends on May 3.") == {Numbered("phas", "1", named=False)}
+    assert identifiers("The 3 kids start school on May 3.") == frozenset()  # a count, not a name
+    assert identifiers("Since March 3 the user has 12 plants.") == frozenset()  # a day
+
+
+def test_the_period_a_rate_is_given_per() -> None:
+    assert period_of("reads 30 pages a day", "30") == "day"
+    assert period_of("saves $400 per month", "$400") == "month"
+    assert period_of("swims 3 km weekly", "3") == "week"
+    assert period_of("sleeps 7 hours a night", "7") == "day"
+    assert period_of("has a budget of $50 for books", "$50") == ""

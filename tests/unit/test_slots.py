@@ -48,6 +48,8 @@ ONE_ATTRIBUTE = [
         "The user is worried about the move, and the moving company quoted $2,300 for the whole house.",
         "The moving company revised its quote to $2,650 because of the piano.",
     ),
+    ("The deadline for Phase 2 of the user's app is May 3.", "The Phase 2 deadline was pushed back to May 9."),
+    ("The user reads 30 pages a day.", "The user now reads 45 pages a day."),
 ]
 TWO_ATTRIBUTES = [
     ("The user's snack budget for the party is $40.", "The user's grocery budget is $550 a month."),
@@ -66,6 +68,9 @@ TWO_ATTRIBUTES = [
     ("The user practises piano 3 hours a week.", "The user practises Spanish 2 hours a week."),
     ("The user's sister has 2 kids.", "The user has 3 kids."),
     ("Project Cobra has 4 open bugs.", "Project Heron has 9 open bugs."),
+    ("The deadline for the first phase of the user's app is May 3.", "The user's Phase 2 deadline is now May 24."),
+    ("The user reads 30 pages a day.", "The user now reads 180 pages a week."),
+    ("The user saves $20 a day for the trip.", "The user has raised the trip savings to $400 per month."),
 ]
 TWO_EVENTS = [
     ("Melanie went camping with her kids on 2023-06-20.", "Melanie went camping at the lake on 2023-07-15."),

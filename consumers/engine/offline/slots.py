@@ -31,13 +31,16 @@ import numpy as np
 from consumers.embedding import canonical_tokens
 from language.changes import (
     MASK,
+    Numbered,
     Value,
     ValueChange,
     adds_to,
+    identifiers,
     intended,
     mask_values,
     narrates_past_event,
     normal_values,
+    period_of,
     says_changed,
     values_in,
 )
@@ -449,25 +452,33 @@ def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         return False
     if _a_list(stale) or _a_list(fresh):
         return False  # "sides 7, 24 and 25 cm": measurements of one thing, not one attribute's value
+    if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
+        return False  # "Sprint 2" / "the first sprint": two sprints, each with its own deadline
     gone = [
-        (f, a, i)
-        for n, f, a, i in zip(_normals(stale), stale.forms, stale.anchors, stale.intents)
+        (f, a, i, period_of(stale.sentence, said))
+        for n, f, a, i, said in zip(_normals(stale), stale.forms, stale.anchors, stale.intents, stale.said_values)
         if n not in stated_now
     ]
     fresh_values = [
-        (f, a, i)
-        for n, f, a, i in zip(_normals(fresh), fresh.forms, fresh.anchors, fresh.intents)
+        (f, a, i, period_of(fresh.sentence, said))
+        for n, f, a, i, said in zip(_normals(fresh), fresh.forms, fresh.anchors, fresh.intents, fresh.said_values)
         if n not in stale.values
     ]
     if not any(
-        same_kind(fo, fn, ao, an) and io == i_n and (ao & an) - common
-        for fo, ao, io in gone
-        for fn, an, i_n in fresh_values
-    ):
+        same_kind(fo, fn, ao, an) and io == i_n and (ao & an) - common and (not po or not pn or po == pn)
+        for fo, ao, io, po in gone
+        for fn, an, i_n, pn in fresh_values
+    ):  # a rate per day and one per week are two attributes
         return False
     if fresh.additive or ((fresh.event or stale.event) and not fresh.changed):
         return False  # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more
-    return fresh.changed or any(form != "day" for form, _, _ in gone)
+    return fresh.changed or any(form != "day" for form, _, _, _ in gone)
+
+
+def other_numbered(a: frozenset[Numbered], b: frozenset[Numbered]) -> bool:
+    """One noun is numbered differently on each side, by a name on at least one side ("Sprint 2" /
+    "the first sprint"; `language.changes.identifiers`): two ordinals are often the values."""
+    return any(x.noun == y.noun and x.number != y.number and (x.named or y.named) for x in a for y in b) and not (a & b)
 
 
 def _a_list(frame: Frame) -> bool:
