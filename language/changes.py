@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from language import patterns
@@ -345,6 +346,7 @@ class Numbered(NamedTuple):
     """A name ("Sprint 2"), not an ordinal ("the first sprint")."""
 
 
+@lru_cache(maxsize=16384)
 def identifiers(text: str) -> frozenset[Numbered]:
     """The numbers that may say *which* thing a sentence is about rather than a value of it: a
     number naming something ("Sprint 2", "Phase 3") and an ordinal before a noun ("the first
@@ -370,6 +372,7 @@ _PERIOD = re.compile(
 _LY = {"daily": "day", "nightly": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"}
 
 
+@lru_cache(maxsize=16384)
 def period_of(text: str, said: str) -> str:
     """The period a rate is given per ("75 pages daily" -> "day", "$300 a month" -> "month"), ""
     for none: an amount per day and one per week are two attributes, not an old and a new value."""

@@ -452,27 +452,35 @@ def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         return False
     if _a_list(stale) or _a_list(fresh):
         return False  # "sides 7, 24 and 25 cm": measurements of one thing, not one attribute's value
-    if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
-        return False  # "Sprint 2" / "the first sprint": two sprints, each with its own deadline
     gone = [
-        (f, a, i, period_of(stale.sentence, said))
+        (f, a, i, said)
         for n, f, a, i, said in zip(_normals(stale), stale.forms, stale.anchors, stale.intents, stale.said_values)
         if n not in stated_now
     ]
     fresh_values = [
-        (f, a, i, period_of(fresh.sentence, said))
+        (f, a, i, said)
         for n, f, a, i, said in zip(_normals(fresh), fresh.forms, fresh.anchors, fresh.intents, fresh.said_values)
         if n not in stale.values
     ]
     if not any(
-        same_kind(fo, fn, ao, an) and io == i_n and (ao & an) - common and (not po or not pn or po == pn)
-        for fo, ao, io, po in gone
-        for fn, an, i_n, pn in fresh_values
-    ):  # a rate per day and one per week are two attributes
+        same_kind(fo, fn, ao, an)
+        and io == i_n
+        and (ao & an) - common
+        and _same_period(period_of(stale.sentence, so), period_of(fresh.sentence, sn))
+        for fo, ao, io, so in gone
+        for fn, an, i_n, sn in fresh_values
+    ):
         return False
+    if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
+        return False  # "Sprint 2" / "the first sprint": two sprints, each with its own deadline
     if fresh.additive or ((fresh.event or stale.event) and not fresh.changed):
         return False  # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more
     return fresh.changed or any(form != "day" for form, _, _, _ in gone)
+
+
+def _same_period(a: str, b: str) -> bool:
+    """A rate per day and one per week are two attributes, not an old and a new value."""
+    return not a or not b or a == b
 
 
 def other_numbered(a: frozenset[Numbered], b: frozenset[Numbered]) -> bool:
@@ -506,7 +514,12 @@ def in_lists(values: Sequence[Value], sentence: str) -> set[int]:
 
 
 def _normals(frame: Frame) -> list[str]:
-    return [Value(text, 0, 0).normal for text in frame.said_values]
+    return [_normal(text) for text in frame.said_values]
+
+
+@lru_cache(maxsize=65536)
+def _normal(said: str) -> str:
+    return Value(said, 0, 0).normal
 
 
 def _holds(sentence: str, phrase: str) -> bool:
