@@ -48,6 +48,7 @@ from language.dates import stamp_day, stamped, without_stamp
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
 _MIN_SUBJECT_TOKENS = 2
+_POSSESSED = re.compile(r"(?:\w(?:'s|\u2019s|s')|\b(?:my|our|his|her|their|your))\s+\w", re.IGNORECASE)
 _VERSION = r"(?:\s+v?\d[\w.]*)?"
 VALUE_KIND_COSINE = 0.45
 """Two values of "<subject> is <value>" are rival values of one attribute when both are names or
@@ -228,9 +229,12 @@ def _holds(text: str, phrase: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def attribute_of(text: str, ignore: frozenset[str] = frozenset()) -> tuple[frozenset[str], str] | None:
-    """(subject tokens, value phrase) of "<subject> is <value>", or None for any other shape."""
-    parts = _COPULA.split(without_stamp(text), maxsplit=1)
-    if len(parts) != 2:
+    """(subject tokens, value phrase) of "<someone's attribute> is <value>" in the first sentence,
+    or None for any other shape: "<a thing> is <a description>" ("the dog park is a great place")
+    names no one's attribute, and two descriptions of one thing are both true."""
+    first = sentences(text)[:1]
+    parts = _COPULA.split(first[0], maxsplit=1) if first else []
+    if len(parts) != 2 or not _POSSESSED.search(parts[0]):
         return None
     subject, value = canonical_tokens(parts[0]) - ignore, parts[1].strip().rstrip(".!")
     if len(subject) < _MIN_SUBJECT_TOKENS or not canonical_tokens(value) - ignore:
