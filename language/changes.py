@@ -1,5 +1,8 @@
 """Read a value change out of one clause: "aisle, not window", "DuckDB instead of PostgreSQL",
-"switched from window to aisle", "switched to aisle seats" (old value unknown).
+"switched from window to aisle", "switched to aisle seats" (old value unknown); and the values a
+statement gives (amounts, counts, clock times, days: `values_in`, `mask_values`), which is what two
+statements about one attribute differ in ("the budget is $40" / "was raised to $55"), and whether
+a statement says a value changed (`says_changed`).
 
 Values are short phrases (at most three words). The new value is read backwards from the marker
 with as many words as the old one has, then words both phrases share at the end are dropped, so
@@ -8,10 +11,14 @@ with as many words as the old one has, then words both phrases share at the end 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from language import patterns
 from language.patterns import compiled
+from language.tokens import stem
 
 _MAX_WORDS = patterns.MAX_VALUE_WORDS
 
@@ -32,6 +39,7 @@ changed not that's that
 """.split()
 )
 _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "their"})
+_TRAILING_TIME = frozenset({"now", "nowadays", "today", "lately", "anymore", "instead", "too", "again", "currently"})
 
 _FROM_TO = compiled(patterns.CHANGE_FROM_TO)
 _INSTEAD = compiled(patterns.CHANGE_INSTEAD)
@@ -72,9 +80,17 @@ def _forward_phrase(text: str) -> list[str]:
 
 
 def _backward_phrase(text: str, count: int) -> list[str]:
-    """The last `count` words of `text`, stopping at punctuation or a stop word."""
+    """The last `count` words of `text`, stopping at punctuation or a stop word. A time word right
+    before the marker is not the value: in "York now, not Leeds" the new value is "York"."""
+    raws = _words(text)
+    while len(raws) > 1 and raws[-1].strip(_EDGE_PUNCTUATION).lower() in _TRAILING_TIME:
+        raws = raws[:-1]
+    return _last_words(raws, count) or _last_words(_words(text), count)
+
+
+def _last_words(raws: list[str], count: int) -> list[str]:
     words: list[str] = []
-    for raw in reversed(_words(text)):
+    for raw in reversed(raws):
         if raw[-1] in _EDGE_PUNCTUATION and words:
             break
         word = raw.strip(_EDGE_PUNCTUATION)
@@ -126,3 +142,245 @@ def parse_change(clause: str) -> ValueChange | None:
         if new:
             return ValueChange(new=" ".join(new), old=None)
     return None
+
+
+# --- values: what two statements about one attribute differ in
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_DAY = (
+    rf"{_MONTH}\.?\s+{_ORDINAL}(?:\s*[-\u2013]\s*{_ORDINAL})?(?:,?\s+\d{{4}})?"  # April 22, April 12-15, 2024
+    rf"|{_ORDINAL}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"  # 22 April 2024, 3rd of May
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"  # Mondays: the day of a weekly slot
+    r"|\d{4}-\d{2}-\d{2}"  # 2024-04-22
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"  # 04/28, 4/28/2024
+)
+_CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.m\.|[ap]m)(?![\w])|\d{1,2}:\d{2}"
+_AMOUNT = (
+    r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?"  # $1,200  $5k
+    r"|v?\d(?:[\d,]*\d)?(?:\.\d+)*(?:\s?(?:%|percent\b)|[a-z]{1,3}\b)?"  # 78%  250ms  4K  12  v1.0.0
+)
+_NUMBER_WORD = (
+    r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|dozen"
+    r"|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?:-\w+)?"
+)
+"""Counts and places said in words ("two dogs", "the fourth floor"); "one" is left out, mostly a
+pronoun ("one of them", "the blue one")."""
+_COUNTS = "two three four five six seven eight nine ten eleven twelve".split()
+_PLACES = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+_SUFFIX = {1: "st", 2: "nd", 3: "rd"}
+_IN_DIGITS = {word: str(n) for n, word in enumerate(_COUNTS, start=2)} | {
+    word: f"{n}{_SUFFIX.get(n, 'th')}" for n, word in enumerate(_PLACES, start=1)
+}
+VALUE = re.compile(rf"(?<![\w$\u20ac\u00a3])(?:{_DAY}|{_CLOCK}|{_AMOUNT}|{_NUMBER_WORD})(?![\w])", re.IGNORECASE)
+_DAY_ONLY = re.compile(rf"^(?:{_DAY})$", re.IGNORECASE)
+_YEAR = re.compile(r"^(?:19|20)\d{2}$")
+MASK = "#"
+
+
+class Value(NamedTuple):
+    text: str
+    start: int
+    end: int
+
+    @property
+    def kind(self) -> str:
+        """ "day" (a calendar day or year), "clock" or "amount"."""
+        if _DAY_ONLY.match(self.text) or _YEAR.match(self.text):
+            return "day"
+        if re.search(r"[ap]\.?m\.?$|:\d{2}$", self.text, re.IGNORECASE):
+            return "clock"
+        return "amount"
+
+    @property
+    def normal(self) -> str:
+        """The value as compared: case, spaces and thousands separators set aside ("$1,200" =
+        "$1200"), a number said in words as its digits ("two" = "2", "second" = "2nd")."""
+        text = re.sub(r"[\s,]", "", self.text.lower()).rstrip(".").replace("percent", "%")
+        return _IN_DIGITS.get(text, text)
+
+
+def values_in(text: str) -> list[Value]:
+    return [Value(m.group(0), m.start(), m.end()) for m in VALUE.finditer(text)]
+
+
+def mask_values(text: str, phrases: tuple[str, ...] = ()) -> str:
+    """`text` with every value (and every phrase of `phrases`, whole words) replaced by '#'."""
+    masked = VALUE.sub(MASK, text)
+    for phrase in sorted(phrases, key=len, reverse=True):
+        if phrase.strip():
+            masked = re.sub(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", MASK, masked, flags=re.IGNORECASE)
+    return masked
+
+
+def normal_values(text: str, kind: str | None = None) -> frozenset[str]:
+    """The normalised values of `text` (of one kind when `kind` is given)."""
+    return frozenset(v.normal for v in values_in(text) if kind is None or v.kind == kind)
+
+
+def _inflected(*stems: str) -> str:
+    return "|".join(stems)
+
+
+_CHANGE_VERBS = _inflected(
+    r"increas(?:e|es|ed|ing)",
+    r"decreas(?:e|es|ed|ing)",
+    r"rais(?:e|es|ed|ing)",
+    r"lower(?:s|ed|ing)?",
+    r"reduc(?:e|es|ed|ing)",
+    r"drop(?:s|ped|ping)?",
+    r"gr[oe]w(?:s|n|ing)?",
+    r"r[io]s(?:e|es|en|ing)",
+    r"climb(?:s|ed|ing)?",
+    r"f[ae]ll(?:s|en|ing)?",
+    r"extend(?:s|ed|ing)?",
+    r"shorten(?:s|ed|ing)?",
+    r"mov(?:e|es|ed|ing)",
+    r"reschedul(?:e|es|ed|ing)",
+    r"postpon(?:e|es|ed|ing)",
+    r"push(?:es|ed|ing)?",
+    r"delay(?:s|ed|ing)?",
+    r"brought\s+forward|bring(?:s|ing)?\s+forward",
+    r"adjust(?:s|ed|ing)?",
+    r"updat(?:e|es|ed|ing)",
+    r"revis(?:e|es|ed|ing)",
+    r"chang(?:e|es|ed|ing)",
+    r"switch(?:es|ed|ing)?",
+    r"bump(?:s|ed|ing)?",
+    r"boost(?:s|ed|ing)?",
+    r"expand(?:s|ed|ing)?",
+    r"shr[iau]nk(?:s|ing)?",
+    r"upgrad(?:e|es|ed|ing)",
+    r"downgrad(?:e|es|ed|ing)",
+    r"doubl(?:e|es|ed|ing)",
+    r"tripl(?:e|es|ed|ing)",
+    r"halv(?:e|es|ed|ing)",
+    r"improv(?:e|es|ed|ing)",
+    r"reach(?:es|ed|ing)?",
+    r"jump(?:s|ed|ing)?",
+    r"cut(?:s|ting)?",
+    r"(?:went|gone|go(?:es)?|come|came)\s+(?:up|down)",
+    r"(?:up|down)\s+to",
+)
+_CHANGED = re.compile(
+    rf"\b(?:{_CHANGE_VERBS}|now|new|newly|latest|currently|no\s+longer|anymore|instead|these\s+days|nowadays)\b"
+    rf"|\bfrom\s+{MASK}\s+to\b",
+    re.IGNORECASE,
+)
+_AUXILIARIES = frozenset(
+    "is are was were be been being has have had 's 've 'd get gets got will would to am i'm i've".split()
+)
+_IRREGULAR_PAST = frozenset(
+    """
+went ran bought did made saw took met spent won lost ate drove flew wrote sold gave came left found paid
+told began swam sang rode caught built threw brought taught felt kept sent
+""".split()
+)
+_WORD_RE = re.compile(r"[a-z']+", re.IGNORECASE)
+_ADJECTIVE_ED = frozenset("interested excited tired bored worried scared married retired based used".split())
+
+
+def says_changed(text: str) -> bool:
+    """The statement says a value changed ("raised the budget to #", "is now #", "moved to #",
+    "the new deadline is #"): then an older value of the same attribute is over."""
+    return bool(_CHANGED.search(text))
+
+
+def narrates_past_event(text: str) -> bool:
+    """A simple past tense that tells one event ("ran # km", "bought # books", "visited … on #"):
+    two such statements with different values are two events, both true. A state ("has # students",
+    "is due on #", "has visited # countries", "is interested in #") is not an event."""
+    words = [w.lower() for w in _WORD_RE.findall(text)]
+    for index, word in enumerate(words):
+        past = word in _IRREGULAR_PAST or (len(word) > 4 and word.endswith("ed") and word not in _ADJECTIVE_ED)
+        if past and (index == 0 or words[index - 1] not in _AUXILIARIES):
+            return True
+    return False
+
+
+_INTENT = re.compile(
+    r"\b(?:would|could|should|might|wish(?:es)?|hop(?:e|es|ing)|aim(?:s|ed|ing)?|goals?|targets?|gonna|'d\s+like"
+    r"|consider(?:s|ing)?|if|hypothetically|suppose"
+    r"|(?:want(?:s|ed)?|plan(?:s|ned|ning)?|trying|try|going|needs?)\s+to\s+[a-z]+)\b",
+    re.IGNORECASE,
+)
+INTENT_BEFORE, INTENT_AFTER = 6, 3
+"""Words on either side of a value in which a word of intent makes it a wish, not a fact."""
+_MODAL = re.compile(r"\b(?:would|could|should|might)\b", re.IGNORECASE)
+_ADDITIVE = re.compile(r"\b(?:also|another|additional|extra|again)\b|\bmore\b(?!\s+than)", re.IGNORECASE)
+
+
+def intended(text: str, value: Value, clause: str = "") -> bool:
+    """The value is what someone wants, plans or supposes ("aim for 12 books", "a goal of $2,000",
+    "covering 6 months would be good"), not what is: a goal and the state it is a goal for are
+    two attributes. A modal anywhere in the value's `clause` makes it a supposition."""
+    before = " ".join(text[: value.start].split()[-INTENT_BEFORE:])
+    after = " ".join(text[value.end :].split()[:INTENT_AFTER])
+    return bool(_INTENT.search(before) or _INTENT.search(after) or _MODAL.search(clause))
+
+
+def adds_to(text: str) -> bool:
+    """The statement gives a value beside an earlier one, not instead of it ("I'll also add $100",
+    "another 3 books", "2 more chapters")."""
+    return bool(_ADDITIVE.search(text))
+
+
+_NAMED_NUMBER = re.compile(r"\b([A-Z][a-z]{2,})\s+$")
+_NOT_NAMES = frozenset(
+    "the this that these those there then and but our your their his her its what which when after before "
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+_ORDINAL_NUMBER = re.compile(r"^\d+(?:st|nd|rd|th)$")
+_NOUN_AFTER = re.compile(r"^\s+([a-z][a-z-]{2,})\b")
+
+
+class Numbered(NamedTuple):
+    noun: str
+    """The stem of the noun the number names one of."""
+    number: str
+    named: bool
+    """A name ("Sprint 2"), not an ordinal ("the first sprint")."""
+
+
+@lru_cache(maxsize=16384)
+def identifiers(text: str) -> frozenset[Numbered]:
+    """The numbers that may say *which* thing a sentence is about rather than a value of it: a
+    number naming something ("Sprint 2", "Phase 3") and an ordinal before a noun ("the first
+    sprint"). An ordinal alone is often the value itself ("the flat is on the fourth floor")."""
+    found: set[Numbered] = set()
+    for value in values_in(text):
+        if value.kind != "amount":
+            continue
+        number = value.normal
+        named = _NAMED_NUMBER.search(text[: value.start])
+        if named and number.isdigit() and named.group(1).lower() not in _NOT_NAMES:
+            found.add(Numbered(stem(named.group(1).lower()), number, named=True))
+        elif _ORDINAL_NUMBER.match(number) and (noun := _NOUN_AFTER.match(text[value.end :])):
+            found.add(Numbered(stem(noun.group(1).lower()), re.sub(r"\D", "", number), named=False))
+    return frozenset(found)
+
+
+_PERIOD = re.compile(
+    r"^\s*(?:[a-z]+\s+){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|year)"
+    r"|(?P<ly>daily|weekly|monthly|yearly|annually|nightly))\b",
+    re.IGNORECASE,
+)
+_LY = {"daily": "day", "nightly": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"}
+
+
+@lru_cache(maxsize=16384)
+def period_of(text: str, said: str) -> str:
+    """The period a rate is given per ("75 pages daily" -> "day", "$300 a month" -> "month"), ""
+    for none: an amount per day and one per week are two attributes, not an old and a new value."""
+    at = re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", text)
+    if at is None:
+        return ""
+    match = _PERIOD.match(text[at.end() :])
+    if match is None:
+        return ""
+    unit = match.group("unit").lower() if match.group("unit") else _LY[match.group("ly").lower()]
+    return "day" if unit == "night" else unit

@@ -68,6 +68,9 @@ class Finding:
     replacement: str | None = None
     """For a contradiction: what the claim should say now (None when only its removal is known)."""
     quote: str = ""
+    keeps_claim: bool = False
+    """The replacement keeps the claim's own words beside the new value, so it cites the claim's
+    evidence as well as the contradicting message."""
 
 
 SILENT = Finding("silent")

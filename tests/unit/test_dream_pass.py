@@ -111,7 +111,8 @@ def test_ava_answers_aisle_not_window_and_the_dated_lisbon_flight(dreamed) -> No
     rt, *_ = dreamed
     now = active(rt, AVA)
     seats = [m for m in now.values() if "seat" in m.text and not is_assistant_note(m.text)]
-    assert [m.text for m in seats] == ["Ava prefers aisle seats"] and seats[0].evidence_message_ids == ("ava-s2#2",)
+    assert [m.text for m in seats] == ["Ava prefers aisle seats"]
+    assert seats[0].evidence_message_ids == ("ava-s1#0", "ava-s2#2"), "the add's own source beside the correction"
     old = {m.memory_id: m for m in rt.memories.active_records(AVA, include_inactive=True)}["ava-m1"]
     assert old.status == "superseded" and old.superseded_by == seats[0].memory_id, "superseded, not deleted"
     assert any("Lisbon" in m.text and "2026-03-10" in m.text for m in now.values())
@@ -123,8 +124,11 @@ def test_ava_answers_aisle_not_window_and_the_dated_lisbon_flight(dreamed) -> No
 def test_falcon_duckdb_supersedes_postgresql_and_keeps_maria_and_the_deadline(dreamed) -> None:
     rt, *_ = dreamed
     every = rt.memories.active_records(FALCON, include_inactive=True)
-    assert [m.status for m in every if "PostgreSQL" in m.text] == ["superseded"]
-    assert any("DuckDB" in m.text for m in every if m.is_active)
+    assert [m.status for m in every if "PostgreSQL 16" in m.text] == ["superseded"]
+    # the decision, said in full, is the replacement: it names what it replaced
+    assert [m.text for m in every if m.is_active and "PostgreSQL" in m.text] == [
+        m.text for m in every if m.is_active and "DuckDB" in m.text
+    ]
     assert "Maria" in texts(rt, FALCON) and "2026-05-31" in texts(rt, FALCON), "end of May 2026"
 
 
@@ -346,7 +350,8 @@ def test_prune_condenses_and_leaves_long_retired_records_out(tmp_path: Path) -> 
         third = feed.run(NILS)
         assert third.status == "completed"  # generation 3 leaves it out: inactive one generation back
         assert "seat" not in {m.memory_id for m in rt.memories.active_records(NILS, include_inactive=True)}
-        assert any("1 retired records left out" in note for note in third.notes)
+        # the add and the memory pass 1 made from "I sit by the window": both gave the old value
+        assert any("2 retired records left out" in note for note in third.notes)
         assert "seat" in {m.memory_id for m in rt.memories.generation_records(NILS, 2)}, "older generations keep it"
     finally:
         rt.close()

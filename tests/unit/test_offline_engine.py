@@ -66,7 +66,8 @@ def test_ava_window_is_superseded_by_aisle_citing_the_correction() -> None:
     assert supersede.evidence_message_ids == ("ava-s2#2",)
     replacement = created(result, supersede.replacement)
     assert replacement.text == "Ava prefers aisle seats"
-    assert replacement.evidence_message_ids == ("ava-s2#2",)
+    # "prefers" is the old memory's word, "aisle" the correction's: the replacement cites both
+    assert replacement.evidence_message_ids == ("ava-s1#0", "ava-s2#2")
     retired = targeted_ids(result)
     assert not any("window" in a.text for a in of_kind(result, CreateAction) if a.ref not in retired), (
         "what the plan itself wrote with the old value (her request, the assistant's confirmation) is retired too"
@@ -114,11 +115,12 @@ def test_ava_motives() -> None:
 def test_falcon_decision_is_created_then_superseded_in_one_plan() -> None:
     result = propose(fixture_snapshot(FALCON))
     creates = {a.ref: a for a in of_kind(result, CreateAction)}
-    postgres = [a for a in creates.values() if "PostgreSQL" in a.text]
+    postgres = [a for a in creates.values() if "PostgreSQL 16" in a.text]
     duckdb = [a for a in creates.values() if "DuckDB" in a.text]
     assert [a.evidence_message_ids for a in postgres] == [("falcon-s1#0",)]
+    # the decision says the new fact in full: the memory made from it is the replacement
     assert [a.evidence_message_ids for a in duckdb] == [("falcon-s2#0",)]
-    assert "PostgreSQL" not in duckdb[0].text
+    assert "switch the warehouse to DuckDB" in duckdb[0].text
     [supersede] = of_kind(result, SupersedeAction)
     assert (supersede.target, supersede.replacement) == (postgres[0].ref, duckdb[0].ref)
     assert supersede.evidence_message_ids == ("falcon-s2#0",)
@@ -284,10 +286,23 @@ def bruno() -> EngineResult:
     return propose(build_snapshot(BRUNO, BRUNO_EVENTS, BRUNO_ADDS))
 
 
-def test_bruno_correction_with_an_elided_noun(bruno: EngineResult) -> None:
+def test_bruno_correction_said_in_full_is_the_replacement(bruno: EngineResult) -> None:
     [supersede] = [a for a in of_kind(bruno, SupersedeAction) if a.target == "b-wine"]
-    assert created(bruno, supersede.replacement).text == "Bruno drinks white wine with dinner"
-    assert supersede.evidence_message_ids == ("b2#0",)
+    replacement = created(bruno, supersede.replacement)
+    assert without_stamp(replacement.text) == "Actually, Bruno drinks white wine instead of red these days."
+    assert supersede.evidence_message_ids == replacement.evidence_message_ids == ("b2#0",)
+
+
+def test_a_bare_correction_swaps_an_elided_noun_and_cites_both_messages() -> None:
+    """ "white, not red" said of "red wine": the value that changed is the modifier."""
+    events = [
+        turn_row(BRUNO, "b1", 0, "assistant", "A red wine with dinner again tonight?", "2026-06-12T11:59:00+00:00"),
+        turn_row(BRUNO, "b1", 1, "user", "No, white wine instead of red.", "2026-06-12T12:00:00+00:00"),
+    ]
+    adds = [{**BRUNO_ADDS[0], "source_message_ids": []}]
+    result = propose(build_snapshot(BRUNO, events, adds))
+    [supersede] = [a for a in of_kind(result, SupersedeAction) if a.target == "b-wine"]
+    assert created(result, supersede.replacement).text == "Bruno drinks white wine with dinner"
 
 
 def test_bruno_protected_and_unrelated_memories_keep_their_old_value(bruno: EngineResult) -> None:
@@ -332,7 +347,10 @@ def test_orion_newest_statement_wins_inside_one_plan() -> None:
     texts = {a.ref: without_stamp(a.text) for a in of_kind(result, CreateAction)}
     pairs = {(texts[a.target], texts[a.replacement]) for a in of_kind(result, SupersedeAction)}
     assert pairs == {
-        ("For Orion the user's team will deploy on Kubernetes.", "For Orion the user's team will deploy on Nomad."),
+        (
+            "For Orion the user's team will deploy on Kubernetes.",
+            "The user's team decided to deploy Orion on Nomad rather than Kubernetes.",
+        ),
         ("Orion's on-call lead is Priya.", "Orion's on-call lead is Tomas."),
     }
     assert "Orion ships on 2026-07-15 (in two weeks)." in texts.values()

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from consumers.embedding import LocalEmbedder
+from consumers.embedding.minilm import MiniLMEmbedder
 from consumers.engine.offline.verifier import verify_claims as verify
 from consumers.passes.apply import apply_actions, apply_plan
 from consumers.passes.gate import gate
@@ -64,9 +65,13 @@ def snapshot(*memories: MemoryRecord, transcript=TRANSCRIPT, new=("m2", "m3"), g
     )
 
 
+MINILM = MiniLMEmbedder()
+"""The rules compare meanings: the real sentence model, as the engines use it."""
+
+
 def run(snap: Snapshot, plan: ActionPlan | None = None, search=None, **options):
     candidate = apply_plan(snap, plan or ActionPlan())
-    result = verify(snap, candidate, search or window_search(snap), **options)
+    result = verify(snap, candidate, search or window_search(snap), embed=MINILM.embed_array, **options)
     return result, apply_actions(snap, candidate, result.actions)
 
 
@@ -80,7 +85,7 @@ def test_a_contradicted_claim_is_superseded_citing_the_contradicting_message() -
     assert judgements(result) == {"window": "contradicted"}, "the loyalty claim shares no word with a new message"
     create, supersede = result.actions
     assert isinstance(create, CreateAction) and create.text == "Ava prefers aisle seats"
-    assert create.evidence_message_ids == ("m2",)
+    assert create.evidence_message_ids == ("m0", "m2"), "'prefers' is the claim's word, 'aisle' the correction's"
     assert isinstance(supersede, SupersedeAction) and supersede.evidence_message_ids == ("m2",)
     old = candidate.records["window"]
     assert old.status == "superseded" and candidate.records[old.superseded_by].text == "Ava prefers aisle seats"

@@ -50,7 +50,7 @@ class LlmEngine:
     ) -> Verified:
         """The offline engine's verifier (the same rules, no model call): a verify judged by the
         model is future work."""
-        return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
+        return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims, embed=self._embed)
 
     def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         if not signals.has_signal:

@@ -61,6 +61,26 @@ def is_reported_speech(text: str) -> bool:
     return is_assistant_note(text) or _ASKED.match(text) is not None
 
 
+_ANSWERED = re.compile(r'^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?Asked "[^"]*", [^:]{1,60}? said: ')
+
+
+def is_answer_record(text: str) -> bool:
+    """A person's reply quoted with the question it answers (`extraction`: 'Asked "How old is
+    she?", Ines said: She's 4.'): their own statement, but in their words; a newer value retires
+    it rather than putting words in their mouth."""
+    return _ANSWERED.match(text) is not None
+
+
+def what_was_said(text: str) -> str:
+    """The words a record of speech reports, without who said or asked them: "The assistant
+    said: Done: window seat 14A." -> "Done: window seat 14A."."""
+    for pattern in (ATTRIBUTION, _ASKED):
+        match = pattern.match(text)
+        if match:
+            return text[match.end() :].strip()
+    return text
+
+
 def _score(sentence: str, known: set[str], asked: frozenset[str], people: tuple[str, ...]) -> int:
     """What the sentence adds: a value the user did not give (2), words of the user's message
     (up to 3: it answers it), the user's world ("your ...", 1)."""

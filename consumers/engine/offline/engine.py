@@ -28,6 +28,7 @@ from consumers.engine.offline.dissatisfaction import complaint_memory_text
 from consumers.engine.offline.duplicates import find_duplicate
 from consumers.engine.offline.housekeeping import Housekeeping
 from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.speaker_roles import AssistantRole, read_roles
 from consumers.engine.offline.steering import steer_plan
 from consumers.engine.offline.transcript_pass import TranscriptPass
@@ -55,7 +56,9 @@ class OfflineEngine:
         self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
     ) -> Verified:
         """The claims the plan left alone, judged by the same rules as `propose` (`verifier.py`)."""
-        return verify_claims(snapshot, candidate, search, top_k=top_k, max_claims=max_claims)
+        return verify_claims(
+            snapshot, candidate, search, top_k=top_k, max_claims=max_claims, embed=self.embedder.embed_array
+        )
 
     def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
         notes: list[str] = []
@@ -75,8 +78,19 @@ class OfflineEngine:
         for memory in snapshot.memories:
             for message_id in memory.evidence_message_ids:
                 cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
+        slots = SlotReader(self.embedder.embed_array)
         TranscriptPass(
-            builder, working, roles, consumed, notes, generic, self._similarity, cited_by, self.embedder.embed_array
+            builder,
+            working,
+            roles,
+            consumed,
+            notes,
+            generic,
+            self._similarity,
+            cited_by,
+            self.embedder.embed_array,
+            slots,
+            frozenset(messages),
         ).run(readable)
         if signals.complaint is not None:
             self._remember_complaint(
@@ -90,7 +104,9 @@ class OfflineEngine:
         if not signals.motives and not builder.actions:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
         name_tokens = canonical_tokens(user_name) if user_name else frozenset()
-        Housekeeping(builder, working, messages, self.embedder, name_tokens, notes).run(snapshot.memories)
+        Housekeeping(builder, working, messages, self.embedder, name_tokens, notes, slots, roles.people).run(
+            snapshot.memories
+        )
         plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)
         notes.extend(steered)
         return EngineResult(plan=plan, motives=signals.motives, notes=tuple(notes))

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from consumers.embedding import Embedder, canonical_tokens
-from consumers.engine.offline.corrections import attribute_rivals
+from consumers.engine.offline.corrections import owner_of, statement_rivals
 from consumers.engine.offline.duplicates import MergeCandidate, MergeGroup, merge_groups, new_values
 from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.working_set import WorkingSet
 from language.dates import rewrite_relative_time, without_stamp
 from schemas import ConversationTurn, MemoryRecord
@@ -39,6 +40,8 @@ class Housekeeping:
         embedder: Embedder,
         name_tokens: frozenset[str],
         notes: list[str],
+        slots: SlotReader | None = None,
+        people: tuple[str, ...] = (),
     ) -> None:
         self.builder = builder
         self.working = working
@@ -46,6 +49,8 @@ class Housekeeping:
         self.embedder = embedder
         self.name_tokens = name_tokens
         self.notes = notes
+        self.slots = slots if slots is not None else SlotReader(embedder.embed_array)
+        self.people = people
 
     def run(self, records: tuple[MemoryRecord, ...]) -> None:
         self._resolve_rivals(records)
@@ -83,7 +88,9 @@ class Housekeeping:
             if not self.working.is_live(winner.key) or self.builder.touched(winner.key):
                 continue
             evidence = tuple(i for i in winner.evidence_ids if i in self.messages)
-            for rival in attribute_rivals(winner.text, self.working, self.name_tokens):
+            owner = owner_of(winner.text, self.people)
+            found = statement_rivals(winner.text, self.working, self.slots, owner, self.people, self.name_tokens)
+            for rival in (r.memory for r in found):
                 if rival.protected or rival.key == winner.key or rival.evidence_ts >= winner.evidence_ts:
                     continue
                 if not evidence:

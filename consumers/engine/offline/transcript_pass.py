@@ -16,23 +16,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from consumers.embedding import canonical_tokens
-from consumers.engine.offline.assistant_notes import assistant_note, is_reported_speech
-from consumers.engine.offline.corrections import apply_change, attribute_rivals, explicit_targets
-from consumers.engine.offline.duplicates import find_duplicate, mask_quantities, new_values, quantities
+from consumers.engine.offline.assistant_notes import assistant_note
+from consumers.engine.offline.duplicates import find_duplicate, new_values
 from consumers.engine.offline.extraction import Fact, message_facts
 from consumers.engine.offline.plan_builder import PlanBuilder
+from consumers.engine.offline.revisions import Revisions
+from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.speaker_roles import ChatRoles, TurnSpeaker
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.changes import ValueChange
 from language.clauses import Clause, clauses_of
 from language.dates import without_stamp
 from schemas import ConversationTurn
 
-CORRECTION_CONFIDENCE = 0.9
 NOTED_COSINE = 0.55
 """A memory-add citing a message says what the message says at this cosine."""
-UPDATE_COSINE = 0.75
-"""Two statements give one attribute two values when, numbers masked, they are this close."""
 FACT_CONFIDENCE = 0.8
 TOLD_MESSAGES = 5
 """An assistant turn is news only for values the user's last this many messages of the session lack."""
@@ -52,6 +49,8 @@ class TranscriptPass:
         similarity: Callable[[str, str], float] = lambda a, b: 0.0,
         cited_by: Mapping[str, tuple[str, ...]] | None = None,
         prefetch: Callable[[list[str]], object] = lambda texts: None,
+        slots: SlotReader | None = None,
+        window: frozenset[str] = frozenset(),
     ) -> None:
         self.builder = builder
         self.working = working
@@ -68,6 +67,20 @@ class TranscriptPass:
         self.prefetch = prefetch
         self.cited_by = cited_by or {}
         """Message id -> the texts of the memories citing it (e.g. a memory-add an agent wrote about it)."""
+        self._made: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        """Per message: (ref, text) of the memories made from it in this plan."""
+        self.revisions = Revisions(
+            builder,
+            working,
+            slots if slots is not None else SlotReader(lambda texts: [[0.0] for _ in texts]),
+            notes,
+            consumed,
+            window,
+            lambda message_id, tokens: self._created_from[message_id].append(tokens),
+        )
+        """The correction and update step (`revisions`)."""
+        self.revisions.people = roles.people
+        self.revisions.name_tokens = self.name_tokens
 
     def run(self, turns: Sequence[ConversationTurn]) -> None:
         """`turns` is the chronological transcript minus injected messages."""
@@ -117,8 +130,9 @@ class TranscriptPass:
         turn, speaker = reading.turn, reading.speaker
         subject = speaker.name
         handled: list[str] = []
+        context = (speaker.body, *((reading.answered.content,) if reading.answered is not None else ()))
         for clause in clauses_of(turn, speaker.body):
-            if self._clause(turn, clause, reading.answered, subject):
+            if self._clause(turn, clause, subject, context):
                 handled.append(clause.body)
         if turn.message_id in self.consumed:
             return  # an earlier pass consolidated this message
@@ -127,6 +141,7 @@ class TranscriptPass:
                 continue
             kind = "question with a value" if fact.kind == "asked" else "statement"
             self._add_statement(turn, fact.text, kind, subject)
+        self.revisions.settle(turn, self._made.get(turn.message_id, []))
 
     def _prefetch(self, readings: Sequence[_Reading]) -> None:
         """Embed what the walk will compare with a memory-add in one batch (the embedder caches
@@ -150,75 +165,16 @@ class TranscriptPass:
             for noted in self.cited_by.get(turn.message_id, ())
         )
 
-    def _clause(
-        self, turn: ConversationTurn, clause: Clause, answered: ConversationTurn | None, subject: str | None
-    ) -> bool:
+    def _clause(self, turn: ConversationTurn, clause: Clause, subject: str | None, context: Sequence[str]) -> bool:
         """True when the clause was taken care of here (a correction applied, or already covered)."""
         if clause.kind in ("correction", "decision"):
-            if clause.change is not None and self._apply_change(turn, clause, clause.change, answered):
+            if clause.change is not None and self.revisions.correct(turn, clause, subject, context):
                 return True
         if turn.message_id in self.consumed:
             return False
         if clause.change is not None and clause.change.old is None and self._covered(turn, clause.change.new):
             return True  # "I switched to aisle seats" right after "it's aisle, not window"
         return False
-
-    def _apply_change(
-        self, turn: ConversationTurn, clause: Clause, change: ValueChange, answered: ConversationTurn | None
-    ) -> bool:
-        context = canonical_tokens(turn.content) | (canonical_tokens(answered.content) if answered else frozenset())
-        targets = explicit_targets(change, self.working, context, turn.ts, self.name_tokens | self.generic)
-        for memory in targets.protected if turn.message_id not in self.consumed else ():
-            self.notes.append(
-                f"message {turn.message_id} contradicts protected memory {memory.key}; "
-                "left untouched for a person to review"
-            )
-        applied = False
-        for target in targets.overruled:
-            if is_reported_speech(target.text):
-                self._retire_reported_speech(target, turn, change)
-                continue
-            text = apply_change(target.text, change)
-            if text is None or self.builder.touched(target.key):
-                continue
-            rationale = f"the user corrected {change.old!r} in {turn.message_id}: \u201c{clause.body}\u201d"
-            self._replace(target, text, turn, rationale)
-            applied = True
-        return applied
-
-    def _retire_reported_speech(self, target: WorkingMemory, turn: ConversationTurn, change: ValueChange) -> None:
-        """What the assistant said (or the user asked) with the value the user now corrects is
-        stale, but it is a record of words: archived (history keeps it), never rewritten into
-        words nobody said."""
-        if self.builder.touched(target.key):
-            return
-        self.builder.archive(
-            target.key, (turn.message_id,), f"the user corrected {change.old!r} in {turn.message_id}, which it stated"
-        )
-        self.working.retire(target.key)
-
-    def _replace(self, target: WorkingMemory, text: str, turn: ConversationTurn, rationale: str) -> None:
-        """Supersede `target` by a memory saying `text`: an existing one if memory already says it,
-        else one created from this message. A protected memory cannot be named as a replacement
-        (it is never part of an action), so then the target is archived with the same evidence."""
-        tokens = canonical_tokens(text)
-        existing = find_duplicate(tokens, self.working)
-        if existing is not None and existing.key == target.key:
-            return  # the "new" wording is what the memory already says: nothing to replace
-        if existing is not None and existing.protected:
-            self.builder.archive(
-                target.key,
-                (turn.message_id,),
-                f"{rationale}; protected memory {existing.key} already holds the new value",
-            )
-        else:
-            replacement = (
-                existing.key
-                if existing is not None
-                else self._create(text, tokens, turn, rationale, CORRECTION_CONFIDENCE)
-            )
-            self.builder.supersede(target.key, replacement, (turn.message_id,), rationale)
-        self.working.retire(target.key)
 
     def _covered(self, turn: ConversationTurn, value: str) -> bool:
         tokens = canonical_tokens(value)
@@ -237,47 +193,17 @@ class TranscriptPass:
         tokens = canonical_tokens(without_stamp(text))
         if not tokens or find_duplicate(tokens, self.working) is not None:
             return None
-        rivals: list[WorkingMemory] = []
-        if kind != "assistant turn":
+        rivals = []
+        if kind != "assistant turn":  # what an assistant said overrules nothing
             name_tokens = canonical_tokens(subject) if subject else self.name_tokens
-            rivals = attribute_rivals(without_stamp(text), self.working, name_tokens)
-            rivals += [r for r in self._value_rivals(without_stamp(text), subject) if r not in rivals]
-        if any(r.evidence_ts >= turn.ts for r in rivals):
-            self.notes.append(
-                f"statement in {turn.message_id} is older than a memory that gives it another value; kept the newer one"
-            )
-            return None
-        if any(r.protected for r in rivals):
-            self.notes.append(f"statement in {turn.message_id} contradicts a protected memory; not recorded")
-            return None
+            found = self.revisions.rivals(turn, text, subject, name_tokens)
+            if found is None:
+                return None
+            rivals = found
         who = "the assistant" if kind == "assistant turn" else subject or "the user"
         ref = self._create(text, tokens, turn, f"{kind} by {who} in {turn.message_id}", confidence)
-        for rival in rivals:
-            if rival.key == ref or self.builder.touched(rival.key):
-                continue
-            self.builder.supersede(
-                rival.key, ref, (turn.message_id,), f"newer value stated by the user in {turn.message_id}"
-            )
-            self.working.retire(rival.key)
+        self.revisions.supersede_rivals(turn, ref, rivals, subject)
         return ref
-
-    def _value_rivals(self, statement: str, subject: str | None) -> list[WorkingMemory]:
-        """Live memories saying the same thing about the same person with another number or date
-        ("the library has 45 sources" -> "52 sources"; "my score was 65%" -> "improved to 78%"):
-        alike in meaning once their values are masked, different in the values themselves."""
-        mine = quantities(statement)
-        if not mine:
-            return []
-        masked = mask_quantities(statement)
-        words = canonical_tokens(masked) - (canonical_tokens(subject) if subject else frozenset())
-        rivals = []
-        for memory in self.working.sharing_any(words, 4):
-            theirs = quantities(without_stamp(memory.text))
-            if not theirs or not (theirs - mine) or memory.protected or (subject and subject not in memory.text):
-                continue
-            if self.similarity(masked, mask_quantities(without_stamp(memory.text))) >= UPDATE_COSINE:
-                rivals.append(memory)
-        return rivals
 
     def _create(
         self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str, confidence: float
@@ -294,6 +220,7 @@ class TranscriptPass:
             )
         )
         self._created_from[turn.message_id].append(tokens)
+        self._made[turn.message_id].append((ref, text))
         return ref
 
 

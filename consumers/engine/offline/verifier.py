@@ -29,14 +29,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consumers.embedding import canonical_tokens
+from consumers.embedding import LocalEmbedder, canonical_tokens
 from consumers.engine.base import SILENT, Curated, Finding, Search, Verdict, Verified
 from consumers.engine.offline.contradiction import Claim, judge
 from consumers.engine.offline.corrections import generic_tokens
 from consumers.engine.offline.duplicates import is_duplicate
-from consumers.engine.offline.working_set import newest_evidence_ts
+from consumers.engine.offline.slots import Embed, SlotReader
+from consumers.engine.offline.working_set import WorkingSet, newest_evidence_ts
 from consumers.snapshot import Snapshot
 from language.person import detect_user_name
+from language.speakers import participants
 from schemas import ArchiveAction, ConversationTurn, CreateAction, MemoryRecord, SupersedeAction
 from schemas.actions import MemoryAction
 
@@ -44,7 +46,7 @@ VERIFIED_CONFIDENCE = 0.9
 
 
 class _Verifier:
-    def __init__(self, snapshot: Snapshot, candidate: Curated, search: Search, top_k: int) -> None:
+    def __init__(self, snapshot: Snapshot, candidate: Curated, search: Search, top_k: int, embed: Embed) -> None:
         self.snapshot = snapshot
         self.candidate = candidate
         self.search = search
@@ -57,6 +59,9 @@ class _Verifier:
         self.user_name = detect_user_name(t.content for t in own if t.role == "user" and t.message_id in self.readable)
         self.newest_user_ts = max((t.ts for t in own if t.role == "user"), default=None)
         self.generic = generic_tokens(canonical_tokens(m.text) for m in candidate.active)
+        self.people = participants(t.content for t in own if t.role == "user" and t.message_id in self.readable)
+        self.slots = SlotReader(embed)
+        self.common = WorkingSet.from_records(tuple(candidate.active), self.message_ts).common_tokens()
         self.actions: list[MemoryAction] = []
         self.notes: list[str] = []
         self._replacements: dict[str, str] = {}
@@ -115,15 +120,18 @@ class _Verifier:
         for turn in self.related(memory):
             if turn.ts <= claim.evidence_ts:
                 break  # newest first: the rest are older than the claim's evidence
-            finding = judge(claim, turn, self.answered.get(turn.message_id), self.user_name, self.generic)
+            finding = judge(
+                claim, turn, self.answered.get(turn.message_id), self.user_name, self.slots, self.people, self.common
+            )
             if finding.judgement != "silent":
                 return finding
         return SILENT
 
     def act(self, memory: MemoryRecord, finding: Finding) -> None:
         evidence = (finding.message_id,)
+        kept = tuple(i for i in memory.evidence_message_ids if i in self.turns) if finding.keeps_claim else ()
         rationale = f"verify: the user said otherwise in {finding.message_id}: \u201c{finding.quote}\u201d"
-        holder = self._holder_of(finding.replacement) if finding.replacement else None
+        holder = self._holder_of(finding.replacement, finding.message_id) if finding.replacement else None
         if finding.replacement is None or (holder is not None and holder.protected):
             self.actions.append(
                 ArchiveAction(target=memory.memory_id, evidence_message_ids=evidence, rationale=rationale)
@@ -140,7 +148,7 @@ class _Verifier:
                 CreateAction(
                     ref=replacement,
                     text=finding.replacement,
-                    evidence_message_ids=evidence,
+                    evidence_message_ids=(*dict.fromkeys((*kept, *evidence)),),
                     rationale=rationale,
                     confidence=VERIFIED_CONFIDENCE,
                 )
@@ -151,10 +159,19 @@ class _Verifier:
             )
         )
 
-    def _holder_of(self, text: str) -> MemoryRecord | None:
-        """An active memory of the candidate that already says `text`."""
+    def _holder_of(self, text: str, message_id: str = "") -> MemoryRecord | None:
+        """An active memory of the candidate that already says `text`: a duplicate of it, or the
+        memory the plan made from the contradicting message that holds all of its words."""
         tokens = canonical_tokens(text)
-        return next((m for m in self.candidate.active if is_duplicate(tokens, canonical_tokens(m.text))), None)
+        return next(
+            (
+                m
+                for m in self.candidate.active
+                if is_duplicate(tokens, canonical_tokens(m.text))
+                or (message_id in m.evidence_message_ids and tokens <= canonical_tokens(m.text))
+            ),
+            None,
+        )
 
 
 def _answered_turns(turns: Sequence[ConversationTurn]) -> dict[str, ConversationTurn]:
@@ -170,11 +187,18 @@ def _answered_turns(turns: Sequence[ConversationTurn]) -> dict[str, Conversation
 
 
 def verify_claims(
-    snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int = 8, max_claims: int = 100
+    snapshot: Snapshot,
+    candidate: Curated,
+    search: Search,
+    *,
+    top_k: int = 8,
+    max_claims: int = 100,
+    embed: Embed | None = None,
 ) -> Verified:
     """Judge the existing claims of `candidate` against the transcripts; returns the actions for
-    the contradicted ones (to be applied like any plan) and a verdict per claim checked."""
-    verifier = _Verifier(snapshot, candidate, search, top_k)
+    the contradicted ones (to be applied like any plan) and a verdict per claim checked. `embed`
+    is the sentence embedder the rules compare meanings with (the hashing one when not given)."""
+    verifier = _Verifier(snapshot, candidate, search, top_k, embed or _hashing_embed)
     verdicts: list[Verdict] = []
     claims = verifier.claims(max_claims)
     for memory in claims:
@@ -183,3 +207,7 @@ def verify_claims(
         if finding.judgement == "contradicted":
             verifier.act(memory, finding)
     return Verified(tuple(verdicts), tuple(verifier.actions), tuple(verifier.notes), searched=len(claims))
+
+
+def _hashing_embed(texts: Sequence[str]) -> list[list[float]]:
+    return LocalEmbedder().embed(list(texts))

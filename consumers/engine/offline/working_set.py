@@ -43,6 +43,12 @@ class WorkingSet:
         self._retired: set[str] = set()
         self._postings: dict[str, list[str]] = {}
         self._order: dict[str, int] = {}
+        self._common: frozenset[str] | None = None
+        # How many live memories hold each token, and the tokens by that count: the common
+        # tokens are read off the few highest counts, not recounted over every memory each time.
+        self._counts: dict[str, int] = {}
+        self._by_count: dict[int, set[str]] = {}
+        self._live = 0
 
     @classmethod
     def from_records(cls, records: tuple[MemoryRecord, ...], message_ts: Mapping[str, datetime]) -> WorkingSet:
@@ -61,15 +67,49 @@ class WorkingSet:
                 )
         return working
 
+    def common_tokens(self, share: float = 0.25, min_memories: int = 20) -> frozenset[str]:
+        """Tokens in more than `share` of the live memories (given at least `min_memories`): in a
+        scope about one project, its words tell no two of its facts apart."""
+        if self._common is None:
+            if self._live < min_memories:
+                self._common = frozenset()
+            else:
+                above = [tokens for count, tokens in self._by_count.items() if count > share * self._live]
+                self._common = frozenset().union(*above)
+        return self._common
+
     def add(self, memory: WorkingMemory) -> None:
+        self._common = None
+        if self.is_live(memory.key):
+            self._count(self._entries[memory.key].tokens, -1)
         self._entries[memory.key] = memory
+        if memory.key not in self._retired:
+            self._count(memory.tokens, +1)
         self._order.setdefault(memory.key, len(self._order))
         for token in sorted(memory.tokens):
             self._postings.setdefault(token, []).append(memory.key)
 
     def retire(self, key: str) -> None:
         """Superseded or merged in this plan: no longer a target nor a duplicate candidate."""
+        if self.is_live(key):
+            self._count(self._entries[key].tokens, -1)
         self._retired.add(key)
+        self._common = None
+
+    def _count(self, tokens: frozenset[str], step: int) -> None:
+        self._live += step
+        for token in tokens:
+            before = self._counts.get(token, 0)
+            after = before + step
+            if before:
+                self._by_count[before].discard(token)
+                if not self._by_count[before]:
+                    del self._by_count[before]
+            if after:
+                self._counts[token] = after
+                self._by_count.setdefault(after, set()).add(token)
+            else:
+                del self._counts[token]
 
     def get(self, key: str) -> WorkingMemory | None:
         return self._entries.get(key)

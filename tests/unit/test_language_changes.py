@@ -1,0 +1,110 @@
+"""`language.changes`: the value a correction changes, the values a statement gives, and whether
+it says a value changed or narrates an event, on sentences written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.changes import (
+    Numbered,
+    ValueChange,
+    identifiers,
+    mask_values,
+    narrates_past_event,
+    parse_change,
+    period_of,
+    says_changed,
+    values_in,
+)
+
+
+@pytest.mark.parametrize(
+    ("clause", "new", "old"),
+    [
+        ("Correction: I live in York now, not Leeds.", "York", "Leeds"),  # "now" is not the value
+        ("aisle seats instead of window seats", "aisle", "window"),
+        ("I moved my savings from Northbank to Riverbank.", "Riverbank", "Northbank"),
+        ("It is now, not later", "now", "later"),  # a time word on its own is still read
+    ],
+)
+def test_the_values_of_a_stated_change(clause: str, new: str, old: str) -> None:
+    change = parse_change(clause)
+    assert change is not None and (change.new, change.old) == (new, old)
+
+
+def test_a_change_with_an_unknown_old_value() -> None:
+    assert parse_change("I switched to decaf last month") == ValueChange(new="decaf", old=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("The snack budget went up to $75 on April 2, 2024.", ["$75", "April 2, 2024"]),
+        ("Coverage is 78%, the API answers in 250ms and the stream runs at 1080p.", ["78%", "250ms", "1080p"]),
+        ("Meet at 4:30 PM on March 22, or at 11am.", ["4:30 PM", "March 22", "11am"]),
+        ("Python 3.11 and release v1.0.0 shipped with 1,200 tests.", ["3.11", "v1.0.0", "1,200"]),
+        ("My gym sessions are on Mondays at 7 PM.", ["Mondays", "7 PM"]),
+        ("I have two dogs and live on the fourth floor.", ["two", "fourth"]),
+        ("One of them is the blue one.", []),
+    ],
+)
+def test_values_a_statement_gives(text: str, values: list[str]) -> None:
+    assert [v.text for v in values_in(text)] == values
+
+
+def test_values_compare_without_separators_and_have_a_kind() -> None:
+    one, two, day, clock = values_in("$1,200 and $1200 on 2024-03-01 at 9 AM")
+    assert one.normal == two.normal == "$1200"
+    assert (one.kind, day.kind, clock.kind) == ("amount", "day", "clock")
+
+
+def test_masking_values_and_phrases() -> None:
+    assert mask_values("The budget is $40 for the May 3 party.") == "The budget is # for the # party."
+    assert mask_values("I sit by the window, not the windowsill.", ("window",)) == "I sit by the #, not the windowsill."
+
+
+@pytest.mark.parametrize(
+    ("text", "changed"),
+    [
+        ("we raised the budget to #", True),
+        ("the deadline was pushed back to #", True),
+        ("the call moved to # at #", True),
+        ("my rating went up to #", True),
+        ("the new deadline is #", True),
+        ("the budget is #", False),
+        ("the movie starts at #", False),  # "movie" is not "move"
+    ],
+)
+def test_says_changed(text: str, changed: bool) -> None:
+    assert says_changed(text) is changed
+
+
+@pytest.mark.parametrize(
+    ("text", "event"),
+    [
+        ("I ran # km on Saturday", True),
+        ("she bought # books at the fair", True),
+        ("we visited # countries last year", True),
+        ("I have visited # countries", False),  # a state: how many so far
+        ("the report is due on #", False),
+        ("I am interested in # courses", False),
+        ("the library was tagged by theme", False),
+    ],
+)
+def test_narrates_past_event(text: str, event: bool) -> None:
+    assert narrates_past_event(text) is event
+
+
+def test_numbers_that_say_which_thing_a_sentence_is_about() -> None:
+    assert identifiers("The user's Phase 2 review is on May 3.") == {Numbered("phas", "2", named=True)}  # stems
+    assert identifiers("The first phase ends on May 3.") == {Numbered("phas", "1", named=False)}
+    assert identifiers("The 3 kids start school on May 3.") == frozenset()  # a count, not a name
+    assert identifiers("Since March 3 the user has 12 plants.") == frozenset()  # a day
+
+
+def test_the_period_a_rate_is_given_per() -> None:
+    assert period_of("reads 30 pages a day", "30") == "day"
+    assert period_of("saves $400 per month", "$400") == "month"
+    assert period_of("swims 3 km weekly", "3") == "week"
+    assert period_of("sleeps 7 hours a night", "7") == "day"
+    assert period_of("has a budget of $50 for books", "$50") == ""
