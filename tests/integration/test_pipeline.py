@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import UTC, datetime
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -166,9 +167,13 @@ def test_every_fixture_question_is_answered_by_an_active_memory(dreamed, fixture
 def test_falcon_keeps_the_superseded_warehouse_in_history(dreamed):
     scope = "demo/research-assistant/team-falcon"
     records = dreamed.runtime.memories.active_records(scope, include_inactive=True)
-    postgres = [m for m in records if "PostgreSQL" in m.text]
-    assert postgres and all(m.status == "superseded" for m in postgres)
-    assert any("DuckDB" in m.text and m.is_active for m in records)
+    # What stated PostgreSQL as the warehouse is kept, superseded from the day of the change; the
+    # active memory may still name PostgreSQL as what DuckDB replaced ("DuckDB instead of PostgreSQL").
+    old = [m for m in records if "PostgreSQL" in m.text and "DuckDB" not in m.text]
+    summary = [(m.text, m.status, m.valid_to) for m in records]
+    assert old and all(m.status == "superseded" for m in old), summary
+    assert all(m.valid_to == datetime(2026, 4, 8, 16, 0, tzinfo=UTC) for m in old), summary
+    assert any("DuckDB" in m.text and m.is_active for m in records), summary
 
 
 def test_prompt_injection_changes_nothing(dreamed):
