@@ -41,8 +41,8 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from bench.common import committed, end_offsets  # noqa: E402
-from bench.fleet_data import interleaved, make_fleet, memory_texts  # noqa: E402
-from bench.fleet_kafka import _settings  # noqa: E402
+from bench.fleet_data import make_fleet, memory_texts  # noqa: E402
+from bench.fleet_kafka import _settings, produce_turns  # noqa: E402
 from bench.fleet_stores import _bulk_store, _promote, _records  # noqa: E402
 from consumers.store import open_qdrant  # noqa: E402
 from dreamstream.topic_admin import ensure_topics  # noqa: E402
@@ -78,19 +78,7 @@ def seed(settings: Settings, size: int) -> list[str]:
 def produce_backlog(settings: Settings, scopes: int, messages: int) -> int:
     fleet = make_fleet(scopes, messages, seed=41, tenant="backlog")
     producer = make_producer(settings)
-    marks: dict[str, int] = {}
-
-    def delivered(err: object, msg: object) -> None:
-        if err is None:
-            scope = msg.key().decode()  # type: ignore[attr-defined]
-            marks[scope] = max(marks.get(scope, 0), msg.offset() + 1)  # type: ignore[attr-defined]
-
-    for turn in interleaved(fleet):
-        producer.produce(
-            settings.topics.turns, key=turn.scope.encode(), value=turn.model_dump_json().encode(), on_delivery=delivered
-        )
-        producer.poll(0)
-    producer.flush(60)
+    marks = produce_turns(producer, settings, fleet)
     for s in fleet:
         marks_of = {settings.topics.turns: marks[s.scope]}
         job = DreamJob(

@@ -23,9 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
-from bench.fleet_data import interleaved, make_fleet
+from bench.fleet_data import FleetScope, interleaved, make_fleet
 from dreamstream.control import AuditReader
 from dreamstream.topic_admin import ensure_topics
 from plumbing.kafka_io import make_producer
@@ -87,6 +88,25 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def produce_turns(producer: Producer, settings: Settings, fleet: list[FleetScope]) -> dict[str, int]:
+    """Every turn of `fleet`, interleaved across scopes, onto the turns topic; returns each scope's
+    next offset (its dream job's watermark) once all are delivered."""
+    marks: dict[str, int] = {}
+
+    def delivered(err: object, msg: object) -> None:
+        if err is None:
+            scope = msg.key().decode()  # type: ignore[attr-defined]
+            marks[scope] = max(marks.get(scope, 0), msg.offset() + 1)  # type: ignore[attr-defined]
+
+    for turn in interleaved(fleet):
+        producer.produce(
+            settings.topics.turns, key=turn.scope.encode(), value=turn.model_dump_json().encode(), on_delivery=delivered
+        )
+        producer.poll(0)
+    producer.flush(60)
+    return marks
+
+
 def run(home: Path, scopes: int, messages: int, workers: int, figure: Figure, timeout_s: float = 900) -> None:
     settings = _settings(home)
     ensure_topics(settings)
@@ -96,23 +116,8 @@ def run(home: Path, scopes: int, messages: int, workers: int, figure: Figure, ti
         audit = AuditReader(settings, from_now=True)
         fleet = make_fleet(scopes, messages, seed=31, tenant="kafka")
         producer = make_producer(settings)
-        marks: dict[str, int] = {}
-
-        def delivered(err: object, msg: object) -> None:
-            if err is None:
-                scope = msg.key().decode()  # type: ignore[attr-defined]
-                marks[scope] = max(marks.get(scope, 0), msg.offset() + 1)  # type: ignore[attr-defined]
-
         started = time.perf_counter()
-        for turn in interleaved(fleet):
-            producer.produce(
-                settings.topics.turns,
-                key=turn.scope.encode(),
-                value=turn.model_dump_json().encode(),
-                on_delivery=delivered,
-            )
-            producer.poll(0)
-        producer.flush(60)
+        marks = produce_turns(producer, settings, fleet)
         replay_s = time.perf_counter() - started
         ids: dict[str, str] = {}
         for s in fleet:

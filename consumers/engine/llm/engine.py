@@ -72,32 +72,14 @@ class LlmEngine:
                 spend.seconds,
                 err,
             )
-            err.spent = EngineResult(
-                plan=ActionPlan(),
-                motives=signals.motives,
-                model_calls=spend.calls,
-                prompt_tokens=spend.prompt_tokens,
-                completion_tokens=spend.completion_tokens,
-                cost_usd=spend.cost_usd,
-                model_seconds=spend.seconds,
-            )
+            err.spent = _spent(ActionPlan(), signals, spend)
             raise
         notes.append(
             f"model: {spend.calls} calls, {spend.prompt_tokens} prompt + {spend.completion_tokens} completion "
             f"tokens, {spend.seconds:.1f} s ({self._client.model}, "
             f"{'structured output' if self._client.structured else 'JSON mode'})"
         )
-        return EngineResult(
-            plan=plan,
-            motives=signals.motives,
-            model_calls=spend.calls,
-            prompt_tokens=spend.prompt_tokens,
-            completion_tokens=spend.completion_tokens,
-            cost_usd=spend.cost_usd,
-            model_seconds=spend.seconds,
-            unread_message_ids=unread,
-            notes=tuple(notes),
-        )
+        return _spent(plan, signals, spend, unread_message_ids=unread, notes=tuple(notes))
 
     def _read_all(
         self, snapshot: Snapshot, signals: Signals, spend: Spend
@@ -196,3 +178,24 @@ def _describe(chunk: Chunk) -> str:
     if context.touched_left_out:
         note += f"; {context.touched_left_out} more touched memories did not fit beside this one message"
     return note
+
+
+def _spent(
+    plan: ActionPlan,
+    signals: Signals,
+    spend: Spend,
+    unread_message_ids: frozenset[str] = frozenset(),
+    notes: tuple[str, ...] = (),
+) -> EngineResult:
+    """A pass's result with what its model calls cost (a failed pass carries the spend too)."""
+    return EngineResult(
+        plan=plan,
+        motives=signals.motives,
+        model_calls=spend.calls,
+        prompt_tokens=spend.prompt_tokens,
+        completion_tokens=spend.completion_tokens,
+        cost_usd=spend.cost_usd,
+        model_seconds=spend.seconds,
+        unread_message_ids=unread_message_ids,
+        notes=notes,
+    )
