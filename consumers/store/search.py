@@ -17,7 +17,7 @@ import numpy as np
 
 from consumers.embedding.hybrid import HybridIndex
 from consumers.embedding.protocol import Embedder
-from language.dates import without_stamp
+from language.dates import stamp_day, without_stamp
 from schemas import MemoryAdd, MemoryRecord
 
 MAX_CACHED_SCOPES = 256
@@ -46,6 +46,17 @@ def embedding_text(record_text: str) -> str:
     return without_stamp(record_text)
 
 
+def lexical_text(record: MemoryRecord) -> str:
+    """What a memory is matched on word by word: its statement and the day it was said (its
+    stamp; a memory without one, the day its evidence made it true). "What did Ava share on
+    9 May 2023?" then finds the memories of that day, as a reader scanning dated notes would;
+    the vector stays the statement's alone, and the reader reads the text as it is."""
+    day = stamp_day(record.text)
+    if day is None:
+        day = (record.valid_from or record.created_at).date()
+    return f"{embedding_text(record.text)} {day.isoformat()}"
+
+
 class ScopeSearch:
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
@@ -67,7 +78,7 @@ class ScopeSearch:
             cached = self._indexes.get(scope)
         if cached is None or cached[0] != key:
             records, vectors = load()
-            index = HybridIndex(self._embedder, [embedding_text(r.text) for r in records], vectors)
+            index = _index(self._embedder, records, vectors)
             cached = (key, index, records)
             with self._lock:
                 if len(self._indexes) >= MAX_CACHED_SCOPES:
@@ -81,12 +92,18 @@ class ScopeSearch:
         """The same ranking over records in hand, with no index kept."""
         if not records:
             return []
-        index = HybridIndex(self._embedder, [embedding_text(r.text) for r in records], None)
+        index = _index(self._embedder, records, None)
         return [(records[i], score) for i, score in index.search(query, k)]
 
     def forget(self, scope: str) -> None:
         with self._lock:
             self._indexes.pop(scope, None)
+
+
+def _index(embedder: Embedder, records: Sequence[MemoryRecord], vectors: np.ndarray | None) -> HybridIndex:
+    return HybridIndex(
+        embedder, [embedding_text(r.text) for r in records], vectors, lexical=[lexical_text(r) for r in records]
+    )
 
 
 def stack(vectors: Sequence[Sequence[float] | None], dims: int) -> np.ndarray | None:
