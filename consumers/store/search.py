@@ -86,7 +86,8 @@ class ScopeSearch:
                 self._indexes[scope] = cached
         _, index, records = cached
         mask = None if allow is None else np.fromiter((allow(r) for r in records), dtype=bool, count=len(records))
-        return [(records[i], score) for i, score in index.search(query, k, mask=mask)]
+        found = [(records[i], score) for i, score in index.search(query, k * WIDEN + DEFER, mask=mask)]
+        return evidence_diverse(found, DEFER)[:k]
 
     def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
         """The same ranking over records in hand, with no index kept."""
@@ -98,6 +99,38 @@ class ScopeSearch:
     def forget(self, scope: str) -> None:
         with self._lock:
             self._indexes.pop(scope, None)
+
+
+DEFER = 3
+"""A memory whose every cited message a better-ranked memory already cites is read after this
+many memories that bring new evidence (`evidence_diverse`)."""
+WIDEN = 2
+"""Ranked past k by this factor, so the deferred ones are replaced by fresh ones."""
+
+
+def evidence_diverse(
+    ranked: Sequence[tuple[MemoryRecord, float]], defer: int = DEFER
+) -> list[tuple[MemoryRecord, float]]:
+    """The ranking read as a reader pays for it: a memory resting only on messages a better one
+    already cites (an agent's note and the fact it notes, two wordings of one message) says
+    little the reader does not have, so it moves `defer` places down behind memories that bring
+    other evidence, in its order. Memories citing nothing are never deferred."""
+    seen: set[str] = set()
+    out: list[tuple[MemoryRecord, float]] = []
+    waiting: list[tuple[int, tuple[MemoryRecord, float]]] = []
+    fresh = 0
+    for item in ranked:
+        while waiting and waiting[0][0] <= fresh:
+            out.append(waiting.pop(0)[1])
+        evidence = item[0].evidence_message_ids
+        if evidence and seen.issuperset(evidence):
+            waiting.append((fresh + defer, item))
+            continue
+        seen.update(evidence)
+        out.append(item)
+        fresh += 1
+    out.extend(item for _, item in waiting)
+    return out
 
 
 def _index(embedder: Embedder, records: Sequence[MemoryRecord], vectors: np.ndarray | None) -> HybridIndex:

@@ -11,7 +11,7 @@ from consumers.embedding import HashingEmbedder
 from consumers.embedding.cache import VectorCache
 from consumers.embedding.hybrid import HybridIndex
 from consumers.embedding.minilm import MiniLMEmbedder
-from consumers.store.search import ScopeSearch, embedding_text, lexical_text
+from consumers.store.search import ScopeSearch, embedding_text, evidence_diverse, lexical_text
 from schemas import MemoryRecord
 
 T0 = datetime(2025, 1, 2, tzinfo=UTC)
@@ -85,3 +85,42 @@ def test_the_day_is_the_stamp_or_else_when_the_memory_became_true() -> None:
 def test_lexical_texts_come_one_per_text() -> None:
     with pytest.raises(ValueError, match="1 lexical texts for 2 texts"):
         HybridIndex(HashingEmbedder(64), ["alpha", "beta"], lexical=["alpha"])
+
+
+def cited(memory_id: str, *messages: str) -> tuple[MemoryRecord, float]:
+    return record(memory_id, f"[2024-01-01] Memory {memory_id}.").model_copy(
+        update={"evidence_message_ids": messages}
+    ), 1.0
+
+
+def order(ranked: list[tuple[MemoryRecord, float]]) -> list[str]:
+    return [r.memory_id for r, _ in ranked]
+
+
+def test_a_memory_resting_only_on_evidence_already_read_moves_behind_fresh_ones() -> None:
+    # "a2" says what "a1" already cites (an agent's note and the message's own memory): it is
+    # read after two memories that bring other messages, and nothing is dropped.
+    ranked = [cited("a1", "m1"), cited("a2", "m1"), cited("b", "m2"), cited("c", "m3"), cited("d", "m4")]
+    assert order(evidence_diverse(ranked, defer=2)) == ["a1", "b", "c", "a2", "d"]
+    assert order(evidence_diverse(ranked, defer=0)) == order(ranked)
+
+
+def test_new_evidence_or_none_is_never_deferred() -> None:
+    ranked = [cited("a", "m1"), cited("ab", "m1", "m2"), cited("none"), cited("none2"), cited("b", "m2")]
+    assert order(evidence_diverse(ranked, defer=3)) == ["a", "ab", "none", "none2", "b"]
+    assert order(evidence_diverse(ranked[:2] + [cited("b", "m2")], defer=3)) == ["a", "ab", "b"]
+
+
+def test_search_returns_k_after_deferring(minilm: MiniLMEmbedder) -> None:
+    twins = [record(f"t{i}", f"[2024-05-0{i}] Tomas baked rye bread, loaf {i}.") for i in range(1, 4)]
+    twins = [t.model_copy(update={"evidence_message_ids": ("same",)}) for t in twins]
+    search = ScopeSearch(minilm)
+    question = "What bread did Tomas bake?"
+    plain = [
+        (twins + OTHERS)[i]
+        for i, _ in HybridIndex(minilm, [embedding_text(t.text) for t in twins + OTHERS]).search(question, 3)
+    ]
+    assert all(r.memory_id.startswith("t") for r in plain)  # ranked alone, the three wordings lead
+    found = search.search("t/a/s", 1, lambda: (twins + OTHERS, None), question, 4)
+    ids = [r.memory_id for r, _ in found]
+    assert len(ids) == 4 and ids[0].startswith("t") and not any(i.startswith("t") for i in ids[1:])

@@ -164,7 +164,7 @@ class TranscriptPass:
         spelled: the add's relative times read from the message's day ("last Saturday" is the
         fact's "2024-06-08"), a number in words as its digits ("two hours" = "2 hours")."""
         for noted in self.cited_by.get(turn.message_id, ()):
-            said = rewrite_relative_time(without_stamp(noted), turn.ts).text
+            said = rewrite_relative_time(without_stamp(noted), turn.ts, annotate=True).text
             if self.similarity(body, without_stamp(noted)) >= NOTED_COSINE and _adds_no_value(body, said):
                 return True
         return False
@@ -230,11 +230,10 @@ class TranscriptPass:
 
 def _adds_no_value(body: str, noted: str) -> bool:
     """Every value `body` states is in `noted`, whatever its spelling ("1,500" / "1500", "two" / "2")."""
-    extra = new_values(body, noted)
-    if not extra:
-        return True
     said = normal_values(noted)
-    return all((normal := normal_values(value)) and normal <= said for value in extra)
+    if not normal_values(body) <= said:
+        return False  # a number, amount or day the note lacks ("three" where it says "two")
+    return all((normal := normal_values(value)) and normal <= said for value in new_values(body, noted))
 
 
 @dataclass(frozen=True)
