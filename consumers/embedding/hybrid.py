@@ -96,7 +96,11 @@ class HybridIndex:
         fusion: Fusion = "weighted",
         rrf_k: float = 60.0,
         dense_weight: float = 0.5,
+        lexical: Sequence[str] | None = None,
     ) -> None:
+        """`lexical`: what each text is matched on word by word (BM25), when more than the text
+        its vector is computed from (a memory's said-on day: a reader asks "what did X do on 9 May",
+        the day costs the vector nothing and the reader no words)."""
         if vectors is None:
             vectors = embedder.embed_array(texts) if len(texts) else np.zeros((0, embedder.dims), np.float32)
         vectors = np.asarray(vectors, dtype=np.float32)
@@ -108,7 +112,9 @@ class HybridIndex:
         self.embedder = embedder
         self.texts = list(texts)
         self.vectors = vectors
-        self.bm25 = Bm25([text_tokens(text) for text in self.texts])
+        if lexical is not None and len(lexical) != len(self.texts):
+            raise ValueError(f"{len(lexical)} lexical texts for {len(self.texts)} texts (one each)")
+        self.bm25 = Bm25([text_tokens(text) for text in (self.texts if lexical is None else lexical)])
         self.fusion = fusion
         self.rrf_k = rrf_k
         self.dense_weight = dense_weight

@@ -17,7 +17,7 @@ import numpy as np
 
 from consumers.embedding.hybrid import HybridIndex
 from consumers.embedding.protocol import Embedder
-from language.dates import without_stamp
+from language.dates import stamp_day, without_stamp
 from schemas import MemoryAdd, MemoryRecord
 
 MAX_CACHED_SCOPES = 256
@@ -46,6 +46,17 @@ def embedding_text(record_text: str) -> str:
     return without_stamp(record_text)
 
 
+def lexical_text(record: MemoryRecord) -> str:
+    """What a memory is matched on word by word: its statement and the day it was said (its
+    stamp; a memory without one, the day its evidence made it true). "What did Ava share on
+    9 May 2023?" then finds the memories of that day, as a reader scanning dated notes would;
+    the vector stays the statement's alone, and the reader reads the text as it is."""
+    day = stamp_day(record.text)
+    if day is None:
+        day = (record.valid_from or record.created_at).date()
+    return f"{embedding_text(record.text)} {day.isoformat()}"
+
+
 class ScopeSearch:
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
@@ -67,7 +78,7 @@ class ScopeSearch:
             cached = self._indexes.get(scope)
         if cached is None or cached[0] != key:
             records, vectors = load()
-            index = HybridIndex(self._embedder, [embedding_text(r.text) for r in records], vectors)
+            index = _index(self._embedder, records, vectors)
             cached = (key, index, records)
             with self._lock:
                 if len(self._indexes) >= MAX_CACHED_SCOPES:
@@ -75,18 +86,57 @@ class ScopeSearch:
                 self._indexes[scope] = cached
         _, index, records = cached
         mask = None if allow is None else np.fromiter((allow(r) for r in records), dtype=bool, count=len(records))
-        return [(records[i], score) for i, score in index.search(query, k, mask=mask)]
+        found = [(records[i], score) for i, score in index.search(query, k * WIDEN + DEFER, mask=mask)]
+        return evidence_diverse(found, DEFER)[:k]
 
     def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
         """The same ranking over records in hand, with no index kept."""
         if not records:
             return []
-        index = HybridIndex(self._embedder, [embedding_text(r.text) for r in records], None)
+        index = _index(self._embedder, records, None)
         return [(records[i], score) for i, score in index.search(query, k)]
 
     def forget(self, scope: str) -> None:
         with self._lock:
             self._indexes.pop(scope, None)
+
+
+DEFER = 3
+"""A memory whose every cited message a better-ranked memory already cites is read after this
+many memories that bring new evidence (`evidence_diverse`)."""
+WIDEN = 2
+"""Ranked past k by this factor, so the deferred ones are replaced by fresh ones."""
+
+
+def evidence_diverse(
+    ranked: Sequence[tuple[MemoryRecord, float]], defer: int = DEFER
+) -> list[tuple[MemoryRecord, float]]:
+    """The ranking read as a reader pays for it: a memory resting only on messages a better one
+    already cites (an agent's note and the fact it notes, two wordings of one message) says
+    little the reader does not have, so it moves `defer` places down behind memories that bring
+    other evidence, in its order. Memories citing nothing are never deferred."""
+    seen: set[str] = set()
+    out: list[tuple[MemoryRecord, float]] = []
+    waiting: list[tuple[int, tuple[MemoryRecord, float]]] = []
+    fresh = 0
+    for item in ranked:
+        while waiting and waiting[0][0] <= fresh:
+            out.append(waiting.pop(0)[1])
+        evidence = item[0].evidence_message_ids
+        if evidence and seen.issuperset(evidence):
+            waiting.append((fresh + defer, item))
+            continue
+        seen.update(evidence)
+        out.append(item)
+        fresh += 1
+    out.extend(item for _, item in waiting)
+    return out
+
+
+def _index(embedder: Embedder, records: Sequence[MemoryRecord], vectors: np.ndarray | None) -> HybridIndex:
+    return HybridIndex(
+        embedder, [embedding_text(r.text) for r in records], vectors, lexical=[lexical_text(r) for r in records]
+    )
 
 
 def stack(vectors: Sequence[Sequence[float] | None], dims: int) -> np.ndarray | None:

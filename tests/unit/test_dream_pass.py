@@ -334,9 +334,15 @@ def test_prune_condenses_and_leaves_long_retired_records_out(tmp_path: Path) -> 
         first = feed.run(NILS)
         assert first.status == "completed"
         bio = active(rt, NILS)["bio"]
-        assert bio.text == "Nils runs the Oslo office and reports to Ada." and bio.evidence_message_ids == ("n1#0",)
-        [update] = [e for e in first.events if isinstance(e, MemoryChangeEvent) and e.change == "updated"]
-        assert update.reason.startswith("prune: condensed")
+        # The agent's note leads with the day of the message it cites, then keeps its first sentences.
+        assert bio.text == "[2026-05-01] Nils runs the Oslo office and reports to Ada."
+        assert bio.evidence_message_ids == ("n1#0",)
+        reasons = [
+            e.reason
+            for e in first.events
+            if isinstance(e, MemoryChangeEvent) and e.change == "updated" and e.memory_id == "bio"
+        ]
+        assert any(r.startswith("prune: condensed") for r in reasons), reasons
 
         feed.turns(
             [

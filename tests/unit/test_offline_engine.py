@@ -76,9 +76,13 @@ def test_ava_window_is_superseded_by_aisle_citing_the_correction() -> None:
 
 def test_ava_vegetarian_and_no_meat_merge_into_the_older_memory() -> None:
     result = propose(fixture_snapshot(AVA))
+    # The survivor keeps its wording, led by the day of the message the agent's note cites.
     assert of_kind(result, MergeAction) == [
         MergeAction(
-            survivor="ava-m2", duplicates=("ava-m3",), text=None, rationale=of_kind(result, MergeAction)[0].rationale
+            survivor="ava-m2",
+            duplicates=("ava-m3",),
+            text="[2026-03-02] Ava is vegetarian",
+            rationale=of_kind(result, MergeAction)[0].rationale,
         )
     ]
 
@@ -313,8 +317,9 @@ def test_bruno_protected_and_unrelated_memories_keep_their_old_value(bruno: Engi
 def test_bruno_paraphrases_merge_and_relative_memory_is_dated(bruno: EngineResult) -> None:
     [merge] = of_kind(bruno, MergeAction)
     assert (merge.survivor, merge.duplicates) == ("b-home", ("b-based",))
-    [update] = of_kind(bruno, UpdateAction)
-    assert (update.target, update.text) == ("b-team", "Bruno's team meets on 2026-06-15 (next Monday)")
+    updates = {u.target: u for u in of_kind(bruno, UpdateAction)}
+    update = updates["b-team"]
+    assert update.text == "[2026-06-10] Bruno's team meets on 2026-06-15 (next Monday)"
     assert update.evidence_message_ids == ("b1#3",)
 
 

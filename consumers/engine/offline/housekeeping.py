@@ -20,7 +20,7 @@ from consumers.engine.offline.duplicates import MergeCandidate, MergeGroup, merg
 from consumers.engine.offline.plan_builder import PlanBuilder
 from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.working_set import WorkingSet
-from language.dates import rewrite_relative_time, without_stamp
+from language.dates import rewrite_relative_time, stamp_day, stamped, without_stamp
 from schemas import ConversationTurn, MemoryRecord
 
 
@@ -80,7 +80,12 @@ class Housekeeping:
         reference = min(self.messages[i].ts for i in evidence) if evidence else record.created_at
         annotated = rewrite_relative_time(record.text, reference, annotate=True)
         plain = rewrite_relative_time(record.text, reference).text
-        return _Dated(plain, annotated.text if annotated.changed else None)
+        text = annotated.text if annotated.changed else None
+        if record.origin == "memory_add" and evidence and stamp_day(record.text) is None:
+            # An agent's note leads with the day it is about, as every memory does: a reader asking
+            # "when" gets the day the message it notes was said, as from the message's own memory.
+            text = stamped(text or record.text, reference)
+        return _Dated(plain, text)
 
     def _resolve_rivals(self, records: tuple[MemoryRecord, ...]) -> None:
         live = [m for r in records if (m := self.working.get(r.memory_id)) is not None and self.working.is_live(m.key)]

@@ -24,8 +24,9 @@ from consumers.engine.offline.revisions import Revisions
 from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.speaker_roles import ChatRoles, TurnSpeaker
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.changes import normal_values
 from language.clauses import Clause, clauses_of
-from language.dates import without_stamp
+from language.dates import rewrite_relative_time, without_stamp
 from schemas import ConversationTurn
 
 NOTED_COSINE = 0.55
@@ -158,12 +159,15 @@ class TranscriptPass:
             self.prefetch(list(dict.fromkeys(texts)))
 
     def _noted_already(self, turn: ConversationTurn, body: str) -> bool:
-        """A memory-add about this message already says it, and the message adds no value to it
-        (no date, number or name the add lacks): creating it again would only duplicate the add."""
-        return any(
-            not new_values(body, noted) and self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
-            for noted in self.cited_by.get(turn.message_id, ())
-        )
+        """A memory-add about this message already says it, and the message adds no value to it:
+        creating it again would only duplicate the add. Values are compared as meant, not as
+        spelled: the add's relative times read from the message's day ("last Saturday" is the
+        fact's "2024-06-08"), a number in words as its digits ("two hours" = "2 hours")."""
+        for noted in self.cited_by.get(turn.message_id, ()):
+            said = rewrite_relative_time(without_stamp(noted), turn.ts, annotate=True).text
+            if self.similarity(body, without_stamp(noted)) >= NOTED_COSINE and _adds_no_value(body, said):
+                return True
+        return False
 
     def _clause(self, turn: ConversationTurn, clause: Clause, subject: str | None, context: Sequence[str]) -> bool:
         """True when the clause was taken care of here (a correction applied, or already covered)."""
@@ -222,6 +226,14 @@ class TranscriptPass:
         self._created_from[turn.message_id].append(tokens)
         self._made[turn.message_id].append((ref, text))
         return ref
+
+
+def _adds_no_value(body: str, noted: str) -> bool:
+    """Every value `body` states is in `noted`, whatever its spelling ("1,500" / "1500", "two" / "2")."""
+    said = normal_values(noted)
+    if not normal_values(body) <= said:
+        return False  # a number, amount or day the note lacks ("three" where it says "two")
+    return all((normal := normal_values(value)) and normal <= said for value in new_values(body, noted))
 
 
 @dataclass(frozen=True)
