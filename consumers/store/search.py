@@ -11,7 +11,9 @@ Python, point by point) off the hot path and gives a Qdrant server and local mod
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
+from datetime import date
+from typing import TypeVar
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from language.dates import stamp_day, without_stamp
 from schemas import MemoryAdd, MemoryRecord
 
 MAX_CACHED_SCOPES = 256
+T = TypeVar("T")
 
 
 def pending_record(add: MemoryAdd) -> MemoryRecord:
@@ -54,7 +57,7 @@ def lexical_text(record: MemoryRecord) -> str:
     day = stamp_day(record.text)
     if day is None:
         day = (record.valid_from or record.created_at).date()
-    return f"{embedding_text(record.text)} {day.isoformat()}"
+    return day_words(embedding_text(record.text), day)
 
 
 class ScopeSearch:
@@ -87,7 +90,7 @@ class ScopeSearch:
         _, index, records = cached
         mask = None if allow is None else np.fromiter((allow(r) for r in records), dtype=bool, count=len(records))
         found = [(records[i], score) for i, score in index.search(query, k * WIDEN + DEFER, mask=mask)]
-        return evidence_diverse(found, DEFER)[:k]
+        return evidence_diverse(found, _cited, DEFER)[:k]
 
     def rank(self, records: Sequence[MemoryRecord], query: str, k: int) -> list[tuple[MemoryRecord, float]]:
         """The same ranking over records in hand, with no index kept."""
@@ -108,29 +111,37 @@ WIDEN = 2
 """Ranked past k by this factor, so the deferred ones are replaced by fresh ones."""
 
 
-def evidence_diverse(
-    ranked: Sequence[tuple[MemoryRecord, float]], defer: int = DEFER
-) -> list[tuple[MemoryRecord, float]]:
-    """The ranking read as a reader pays for it: a memory resting only on messages a better one
+def evidence_diverse(ranked: Sequence[T], evidence: Callable[[T], Collection[str]], defer: int = DEFER) -> list[T]:
+    """The ranking read as a reader pays for it: an item resting only on messages a better one
     already cites (an agent's note and the fact it notes, two wordings of one message) says
-    little the reader does not have, so it moves `defer` places down behind memories that bring
-    other evidence, in its order. Memories citing nothing are never deferred."""
+    little the reader does not have, so it moves `defer` places down behind items that bring
+    other evidence, in its order. Items citing nothing are never deferred. One rule for memories
+    and for the evaluation's raw baseline (`evidence` gives an item's cited message ids)."""
     seen: set[str] = set()
-    out: list[tuple[MemoryRecord, float]] = []
-    waiting: list[tuple[int, tuple[MemoryRecord, float]]] = []
+    out: list[T] = []
+    waiting: list[tuple[int, T]] = []
     fresh = 0
     for item in ranked:
         while waiting and waiting[0][0] <= fresh:
             out.append(waiting.pop(0)[1])
-        evidence = item[0].evidence_message_ids
-        if evidence and seen.issuperset(evidence):
+        cited = evidence(item)
+        if cited and seen.issuperset(cited):
             waiting.append((fresh + defer, item))
             continue
-        seen.update(evidence)
+        seen.update(cited)
         out.append(item)
         fresh += 1
     out.extend(item for _, item in waiting)
     return out
+
+
+def day_words(text: str, day: date) -> str:
+    """What an item is matched on word by word: its text and the day it holds for (`lexical_text`)."""
+    return f"{text} {day.isoformat()}"
+
+
+def _cited(found: tuple[MemoryRecord, float]) -> Sequence[str]:
+    return found[0].evidence_message_ids
 
 
 def _index(embedder: Embedder, records: Sequence[MemoryRecord], vectors: np.ndarray | None) -> HybridIndex:

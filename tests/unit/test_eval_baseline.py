@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from consumers.embedding import LocalEmbedder
+from consumers.store.search import DEFER, day_words, evidence_diverse
 from dreamstream_tools.evaluation.baseline import BaselineSearch, add_line, dated_add_item, message_line
 from dreamstream_tools.evaluation.dataset import load_dataset
 from dreamstream_tools.evaluation.metrics import answer_containment, evidence_recall, knowledge_update
@@ -142,11 +143,15 @@ def test_the_baseline_ranks_the_raw_contents_exactly_as_the_shared_hybrid_ranker
     search = BaselineSearch(dataset, embedder)
     if built:
         search.build()
-    # ranked on what was said (no date line), as memories are ranked without their stamps
-    raw = [t.content for t in dataset.turns_of(SCOPE)] + [a.text for a in dataset.adds_of(SCOPE)]
-    dated = [i.text for i in search.items[SCOPE]]
-    for query in ("Which phone does Noor have?", "currency kroner", "repair shop"):
-        expected = [dated[i] for i, _ in HybridIndex(embedder, raw).search(query, 3)]
+    # ranked on what was said (no date line), as memories are ranked without their stamps; the
+    # lexical side reads the day too, and an item citing only what a better one cites waits
+    turns, adds = dataset.turns_of(SCOPE), dataset.adds_of(SCOPE)
+    raw = [t.content for t in turns] + [a.text for a in adds]
+    days = [day_words(text, x.ts.date()) for text, x in zip(raw, [*turns, *adds], strict=True)]
+    items = search.items[SCOPE]
+    for query in ("Which phone does Noor have?", "currency kroner", "repair shop", "what happened on 2026-01-09"):
+        ranked = [items[i] for i, _ in HybridIndex(embedder, raw, lexical=days).search(query, 100)]
+        expected = [i.text for i in evidence_diverse(ranked, lambda i: i.provenance, DEFER)[:3]]
         vector = embedder.embed_array([query])[0] if built else None
         assert [i.text for i in search.search(SCOPE, query, 3, vector)] == expected
     assert len(search.search(SCOPE, "phone", 100)) == 5  # past the scope's size: all of it, ranked

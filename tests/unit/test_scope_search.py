@@ -3,6 +3,7 @@ and on the day each memory was said; on sentences written for this test."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -93,6 +94,10 @@ def cited(memory_id: str, *messages: str) -> tuple[MemoryRecord, float]:
     ), 1.0
 
 
+def cited_ids(found: tuple[MemoryRecord, float]) -> Sequence[str]:
+    return found[0].evidence_message_ids
+
+
 def order(ranked: list[tuple[MemoryRecord, float]]) -> list[str]:
     return [r.memory_id for r, _ in ranked]
 
@@ -101,14 +106,14 @@ def test_a_memory_resting_only_on_evidence_already_read_moves_behind_fresh_ones(
     # "a2" says what "a1" already cites (an agent's note and the message's own memory): it is
     # read after two memories that bring other messages, and nothing is dropped.
     ranked = [cited("a1", "m1"), cited("a2", "m1"), cited("b", "m2"), cited("c", "m3"), cited("d", "m4")]
-    assert order(evidence_diverse(ranked, defer=2)) == ["a1", "b", "c", "a2", "d"]
-    assert order(evidence_diverse(ranked, defer=0)) == order(ranked)
+    assert order(evidence_diverse(ranked, cited_ids, defer=2)) == ["a1", "b", "c", "a2", "d"]
+    assert order(evidence_diverse(ranked, cited_ids, defer=0)) == order(ranked)
 
 
 def test_new_evidence_or_none_is_never_deferred() -> None:
     ranked = [cited("a", "m1"), cited("ab", "m1", "m2"), cited("none"), cited("none2"), cited("b", "m2")]
-    assert order(evidence_diverse(ranked, defer=3)) == ["a", "ab", "none", "none2", "b"]
-    assert order(evidence_diverse(ranked[:2] + [cited("b", "m2")], defer=3)) == ["a", "ab", "b"]
+    assert order(evidence_diverse(ranked, cited_ids, defer=3)) == ["a", "ab", "none", "none2", "b"]
+    assert order(evidence_diverse(ranked[:2] + [cited("b", "m2")], cited_ids, defer=3)) == ["a", "ab", "b"]
 
 
 def test_search_returns_k_after_deferring(minilm: MiniLMEmbedder) -> None:

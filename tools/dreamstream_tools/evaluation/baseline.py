@@ -11,7 +11,11 @@ Those lines are the baseline's item texts: its containment, coverage and word co
 on them, as the memory side's are on the memory texts with their "(said on …)" stamps. Ranking is
 on the message's own content (the add's text), as `MemoryStore.search` ranks a memory on its
 statement without the stamp, by the same hybrid ranker (`HybridIndex`: dense + lexical, fused) and
-the same embedder. A message's provenance is its own id; a memory-add's is its `source_message_ids`.
+the same embedder, with the memory side's two reading rules (`consumers.store.search`): the lexical
+side also reads the item's day (a question naming a day finds what was said that day), and an item
+resting only on messages a better-ranked one already cites (a raw memory-add beside the message it
+notes) is read `DEFER` places later (`evidence_diverse`). A message's provenance is its own id;
+a memory-add's is its `source_message_ids`.
 
 Built from the evaluation set itself (the events a run indexed), per scope, once; every text is
 embedded once (the transcript index already embedded the contents: cache hits), every question once.
@@ -23,6 +27,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from consumers.store.search import DEFER, WIDEN, day_words, evidence_diverse
 from dreamstream_tools.evaluation.dataset import Dataset
 from dreamstream_tools.evaluation.metrics import Item
 from dreamstream_tools.evaluation.ranking import HybridIndex
@@ -72,11 +77,15 @@ class BaselineSearch:
         """Messages, then memory-adds: what the baseline searches and reads."""
         self._ranked_texts: dict[str, list[str]] = {}
         """What each item is ranked on: the message's content, the add's text (no date line)."""
+        self._lexical_texts: dict[str, list[str]] = {}
+        """What each item is matched on word by word: the ranked text and the item's day."""
         for scope in dataset.scopes:
             turns, adds = dataset.turns_of(scope), dataset.adds_of(scope)
             self.messages[scope] = [message_item(t) for t in turns]
             self.items[scope] = self.messages[scope] + [dated_add_item(a) for a in adds]
             self._ranked_texts[scope] = [t.content for t in turns] + [a.text for a in adds]
+            days = [t.ts.date() for t in turns] + [a.ts.date() for a in adds]
+            self._lexical_texts[scope] = [day_words(t, d) for t, d in zip(self._ranked_texts[scope], days, strict=True)]
         self._indexes: dict[str, HybridIndex] = {}
 
     def build(self) -> None:
@@ -87,17 +96,25 @@ class BaselineSearch:
         start = 0
         for scope in scopes:
             ranked = self._ranked_texts[scope]
-            self._indexes[scope] = HybridIndex(self._embedder, ranked, vectors=vectors[start : start + len(ranked)])
+            self._indexes[scope] = self._index(scope, vectors[start : start + len(ranked)])
             start += len(ranked)
+
+    def _index(self, scope: str, vectors: np.ndarray | None) -> HybridIndex:
+        return HybridIndex(self._embedder, self._ranked_texts[scope], vectors, lexical=self._lexical_texts[scope])
 
     def search(self, scope: str, query: str, k: int, query_vector: np.ndarray | None = None) -> list[Item]:
         """The best `k` items (k >= the scope's size: all of them, ranked)."""
         if scope not in self._indexes:
             if not self._ranked_texts.get(scope):
                 return []
-            self._indexes[scope] = HybridIndex(self._embedder, self._ranked_texts[scope])
+            self._indexes[scope] = self._index(scope, None)
         items = self.items[scope]
-        return [items[i] for i, _ in self._indexes[scope].search(query, k, query_vector=query_vector)]
+        ranked = [items[i] for i, _ in self._indexes[scope].search(query, k * WIDEN + DEFER, query_vector=query_vector)]
+        return evidence_diverse(ranked, _provenance, DEFER)[:k]
+
+
+def _provenance(item: Item) -> tuple[str, ...]:
+    return tuple(item.provenance)
 
 
 __all__ = [
