@@ -63,9 +63,11 @@ def test_the_consolidation_workers_counters_and_histograms_exist_before_any_pass
     assert value("dreamstream_index_skipped_total", kind="memory-adds", reason="protected_ignored") is not None
     assert value("dreamstream_model_calls_total", engine="offline") is not None
     declare_transient_series()
+    # Exists, not "is 0": these series have no per-test label (the stream ones have the topic), and the
+    # retry and worker-step tests count real transient errors in this process's registry before or after.
     for resource, operations in OPERATIONS.items():
         for operation in operations:
-            assert value("dreamstream_transient_errors_total", resource=resource, operation=operation) == 0
+            assert value("dreamstream_transient_errors_total", resource=resource, operation=operation) is not None
 
 
 def test_a_real_pass_times_only_declared_phases(tmp_path):
