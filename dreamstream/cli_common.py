@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
@@ -36,7 +36,7 @@ from consumers.store.diary_entry import DiaryEntry
 from consumers.store.filters import NO_FILTER, MemoryFilter
 from consumers.store.history import ScopeReader
 from consumers.store.pointer import ScopeState
-from schemas import MemoryRecord, audit_event_adapter, parse_scope
+from schemas import AnyAuditEvent, MemoryRecord, audit_event_adapter, parse_scope
 from schemas.cloudevents import unframe
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings, get_settings
@@ -49,6 +49,8 @@ if TYPE_CHECKING:  # a Qdrant client and the stores load only when a command ope
     from dreamstream.client import Client
 
 log = logging.getLogger("dreamstream.cli")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 # --- errors: one clear line, non-zero exit
@@ -81,14 +83,14 @@ class UsageError(click.ClickException):
     exit_code = 2
 
 
-def _one_line_usage(err: click.UsageError, info_name: str | None) -> click.UsageError:
+def _one_line_usage(err: click.UsageError, info_name: str | None) -> click.ClickException:
     if isinstance(err, click.exceptions.NoArgsIsHelpError):  # a bare group: its help, as click shows it
         return err
     path = err.ctx.command_path if err.ctx else info_name
     return UsageError(f"{err.format_message()} (see `{path} --help`)")
 
 
-class _OneLineUsage:
+class _OneLineUsage(click.Command):
     """Usage errors (a missing argument, an unknown option) as one line too, exit status 2."""
 
     def make_context(
@@ -100,7 +102,7 @@ class _OneLineUsage:
             raise _one_line_usage(err, info_name) from None
 
 
-class Command(_OneLineUsage, click.Command):
+class Command(_OneLineUsage):
     """A command whose failures end as `Error: <one line>` and exit status 1 (2 for a usage
     error), never a traceback (`dreamstream -v` logs the traceback at DEBUG)."""
 
@@ -120,7 +122,9 @@ class Group(_OneLineUsage, click.Group):
     command_class = Command
     group_class = type  # subgroups are Groups too
 
-    def resolve_command(self, ctx: click.Context, args: list[str]):
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as err:
@@ -451,20 +455,22 @@ class AuditTail:
             assignment.append(TopicPartition(self.topic, p, start))
         self._consumer.assign(assignment)
 
-    def read(self, timeout_s: float) -> list:
+    def read(self, timeout_s: float) -> list[AnyAuditEvent]:
         """What arrived within `timeout_s` (of this scope, when one was given)."""
         return [event for _, event in self._read(timeout_s)]
 
-    def _read(self, timeout_s: float) -> list[tuple[int, Any]]:
+    def _read(self, timeout_s: float) -> list[tuple[int, AnyAuditEvent]]:
         events = []
         for msg in self._consumer.consume(num_messages=1000, timeout=timeout_s):
-            if msg.error():
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    raise KafkaException(msg.error())
+            error = msg.error()
+            if error is not None:
+                if error.code() != KafkaError._PARTITION_EOF:
+                    raise KafkaException(error)
                 continue
-            self._positions[msg.partition()] = max(msg.offset(), self._positions.get(msg.partition(), -1))
+            partition, offset = msg.partition() or 0, msg.offset() or 0  # set on every consumed message
+            self._positions[partition] = max(offset, self._positions.get(partition, -1))
             try:
-                event = audit_event_adapter.validate_json(unframe(msg.value()))
+                event = audit_event_adapter.validate_json(unframe(msg.value() or b""))
             except ValidationError as err:
                 click.echo(
                     f"skipping unreadable audit event at {msg.partition()}@{msg.offset()}: {describe_error(err)}",
@@ -472,13 +478,13 @@ class AuditTail:
                 )
                 continue
             if self._scope is None or event.scope == self._scope:
-                events.append((msg.partition(), event))
+                events.append((partition, event))
         return events
 
-    def backlog(self, timeout_s: float = 30.0) -> list:
+    def backlog(self, timeout_s: float = 30.0) -> list[AnyAuditEvent]:
         """Everything up to the end the topic had when this reader started: each partition in its
         own order (a scope's events keep the order they were published in), merged by time."""
-        by_partition: dict[int, list] = {}
+        by_partition: dict[int, list[AnyAuditEvent]] = {}
         deadline = time.monotonic() + timeout_s
         while any(self._positions[p] < end - 1 for p, end in self._ends.items()):
             if time.monotonic() > deadline:
@@ -498,11 +504,11 @@ class AuditTail:
 
 
 # --- options every read command takes
-def json_option(fn: Callable) -> Callable:
+def json_option(fn: Callable[P, R]) -> Callable[P, R]:
     return click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")(fn)
 
 
-def api_option(fn: Callable) -> Callable:
+def api_option(fn: Callable[P, R]) -> Callable[P, R]:
     return click.option(
         "--api",
         "api_url",

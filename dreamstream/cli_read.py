@@ -31,7 +31,7 @@ from dreamstream.cli_common import (
     table,
     when,
 )
-from schemas import JobLifecycleEvent, MemoryChangeEvent, MemoryRecord, parse_scope
+from schemas import AnyAuditEvent, JobLifecycleEvent, MemoryChangeEvent, MemoryRecord, parse_scope
 
 
 # --- memories
@@ -264,7 +264,7 @@ def _describe(m: MemoryRecord) -> str:
     return "\n".join(lines)
 
 
-def _version_row(v: RecordVersion) -> tuple:
+def _version_row(v: RecordVersion) -> tuple[int, str, str, str | None]:
     r = v.record
     return (v.generation.generation, v.generation.status, _status(r) if r else "(absent)", r.text if r else None)
 
@@ -276,9 +276,10 @@ def _trail_heading(item: TrailEntry) -> str:
 
 
 def _change_line(c: MemoryChangeEvent) -> str:
-    record = c.after or c.before
+    record = c.after or c.before  # a change event carries at least one of the two
+    text = repr(record.text) if record is not None else "-"
     evidence = ", ".join(c.evidence_message_ids) or "-"
-    return f"{c.change:<10} {c.memory_id}  {record.text!r}  — {c.reason} (evidence: {evidence})"
+    return f"{c.change:<10} {c.memory_id}  {text}  — {c.reason} (evidence: {evidence})"
 
 
 def _render_diff(diff: GenerationDiff) -> str:
@@ -301,7 +302,7 @@ def _render_diff(diff: GenerationDiff) -> str:
     return "\n".join(lines)
 
 
-def _print_event(event, as_json: bool) -> None:
+def _print_event(event: AnyAuditEvent, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(event.model_dump(mode="json")))
         return

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from plumbing.kafka_io import send_control
-from schemas import TERMINAL_JOB_STATUSES, JobLifecycleEvent
+from schemas import TERMINAL_JOB_STATUSES, AnyAuditEvent, JobLifecycleEvent
 from schemas.audit import audit_event_adapter
 from schemas.cloudevents import unframe
 from schemas.settings import Settings
@@ -43,16 +43,17 @@ class AuditReader:
             for tp in partitions:
                 tp.offset = self._consumer.get_watermark_offsets(tp, timeout=10)[1]
         self._consumer.assign(partitions)
-        self.events: list = []
+        self.events: list[AnyAuditEvent] = []
 
-    def read(self, timeout_s: float) -> list:
+    def read(self, timeout_s: float) -> list[AnyAuditEvent]:
         new = []
         for msg in self._consumer.consume(num_messages=1000, timeout=timeout_s):
-            if msg.error():
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    raise ControlError(f"audit reader: {msg.error()}")
+            error = msg.error()
+            if error is not None:
+                if error.code() != KafkaError._PARTITION_EOF:
+                    raise ControlError(f"audit reader: {error}")
                 continue
-            new.append(audit_event_adapter.validate_json(unframe(msg.value())))
+            new.append(audit_event_adapter.validate_json(unframe(msg.value() or b"")))
         self.events.extend(new)
         return new
 

@@ -23,6 +23,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from consumers.embedding.protocol import Embedder
 from dreamstream_tools.evaluation.dataset import Dataset
 from dreamstream_tools.evaluation.metrics import Item
 from dreamstream_tools.evaluation.ranking import HybridIndex
@@ -64,7 +65,7 @@ def memory_item(record: MemoryRecord) -> Item:
 class BaselineSearch:
     """A scope's raw items (messages, then memory-adds) for a query, hybrid-ranked, best first."""
 
-    def __init__(self, dataset: Dataset, embedder) -> None:
+    def __init__(self, dataset: Dataset, embedder: Embedder) -> None:
         self._embedder = embedder
         self.messages: dict[str, list[Item]] = defaultdict(list)
         """The scope's raw transcript messages alone (coverage's ceiling is measured over these)."""
