@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
+from plumbing.kafka_errors import is_coordinator_moving, kafka_error
 from plumbing.kafka_io import send_control
 from schemas import TERMINAL_JOB_STATUSES, AnyAuditEvent, JobLifecycleEvent
 from schemas.audit import audit_event_adapter
@@ -82,11 +83,6 @@ class AuditReader:
         self._consumer.close()
 
 
-_COORDINATOR_MOVING = frozenset(
-    {KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.COORDINATOR_NOT_AVAILABLE}
-)
-
-
 def wait_until_read(
     settings: Settings,
     timeout_s: float = 180.0,
@@ -108,7 +104,8 @@ def wait_until_read(
             try:
                 committed = consumer.committed(partitions, timeout=10)
             except KafkaException as err:
-                if err.args[0].code() not in _COORDINATOR_MOVING or time.monotonic() > deadline:
+                error = kafka_error(err)
+                if error is None or not is_coordinator_moving(error) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)  # a fresh broker loads its group coordinator, or it just moved
                 continue
