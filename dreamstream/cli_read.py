@@ -20,17 +20,18 @@ from consumers.store.history import (
     record_history,
 )
 from dreamstream.cli_common import (
-    AuditTail,
     Command,
     Group,
     api_option,
     emit_json,
     json_option,
     load_settings,
+    quiet_kafka,
     scope_reader,
     table,
     when,
 )
+from dreamstream.control import AuditReader
 from schemas import AnyAuditEvent, JobLifecycleEvent, MemoryChangeEvent, MemoryRecord, parse_scope
 
 
@@ -227,7 +228,13 @@ def audit_tail(scope: str | None, limit: int, follow: bool, as_json: bool) -> No
         parse_scope(scope)
     # A scope shares its partition with others: look further back to find its last `limit`.
     window = max(limit * 50, 5_000) if scope and limit else limit
-    with AuditTail(settings, tail=window, scope=scope) as reader:
+    with AuditReader(
+        settings,
+        tail=window,
+        scope=scope,
+        on_unreadable=lambda line: click.echo(line, err=True),
+        client_config=quiet_kafka(),
+    ) as reader:
         backlog = reader.backlog()[-limit:] if limit else []
         for event in backlog:
             _print_event(event, as_json)
