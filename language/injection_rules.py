@@ -84,8 +84,22 @@ WIPES = (
 )
 QUANTIFIERS = ("all", "every", "each", "any")
 LABELS = ("note", "notice", "memo", "directive", "instruction", "request", "message", "alert", "order")
-KEEPING_WORDS = ("kept", "stored", "saved", "remembered", "recorded", "retained", "deleted", "forgotten", "erased")
-KEEPING_WORDS += ("removed", "archived", "modified", "changed", "updated")
+KEEPING_WORDS: tuple[str, ...] = (
+    "kept",
+    "stored",
+    "saved",
+    "remembered",
+    "recorded",
+    "retained",
+    "deleted",
+    "forgotten",
+    "erased",
+    "removed",
+    "archived",
+    "modified",
+    "changed",
+    "updated",
+)
 REMEMBERED_WORDS = (*MEMORY_WORDS, "saved ", "remembered ", "recorded ", "known ", "what you ")
 NEGATIONS = ("never", "not", "n't")
 SET_ASIDE = (
