@@ -15,18 +15,7 @@ def record_from_add(add: MemoryAdd, message_ts: Mapping[str, datetime] | None = 
     """The add as a record of the snapshot; it holds from its earliest source message the window
     has, else from the add's own time."""
     sources = [message_ts[i] for i in add.source_message_ids if i in message_ts] if message_ts else []
-    return MemoryRecord(
-        scope=add.scope,
-        memory_id=add.memory_id,
-        text=add.text,
-        origin="memory_add",
-        evidence_message_ids=add.source_message_ids,
-        protected=add.protected,
-        created_at=add.ts,
-        updated_at=add.ts,
-        metadata=add.metadata,
-        valid_from=min(sources, default=add.ts),
-    )
+    return MemoryRecord.from_add(add, valid_from=min(sources, default=add.ts))
 
 
 def generation_back(state: ScopeState, back: int) -> int | None:

@@ -33,7 +33,11 @@ from consumers.steps.commit import CommitStep
 from consumers.steps.index import IndexStep
 from consumers.steps.jobs import JobStep, Positions
 from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
-from consumers.steps.retry import (
+from plumbing.broker_health import BrokerHealth, QuietKafkaLog
+from plumbing.kafka_errors import is_unfixable_consumer_error
+from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
+from plumbing.metrics import CONSUMER_LAG
+from plumbing.retry import (
     TRANSIENT_ERRORS,
     GaveUp,
     Retrier,
@@ -41,24 +45,32 @@ from consumers.steps.retry import (
     Stopping,
     declare_transient_series,
 )
-from plumbing.broker_health import BrokerHealth, QuietKafkaLog
-from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer
-from plumbing.metrics import CONSUMER_LAG
+from plumbing.step import Offsets
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
 
-_UNFIXABLE_CONSUMER_CODES = frozenset(
-    {
-        KafkaError.TOPIC_AUTHORIZATION_FAILED,
-        KafkaError.GROUP_AUTHORIZATION_FAILED,
-        KafkaError._AUTHENTICATION,
-        KafkaError.SASL_AUTHENTICATION_FAILED,
-        KafkaError.CLUSTER_AUTHORIZATION_FAILED,
-        KafkaError._INVALID_ARG,
-    }
-)
+
+class IndexedOffsets:
+    """The step between the index and the commit (a `Step[[Offsets]]`): the offsets the index has
+    written are first what the job step's watermark check reads, then committed."""
+
+    def __init__(self, positions: Positions, commit: CommitStep) -> None:
+        self._positions, self._commit = positions, commit
+
+    def submit(self, offsets: Offsets) -> None:
+        self._positions.update(offsets)
+        self._commit.submit(offsets)
+
+    def poll(self) -> None:
+        self._commit.poll()
+
+    def join(self) -> None:
+        self._commit.join()
+
+    def close(self) -> None:
+        self._commit.close()
 
 
 class WorkerExit(RuntimeError):
@@ -93,14 +105,14 @@ class ConsolidationWorker:
         kafka = Retrier("kafka", policy, self.stop_event)
         store = Retrier("qdrant", policy, self.stop_event)
         self._positions = Positions(self._consumer, kafka)
-        self._index = IndexStep(settings, runtime, store)
+        self._commit = CommitStep(self._consumer, kafka)
+        self._index = IndexStep(settings, runtime, store, next_step=IndexedOffsets(self._positions, self._commit))
         self._publish = PublishStep(
             self._producer,
             self._topics.audit,
             kafka,
             record=lambda event: audit_record(event, settings, "consolidation"),
         )
-        self._commit = CommitStep(self._consumer, kafka)
         # A pass the LLM engine's call budget cut short asks for the next one on the control topic.
         self._control = PublishStep(self._producer, self._topics.control, kafka)
         self._jobs = JobStep(
@@ -172,17 +184,13 @@ class ConsolidationWorker:
                 self._jobs.submit(msg)
             else:
                 self._index.submit(msg)
-        positions = self._index.join()
-        if positions:
-            self._positions.update(positions)
-            self._commit.submit(positions)
-            self._commit.join()
+        self._index.join()  # writes the batch, then its offsets go on to positions and the commit
 
     def _consumer_error(self, error: KafkaError) -> None:
         code = error.code()
         if code == KafkaError._PARTITION_EOF:
             return
-        if error.fatal() or code in _UNFIXABLE_CONSUMER_CODES:
+        if is_unfixable_consumer_error(error):
             raise WorkerExit(
                 f"consolidation worker exits: consumer error retrying cannot fix: {error.str()} ({error.name()})"
             )

@@ -10,10 +10,15 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 import click
 from click.utils import make_default_short_help
+
+if TYPE_CHECKING:
+    from schemas.settings import Settings
 
 # Subcommands living in other modules are imported only when used, so a worker process does not
 # pay for the operator tooling's imports (Qdrant client, stores) at start-up.
@@ -123,7 +128,10 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in LAZY_COMMANDS:
             module, attr = LAZY_COMMANDS[name].split(":")
-            return getattr(importlib.import_module(module), attr)
+            lazy = getattr(importlib.import_module(module), attr)
+            if not isinstance(lazy, click.Command):
+                raise click.ClickException(f"`dreamstream {name}` ({LAZY_COMMANDS[name]}) is not a click command")
+            return lazy
         command = super().get_command(ctx, name)
         if command is not None:
             return command
@@ -168,7 +176,7 @@ def main(verbose: bool) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Qdrant request otherwise
 
 
-def serve_metrics(settings, ready=None) -> None:
+def serve_metrics(settings: Settings, ready: Callable[[], bool] | None = None) -> None:
     """Prometheus endpoint of this worker process, with `/healthz` and `/readyz` for the probes,
     on metrics_host:metrics_port (off when 0)."""
     if settings.metrics_port:
@@ -177,7 +185,7 @@ def serve_metrics(settings, ready=None) -> None:
         serve_probes(settings.metrics_host, settings.metrics_port, ready)
 
 
-def prepare_home(settings) -> None:
+def prepare_home(settings: Settings) -> None:
     """Workers keep local state under `home` (Faust's data directory, embedded Qdrant): create it,
     and say clearly when that is impossible."""
     try:
@@ -186,7 +194,7 @@ def prepare_home(settings) -> None:
         raise click.ClickException(f"cannot create DREAMSTREAM_HOME {settings.home}: {err.strerror}") from None
 
 
-def check_engine(settings) -> None:
+def check_engine(settings: Settings) -> None:
     """Refuse to start a worker whose LLM engine could never answer: no model, or no key for a
     hosted provider (a local endpoint in llm_api_base may need none)."""
     if settings.engine != "llm":

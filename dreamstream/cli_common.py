@@ -16,19 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-import heapq
 import json
 import logging
 import sys
-import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
-from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
@@ -36,11 +33,9 @@ from consumers.store.diary_entry import DiaryEntry
 from consumers.store.filters import NO_FILTER, MemoryFilter
 from consumers.store.history import ScopeReader
 from consumers.store.pointer import ScopeState
-from schemas import MemoryRecord, audit_event_adapter, parse_scope
-from schemas.cloudevents import unframe
+from schemas import MemoryRecord, parse_scope
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings, get_settings
-from schemas.validation import home_partition
 
 if TYPE_CHECKING:  # a Qdrant client and the stores load only when a command opens the store
     from consumers.store import Diary, MemoryStore, TranscriptStore
@@ -49,6 +44,8 @@ if TYPE_CHECKING:  # a Qdrant client and the stores load only when a command ope
     from dreamstream.client import Client
 
 log = logging.getLogger("dreamstream.cli")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 # --- errors: one clear line, non-zero exit
@@ -81,14 +78,14 @@ class UsageError(click.ClickException):
     exit_code = 2
 
 
-def _one_line_usage(err: click.UsageError, info_name: str | None) -> click.UsageError:
+def _one_line_usage(err: click.UsageError, info_name: str | None) -> click.ClickException:
     if isinstance(err, click.exceptions.NoArgsIsHelpError):  # a bare group: its help, as click shows it
         return err
     path = err.ctx.command_path if err.ctx else info_name
     return UsageError(f"{err.format_message()} (see `{path} --help`)")
 
 
-class _OneLineUsage:
+class _OneLineUsage(click.Command):
     """Usage errors (a missing argument, an unknown option) as one line too, exit status 2."""
 
     def make_context(
@@ -100,7 +97,7 @@ class _OneLineUsage:
             raise _one_line_usage(err, info_name) from None
 
 
-class Command(_OneLineUsage, click.Command):
+class Command(_OneLineUsage):
     """A command whose failures end as `Error: <one line>` and exit status 1 (2 for a usage
     error), never a traceback (`dreamstream -v` logs the traceback at DEBUG)."""
 
@@ -120,7 +117,9 @@ class Group(_OneLineUsage, click.Group):
     command_class = Command
     group_class = type  # subgroups are Groups too
 
-    def resolve_command(self, ctx: click.Context, args: list[str]):
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as err:
@@ -393,116 +392,12 @@ def require_topics(settings: Settings, names: Iterable[str], timeout_s: float = 
         consumer.close()
 
 
-def kafka_partition(key: bytes, partitions: int) -> int:
-    """The partition Kafka's default partitioner gives a key (murmur2, `schemas.validation`), so a
-    scope's events are read from its one partition."""
-    return home_partition(key, partitions)
-
-
-class AuditTail:
-    """The end of the audit topic, for `audit tail`: read by assignment (no consumer group,
-    nothing committed). (Waiting for a request's outcome is dreamstream.control.AuditReader.)
-
-    `tail=None` starts at the current end of each partition (only what happens from now on);
-    `tail=N` starts N events before it. `scope` restricts reading to that scope's partition and
-    events."""
-
-    def __init__(
-        self, settings: Settings, *, tail: int | None = None, scope: str | None = None, timeout_s: float = 10.0
-    ) -> None:
-        self.topic = settings.topics.audit
-        self._scope = scope
-        self._consumer = Consumer(
-            {
-                **settings.kafka_client_config(),
-                "group.id": f"dreamstream-cli-audit-{uuid.uuid4().hex[:8]}",
-                "enable.auto.commit": False,
-                "auto.offset.reset": "earliest",
-                **quiet_kafka(),
-            }
-        )
-        self._ends: dict[int, int] = {}
-        """Per partition with a backlog to read: the offset after its last event at start."""
-        self._positions: dict[int, int] = {}
-        try:
-            self._assign(settings, tail, timeout_s)
-        except BaseException:
-            self._consumer.close()
-            raise
-
-    def _assign(self, settings: Settings, tail: int | None, timeout_s: float) -> None:
-        try:
-            meta = self._consumer.list_topics(self.topic, timeout=timeout_s).topics.get(self.topic)
-        except KafkaException as err:
-            raise CliError(f"cannot reach Kafka at {settings.kafka_bootstrap_servers}: {_kafka_reason(err)}") from err
-        if meta is None or meta.error is not None or not meta.partitions:
-            raise CliError(
-                f"topic {self.topic} missing on {settings.kafka_bootstrap_servers}: run `dreamstream kafka topics`"
-            )
-        partitions = sorted(meta.partitions)
-        if self._scope:
-            partitions = [kafka_partition(self._scope.encode(), len(partitions))]
-        assignment = []
-        for p in partitions:
-            low, high = self._consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=timeout_s)
-            start = high if tail is None else max(low, high - tail)
-            if start < high:
-                self._ends[p], self._positions[p] = high, start - 1
-            assignment.append(TopicPartition(self.topic, p, start))
-        self._consumer.assign(assignment)
-
-    def read(self, timeout_s: float) -> list:
-        """What arrived within `timeout_s` (of this scope, when one was given)."""
-        return [event for _, event in self._read(timeout_s)]
-
-    def _read(self, timeout_s: float) -> list[tuple[int, Any]]:
-        events = []
-        for msg in self._consumer.consume(num_messages=1000, timeout=timeout_s):
-            if msg.error():
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    raise KafkaException(msg.error())
-                continue
-            self._positions[msg.partition()] = max(msg.offset(), self._positions.get(msg.partition(), -1))
-            try:
-                event = audit_event_adapter.validate_json(unframe(msg.value()))
-            except ValidationError as err:
-                click.echo(
-                    f"skipping unreadable audit event at {msg.partition()}@{msg.offset()}: {describe_error(err)}",
-                    err=True,
-                )
-                continue
-            if self._scope is None or event.scope == self._scope:
-                events.append((msg.partition(), event))
-        return events
-
-    def backlog(self, timeout_s: float = 30.0) -> list:
-        """Everything up to the end the topic had when this reader started: each partition in its
-        own order (a scope's events keep the order they were published in), merged by time."""
-        by_partition: dict[int, list] = {}
-        deadline = time.monotonic() + timeout_s
-        while any(self._positions[p] < end - 1 for p, end in self._ends.items()):
-            if time.monotonic() > deadline:
-                raise CliError(f"timed out after {timeout_s:.0f}s reading {self.topic}")
-            for partition, event in self._read(0.5):
-                by_partition.setdefault(partition, []).append(event)
-        return list(heapq.merge(*by_partition.values(), key=lambda e: e.ts))
-
-    def close(self) -> None:
-        self._consumer.close()
-
-    def __enter__(self) -> AuditTail:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 # --- options every read command takes
-def json_option(fn: Callable) -> Callable:
+def json_option(fn: Callable[P, R]) -> Callable[P, R]:
     return click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")(fn)
 
 
-def api_option(fn: Callable) -> Callable:
+def api_option(fn: Callable[P, R]) -> Callable[P, R]:
     return click.option(
         "--api",
         "api_url",

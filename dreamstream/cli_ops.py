@@ -10,6 +10,7 @@ stop the consolidation worker first) and publish the audit event from here.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +37,12 @@ from dreamstream.cli_common import (
 )
 from dreamstream.control import AuditReader, ControlError, send_control
 from dreamstream.replay import invalid_lines, produce, read_events
-from schemas import ScopeForgottenEvent, parse_scope
+from schemas import JobLifecycleEvent, ScopeForgottenEvent, parse_scope
 
 if TYPE_CHECKING:
-    from dreamstream.client import Generations
+    from consumers.store.pointer import ScopeState
+    from dreamstream.cli_common import Stores
+    from dreamstream.client import Client, Generations
 
 _BY = click.option(
     "--by", default=operator_name, show_default="your user name", help="who decides (recorded with the decision)"
@@ -105,7 +108,7 @@ def trigger(scopes: tuple[str, ...], reason: str, wait: bool, timeout_s: float, 
     reader = AuditReader(settings, from_now=True) if wait else None
     try:
         requests = send_control(settings, dict.fromkeys(scopes), "trigger", reason)
-        if not wait:
+        if reader is None:
             if as_json:
                 emit_json({"requests": [{"request_id": r, "scope": s} for r, s in requests.items()]})
             else:
@@ -138,7 +141,7 @@ def trigger(scopes: tuple[str, ...], reason: str, wait: bool, timeout_s: float, 
         raise CliError(f"{len(failed)} pass(es) failed: " + "; ".join(f"{o['scope']}: {o['reason']}" for o in failed))
 
 
-def _outcome(event) -> dict:
+def _outcome(event: JobLifecycleEvent) -> dict[str, Any]:
     return {
         "status": event.status,
         "job_id": event.job_id,
@@ -158,30 +161,23 @@ def _outcome(event) -> dict:
 @api_option
 def rollback(scope: str, generation: int | None, reason: str, by: str, as_json: bool, api_url: str | None) -> None:
     """Make an earlier kept generation of SCOPE active again [default: the one before the active one]."""
-    parse_scope(scope)
-    settings = load_settings()
     reason = reason or "rollback"
-    if api_url:
-        with api_client(settings, api_url, operator=True) as client:
-            state = _generations_json(client.rollback(scope, by=by, reason=reason, generation=generation))
-        before = None
-    else:
-        with writable_stores(settings) as stores:
-            before = stores.memories.state(scope).active_generation
-            state = decisions.rollback(
-                stores.memories,
-                stores.diary,
-                scope,
-                generation,
-                by,
-                reason,
-                publish=AuditPublisher(settings, "operator"),
-            )
-        state = generations_json(state)
+    before: list[int | None] = []  # the active generation before, known when the store is local
+
+    def in_store(stores: Stores, publish: AuditPublisher) -> ScopeState:
+        before.append(stores.memories.state(scope).active_generation)
+        return decisions.rollback(stores.memories, stores.diary, scope, generation, by, reason, publish=publish)
+
+    state = _decide(
+        scope,
+        api_url,
+        lambda client: client.rollback(scope, by=by, reason=reason, generation=generation),
+        in_store,
+    )
     if as_json:
         emit_json(state)
     else:
-        was = f" (was {before})" if before is not None else ""
+        was = f" (was {before[0]})" if before and before[0] is not None else ""
         click.echo(f"{scope}: generation {state['active_generation']} is active again{was}")
 
 
@@ -226,26 +222,22 @@ def quarantine_approve(
     scope: str, generation: int, reason: str, by: str, force: bool, as_json: bool, api_url: str | None
 ) -> None:
     """Promote quarantined GENERATION of SCOPE: readers see it from now on."""
-    parse_scope(scope)
-    settings = load_settings()
-    if api_url:
-        with api_client(settings, api_url, operator=True) as client:
-            state = _generations_json(client.approve(scope, generation, by=by, reason=reason, force=force))
-    else:
-        with writable_stores(settings) as stores:
-            state = generations_json(
-                decisions.approve(
-                    stores.memories,
-                    stores.transcripts,
-                    stores.diary,
-                    scope,
-                    generation,
-                    by,
-                    reason,
-                    force=force,
-                    publish=AuditPublisher(settings, "operator"),
-                )
-            )
+    state = _decide(
+        scope,
+        api_url,
+        lambda client: client.approve(scope, generation, by=by, reason=reason, force=force),
+        lambda stores, publish: decisions.approve(
+            stores.memories,
+            stores.transcripts,
+            stores.diary,
+            scope,
+            generation,
+            by,
+            reason,
+            force=force,
+            publish=publish,
+        ),
+    )
     if as_json:
         emit_json(state)
     else:
@@ -261,28 +253,36 @@ def quarantine_approve(
 @api_option
 def quarantine_reject(scope: str, generation: int, reason: str, by: str, as_json: bool, api_url: str | None) -> None:
     """Reject quarantined GENERATION of SCOPE and delete its records."""
-    parse_scope(scope)
-    settings = load_settings()
-    if api_url:
-        with api_client(settings, api_url, operator=True) as client:
-            state = _generations_json(client.reject(scope, generation, by=by, reason=reason))
-    else:
-        with writable_stores(settings) as stores:
-            state = generations_json(
-                decisions.reject(
-                    stores.memories,
-                    stores.diary,
-                    scope,
-                    generation,
-                    by,
-                    reason,
-                    publish=AuditPublisher(settings, "operator"),
-                )
-            )
+    state = _decide(
+        scope,
+        api_url,
+        lambda client: client.reject(scope, generation, by=by, reason=reason),
+        lambda stores, publish: decisions.reject(
+            stores.memories, stores.diary, scope, generation, by, reason, publish=publish
+        ),
+    )
     if as_json:
         emit_json(state)
     else:
         click.echo(f"{scope}: generation {generation} rejected by {by}; its records are deleted")
+
+
+def _decide(
+    scope: str,
+    api_url: str | None,
+    through_api: Callable[[Client], Generations],
+    in_store: Callable[[Stores, AuditPublisher], ScopeState],
+) -> dict[str, Any]:
+    """One operator decision on SCOPE's generations (rollback, approve, reject): through the
+    running worker's API when one is given, else on the store this process opens, its audit
+    event published as the operator's. Returns the scope's generations after it, as JSON."""
+    parse_scope(scope)
+    settings = load_settings()
+    if api_url:
+        with api_client(settings, api_url, operator=True) as client:
+            return _generations_json(through_api(client))
+    with writable_stores(settings) as stores:
+        return generations_json(in_store(stores, AuditPublisher(settings, "operator")))
 
 
 def _generations_json(generations: Generations) -> dict[str, Any]:

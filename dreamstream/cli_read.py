@@ -20,18 +20,19 @@ from consumers.store.history import (
     record_history,
 )
 from dreamstream.cli_common import (
-    AuditTail,
     Command,
     Group,
     api_option,
     emit_json,
     json_option,
     load_settings,
+    quiet_kafka,
     scope_reader,
     table,
     when,
 )
-from schemas import JobLifecycleEvent, MemoryChangeEvent, MemoryRecord, parse_scope
+from dreamstream.control import AuditReader
+from schemas import AnyAuditEvent, JobLifecycleEvent, MemoryChangeEvent, MemoryRecord, parse_scope
 
 
 # --- memories
@@ -227,7 +228,13 @@ def audit_tail(scope: str | None, limit: int, follow: bool, as_json: bool) -> No
         parse_scope(scope)
     # A scope shares its partition with others: look further back to find its last `limit`.
     window = max(limit * 50, 5_000) if scope and limit else limit
-    with AuditTail(settings, tail=window, scope=scope) as reader:
+    with AuditReader(
+        settings,
+        tail=window,
+        scope=scope,
+        on_unreadable=lambda line: click.echo(line, err=True),
+        client_config=quiet_kafka(),
+    ) as reader:
         backlog = reader.backlog()[-limit:] if limit else []
         for event in backlog:
             _print_event(event, as_json)
@@ -264,7 +271,7 @@ def _describe(m: MemoryRecord) -> str:
     return "\n".join(lines)
 
 
-def _version_row(v: RecordVersion) -> tuple:
+def _version_row(v: RecordVersion) -> tuple[int, str, str, str | None]:
     r = v.record
     return (v.generation.generation, v.generation.status, _status(r) if r else "(absent)", r.text if r else None)
 
@@ -276,9 +283,10 @@ def _trail_heading(item: TrailEntry) -> str:
 
 
 def _change_line(c: MemoryChangeEvent) -> str:
-    record = c.after or c.before
+    record = c.after or c.before  # a change event carries at least one of the two
+    text = repr(record.text) if record is not None else "-"
     evidence = ", ".join(c.evidence_message_ids) or "-"
-    return f"{c.change:<10} {c.memory_id}  {record.text!r}  — {c.reason} (evidence: {evidence})"
+    return f"{c.change:<10} {c.memory_id}  {text}  — {c.reason} (evidence: {evidence})"
 
 
 def _render_diff(diff: GenerationDiff) -> str:
@@ -301,7 +309,7 @@ def _render_diff(diff: GenerationDiff) -> str:
     return "\n".join(lines)
 
 
-def _print_event(event, as_json: bool) -> None:
+def _print_event(event: AnyAuditEvent, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(event.model_dump(mode="json")))
         return

@@ -6,17 +6,22 @@ and the job that answers it carries the same id in its lifecycle events.
 
 from __future__ import annotations
 
+import heapq
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from pydantic import ValidationError
 
+from plumbing.kafka_errors import is_coordinator_moving, kafka_error
 from plumbing.kafka_io import send_control
-from schemas import TERMINAL_JOB_STATUSES, JobLifecycleEvent
+from schemas import TERMINAL_JOB_STATUSES, AnyAuditEvent, JobLifecycleEvent
 from schemas.audit import audit_event_adapter
 from schemas.cloudevents import unframe
+from schemas.errors import describe_validation_error
 from schemas.settings import Settings
+from schemas.validation import home_partition
 
 __all__ = ["AuditReader", "ControlError", "send_control", "wait_until_read"]
 
@@ -26,35 +31,115 @@ class ControlError(RuntimeError):
 
 
 class AuditReader:
-    """Reads the audit topic without a consumer group: from the beginning, or with `from_now`
-    from the current end (resolved before the caller sends its request, so no answer is missed)."""
+    """The one reader of the audit topic, by assignment (no consumer group, nothing committed).
 
-    def __init__(self, settings: Settings, from_now: bool = False) -> None:
+    Where it starts: by default at the beginning; `from_now` at the current end (resolved before
+    the caller sends its request, so no answer is missed); `tail=N` N events before the end of
+    each partition (`audit tail`). `scope` narrows it to that scope's partition and events. An
+    event that does not parse raises, unless `on_unreadable` is given: it is then told the line to
+    show and the event is skipped. `events` keeps everything read."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        from_now: bool = False,
+        *,
+        tail: int | None = None,
+        scope: str | None = None,
+        timeout_s: float = 10.0,
+        on_unreadable: Callable[[str], None] | None = None,
+        client_config: Mapping[str, object] | None = None,
+    ) -> None:
+        self.topic = settings.topics.audit
+        self._scope = scope
+        self._on_unreadable = on_unreadable
         self._consumer = Consumer(
             {
                 **settings.kafka_client_config(),
                 "group.id": f"dreamstream-audit-reader-{uuid.uuid4().hex[:8]}",
                 "enable.auto.commit": False,
                 "auto.offset.reset": "earliest",
+                **(client_config or {}),
             }
         )
-        partitions = [TopicPartition(settings.topics.audit, p, 0) for p in range(settings.partitions)]
-        if from_now:
-            for tp in partitions:
-                tp.offset = self._consumer.get_watermark_offsets(tp, timeout=10)[1]
-        self._consumer.assign(partitions)
-        self.events: list = []
+        self._ends: dict[int, int] = {}
+        """Per partition with a backlog to read: the offset after its last event at start."""
+        self._positions: dict[int, int] = {}
+        self.events: list[AnyAuditEvent] = []
+        try:
+            self._assign(settings, from_now, tail, timeout_s)
+        except BaseException:
+            self._consumer.close()
+            raise
 
-    def read(self, timeout_s: float) -> list:
+    def _assign(self, settings: Settings, from_now: bool, tail: int | None, timeout_s: float) -> None:
+        partitions = self._partitions(settings, timeout_s) if tail is not None or self._scope else None
+        if partitions is None:
+            partitions = list(range(settings.partitions))
+        if self._scope:
+            partitions = [home_partition(self._scope.encode(), len(partitions))]
+        assignment = []
+        for p in partitions:
+            start = 0
+            if from_now or tail is not None:
+                low, high = self._consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=timeout_s)
+                start = high if tail is None else max(low, high - tail)
+                if start < high:
+                    self._ends[p], self._positions[p] = high, start - 1
+            assignment.append(TopicPartition(self.topic, p, start))
+        self._consumer.assign(assignment)
+
+    def _partitions(self, settings: Settings, timeout_s: float) -> list[int]:
+        """The topic's partitions as the broker lists them; a clear error when it cannot."""
+        bootstrap = settings.kafka_bootstrap_servers
+        try:
+            meta = self._consumer.list_topics(self.topic, timeout=timeout_s).topics.get(self.topic)
+        except KafkaException as err:
+            error = kafka_error(err)
+            raise ControlError(f"cannot reach Kafka at {bootstrap}: {error.str() if error else err}") from err
+        if meta is None or meta.error is not None or not meta.partitions:
+            raise ControlError(f"topic {self.topic} missing on {bootstrap}: run `dreamstream kafka topics`")
+        return sorted(meta.partitions)
+
+    def read(self, timeout_s: float) -> list[AnyAuditEvent]:
+        """What arrived within `timeout_s` (of this scope, when one was given)."""
+        return [event for _, event in self._read(timeout_s)]
+
+    def _read(self, timeout_s: float) -> list[tuple[int, AnyAuditEvent]]:
         new = []
         for msg in self._consumer.consume(num_messages=1000, timeout=timeout_s):
-            if msg.error():
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    raise ControlError(f"audit reader: {msg.error()}")
+            error = msg.error()
+            if error is not None:
+                if error.code() != KafkaError._PARTITION_EOF:
+                    raise ControlError(f"audit reader: {error}")
                 continue
-            new.append(audit_event_adapter.validate_json(unframe(msg.value())))
-        self.events.extend(new)
+            partition, offset = msg.partition() or 0, msg.offset() or 0  # set on every consumed message
+            self._positions[partition] = max(offset, self._positions.get(partition, -1))
+            try:
+                event = audit_event_adapter.validate_json(unframe(msg.value() or b""))
+            except ValidationError as err:
+                if self._on_unreadable is None:
+                    raise
+                reason = " ".join(describe_validation_error(err, limit=1).split())
+                self._on_unreadable(f"skipping unreadable audit event at {partition}@{offset}: {reason}")
+                continue
+            if self._scope is None or event.scope == self._scope:
+                new.append((partition, event))
+        self.events.extend(event for _, event in new)
         return new
+
+    def backlog(self, timeout_s: float = 30.0) -> list[AnyAuditEvent]:
+        """With `tail` or `from_now`: everything up to the end the topic had when this reader
+        started, each partition in its own order (a scope's events keep the order they were
+        published in), merged by time."""
+        by_partition: dict[int, list[AnyAuditEvent]] = {}
+        deadline = time.monotonic() + timeout_s
+        while any(self._positions[p] < end - 1 for p, end in self._ends.items()):
+            if time.monotonic() > deadline:
+                raise ControlError(f"timed out after {timeout_s:.0f}s reading {self.topic}")
+            for partition, event in self._read(0.5):
+                by_partition.setdefault(partition, []).append(event)
+        return list(heapq.merge(*by_partition.values(), key=lambda e: e.ts))
 
     def wait_for(
         self, request_ids: Iterable[str], timeout_s: float, check: Callable[[], None] = lambda: None
@@ -80,10 +165,11 @@ class AuditReader:
     def close(self) -> None:
         self._consumer.close()
 
+    def __enter__(self) -> AuditReader:
+        return self
 
-_COORDINATOR_MOVING = frozenset(
-    {KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.COORDINATOR_NOT_AVAILABLE}
-)
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def wait_until_read(
@@ -107,7 +193,8 @@ def wait_until_read(
             try:
                 committed = consumer.committed(partitions, timeout=10)
             except KafkaException as err:
-                if err.args[0].code() not in _COORDINATOR_MOVING or time.monotonic() > deadline:
+                error = kafka_error(err)
+                if error is None or not is_coordinator_moving(error) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)  # a fresh broker loads its group coordinator, or it just moved
                 continue

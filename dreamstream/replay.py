@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
+from confluent_kafka import KafkaError, Message
+from pydantic import BaseModel, ValidationError
 
 from plumbing.kafka_io import PRODUCER_HEADER, flush_or_raise, make_producer
 from schemas import ControlEvent, ConversationTurn, MemoryAdd
@@ -64,7 +65,11 @@ def read_events(paths: Iterable[Path], topics: TopicCatalog) -> list[RawEvent]:
 
 def invalid_lines(events: Iterable[RawEvent], topics: TopicCatalog, max_bytes: int) -> list[tuple[str, str]]:
     """(`file:line`, reason) for every event the stream worker would dead-letter, in file order."""
-    models = {topics.turns: ConversationTurn, topics.memory_adds: MemoryAdd, topics.control: ControlEvent}
+    models: dict[str, type[BaseModel]] = {
+        topics.turns: ConversationTurn,
+        topics.memory_adds: MemoryAdd,
+        topics.control: ControlEvent,
+    }
     bad = []
     for event in events:
         reason = _problem(event, models[event.topic], max_bytes)
@@ -73,7 +78,7 @@ def invalid_lines(events: Iterable[RawEvent], topics: TopicCatalog, max_bytes: i
     return sorted(bad, key=lambda b: _line_order(b[0]))
 
 
-def _problem(event: RawEvent, model, max_bytes: int) -> str | None:
+def _problem(event: RawEvent, model: type[BaseModel], max_bytes: int) -> str | None:
     if len(event.value) > max_bytes:
         return f"{len(event.value)} bytes, over the limit of {max_bytes}"
     try:
@@ -91,7 +96,7 @@ def _line_order(source: str) -> tuple[str, int]:
 REPLAY_PRODUCER = "dreamstream-replay"
 """The `producer` header replayed records carry: list it in `trusted_producers` to let replayed
 memory-adds keep their `protected` flag (the demo and the tests do)."""
-REPLAY_HEADERS = [(PRODUCER_HEADER, REPLAY_PRODUCER.encode())]
+REPLAY_HEADERS: list[tuple[str, str | bytes | None]] = [(PRODUCER_HEADER, REPLAY_PRODUCER.encode())]
 
 
 def produce(
@@ -100,7 +105,7 @@ def produce(
     producer = make_producer(settings)
     errors: list[str] = []
 
-    def delivered(err, msg) -> None:
+    def delivered(err: KafkaError | None, _msg: Message) -> None:
         if err is not None:
             errors.append(str(err))
 

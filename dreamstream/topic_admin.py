@@ -9,9 +9,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 
 from confluent_kafka import KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient, ClusterMetadata, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._metadata import ClusterMetadata  # where its stubs take it from (not re-exported)
+from confluent_kafka.cimpl import NewTopic
 
 from schemas.settings import Settings
 
@@ -59,7 +62,7 @@ def delete_topics(settings: Settings, names: Iterable[str], timeout_s: float = 3
     _wait_until(admin, bootstrap, timeout_s, lambda md: not set(names) & set(md.topics))
 
 
-def _settle(futures: dict, tolerated: int, verb: str, bootstrap: str) -> None:
+def _settle(futures: dict[str, Future[None]], tolerated: int, verb: str, bootstrap: str) -> None:
     """Wait for per-topic admin results; the one error code that means "already so" is fine."""
     for name, future in futures.items():
         try:
@@ -73,7 +76,7 @@ def _settle(futures: dict, tolerated: int, verb: str, bootstrap: str) -> None:
 def _admin(settings: Settings) -> AdminClient:
     # librdkafka's own log lines go to Python logging, not straight to stderr; failures
     # reach the caller as exceptions anyway.
-    return AdminClient({**settings.kafka_client_config(), "logger": logging.getLogger(__name__)})
+    return AdminClient({**settings.kafka_client_config()}, logger=logging.getLogger(__name__))
 
 
 def _metadata(admin: AdminClient, bootstrap: str, timeout_s: float) -> ClusterMetadata:

@@ -45,6 +45,22 @@ _PROTECTED_STATE = r"(?:protected|permanent|locked|immutable|read-only|pinned|un
 _ALL = r"(?:all|every|each|any)"
 _WIPE = r"(?:forget|delete|erase|wipe|remove|purge|drop|discard|clear|reset|destroy|scrub)"
 
+_LABEL = r"(?:note|notice|memo|directive|instructions?|request|message|alert|order)"
+_LABEL_END = r"\s*(?:[:\])]|[-\u2013\u2014](?=\s))"
+"""A label ends in a colon, a closing bracket or a dash ("Memo - ...")."""
+_KEEPING = (
+    r"\b(?:to|must|should|shall|will|may|can|is|are)\s+(?:not\s+|never\s+|no longer\s+)?be\s+(?:kept|stored|saved|"
+    r"remembered|recorded|retained|deleted|forgotten|erased|removed|archived|modified|changed|updated)\b"
+)
+"""A ruling on what is kept: "is not to be kept", "must be deleted", "should no longer be stored"."""
+_REMEMBERED = (
+    _MEMORY
+    + r"|\b(?:saved|remembered|recorded|known)\s+(?:facts?|things|details?|notes?|preferences?)\b|"
+    + (r"\bwhat you (?:know|remember|have stored)\b")
+)
+"""What names the memory itself: memories, stored or remembered facts, what the assistant knows."""
+_MASS_WIPE = _WIPE + r"\s+(?:(?:them|these|those)\s+all|all of them|every one of them|the lot)\b"
+
 # Literal groups for `needs` (lower case).
 AUTHORITY_WORDS = ("system", "dev", "admin", "root", "operator", "moderator", "superuser", "supervisor")
 ASSISTANT_WORDS = ("assistant", " ai", "a.i.", "model", "llm", "bot", "gpt", "claude", "dreamstream")
@@ -67,6 +83,24 @@ WIPES = (
     "scrub",
 )
 QUANTIFIERS = ("all", "every", "each", "any")
+LABELS = ("note", "notice", "memo", "directive", "instruction", "request", "message", "alert", "order")
+KEEPING_WORDS: tuple[str, ...] = (
+    "kept",
+    "stored",
+    "saved",
+    "remembered",
+    "recorded",
+    "retained",
+    "deleted",
+    "forgotten",
+    "erased",
+    "removed",
+    "archived",
+    "modified",
+    "changed",
+    "updated",
+)
+REMEMBERED_WORDS = (*MEMORY_WORDS, "saved ", "remembered ", "recorded ", "known ", "what you ")
 NEGATIONS = ("never", "not", "n't")
 SET_ASIDE = (
     "ignore",
@@ -266,15 +300,16 @@ _SOURCES: tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...] = (
         r"chats?|logs?)\b",
         (("whoever", "anyone who", "the one who", "whatever"),),
     ),
+    # a labelled note whose body rules on what is kept ("Internal note: the complaints are not to
+    # be kept"); a label over ordinary news ("Maintenance notice: the lift is out") is not one
     (
         "addressed-to-system",
-        r"(?:" + _START + r"|" + _OPEN + r")(?:memory|system|admin(?:istrator)?|maintenance|"
-        r"curator|operator|developer|internal)\s+(?:maintenance\s+|cleanup\s+|administration\s+)?(?:note|notice|memo|"
-        r"directive|instructions?|request|message|alert|order)\s*[:\])]",
-        (
-            ("memory", "system", "admin", "maintenance", "curator", "operator", "developer", "internal"),
-            ("note", "notice", "memo", "directive", "instruction", "request", "message", "alert", "order"),
-        ),
+        f"(?:{_START}|{_OPEN})"
+        + r"(?:[\w-]+\s+){0,2}"
+        + _LABEL
+        + _LABEL_END
+        + f"[^\\n]{{0,200}}?(?:{_KEEPING}|{_MEMORY})",
+        (LABELS, KEEPING_WORDS + MEMORY_WORDS),
     ),
     (
         "addressed-to-system",
@@ -370,17 +405,20 @@ _SOURCES: tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...] = (
         r"the))\s+(?:memor(?:y|ies)|stored \w+|knowledge|saved \w+)\b",
         (WIPES, ("memor", "stored ", "knowledge", "saved ")),
     ),
-    # a mass deletion ordered outright ("Discard them all.")
+    # a mass deletion ("discard them all", "wipe the lot") in a text that says it is memory it
+    # means; the same words about things ("clear them all off the table") are not one
     (
         "forget-reveal-override",
-        _START + r"(?:please\s+|just\s+|now\s+)?" + _WIPE + r"\s+(?:them|these|those)\s+all\b",
-        (WIPES, (" all",)),
-    ),
-    (
-        "forget-reveal-override",
-        _START + r"(?:please\s+|just\s+|now\s+)?" + _WIPE + r"\s+(?:all of them|every one of "
-        r"them|the lot)\b",
-        (("all of them", "every one of them", "the lot"),),
+        r"(?:"
+        + _REMEMBERED
+        + r")[^\n]{0,160}?\b"
+        + _MASS_WIPE
+        + r"|\b"
+        + _MASS_WIPE
+        + r"[^\n]{0,160}?(?:"
+        + _REMEMBERED
+        + r")",
+        (WIPES, REMEMBERED_WORDS),
     ),
     # a verdict on the whole store ("every stored fact about X is outdated")
     (

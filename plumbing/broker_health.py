@@ -11,6 +11,7 @@ import time
 from confluent_kafka import KafkaError
 from prometheus_client import Counter, Gauge
 
+from plumbing.kafka_errors import is_unreachable
 from plumbing.kafka_io import KAFKA_LOG
 from schemas.settings import Settings
 
@@ -20,8 +21,6 @@ KAFKA_UNREACHABLE = Gauge("dreamstream_kafka_unreachable", "1 while this worker 
 KAFKA_CONNECT_FAILURES = Counter(
     "dreamstream_kafka_connect_failures_total", "Failed attempts of this worker to reach Kafka"
 )
-
-_UNREACHABLE = {KafkaError._ALL_BROKERS_DOWN, KafkaError._TRANSPORT, KafkaError._RESOLVE}
 
 
 class QuietKafkaLog:
@@ -67,7 +66,7 @@ class BrokerHealth:
             self.fatal = err  # the loop stops at its next turn, uncommitted
             self.say.critical("fatal Kafka client error: %s", err.str())
             return
-        if err.code() in _UNREACHABLE:
+        if is_unreachable(err):
             self.attempts += 1
             KAFKA_CONNECT_FAILURES.inc()
             if self.down_since is None:

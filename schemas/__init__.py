@@ -12,6 +12,7 @@ from schemas.actions import (
 )
 from schemas.audit import (
     TERMINAL_JOB_STATUSES,
+    AnyAuditEvent,
     AuditEvent,
     JobLifecycleEvent,
     MemoryChangeEvent,
@@ -29,6 +30,7 @@ from schemas.scope import ScopeError, parse_scope, tenant_of
 __all__ = [
     "ActionPlan",
     "ArchiveAction",
+    "AnyAuditEvent",
     "AuditEvent",
     "ControlEvent",
     "ConversationTurn",

@@ -144,12 +144,9 @@ class OperatorDecisionEvent(OutputContract):
     ts: AwareDatetime
 
 
-AuditEvent = Annotated[
-    JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent | OperatorDecisionEvent, Field(discriminator="type")
-]
-audit_event_adapter: TypeAdapter[
-    JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent | OperatorDecisionEvent
-] = TypeAdapter(AuditEvent)
+AnyAuditEvent = JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent | OperatorDecisionEvent
+AuditEvent = Annotated[AnyAuditEvent, Field(discriminator="type")]
+audit_event_adapter: TypeAdapter[AnyAuditEvent] = TypeAdapter(AuditEvent)
 
 
 def make_event_id(job_id: str, *parts: str) -> str:

@@ -14,7 +14,7 @@ from schemas.actions import ActionPlan
 from schemas.audit import AuditEvent
 from schemas.cloudevents import schema_id_url
 from schemas.dead_letter import DeadLetter
-from schemas.events import ControlEvent, ConversationTurn, MemoryAdd
+from schemas.events import Contract, ControlEvent, ConversationTurn, MemoryAdd
 from schemas.jobs import DreamJob
 from schemas.memory import MemoryRecord
 
@@ -23,22 +23,25 @@ OUTPUTS = frozenset({"dream_job", "audit_event", "memory_record", "dead_letter"}
 """What this project produces for others: their schemas leave unknown fields allowed, so a
 subscriber validating with an older copy accepts an additive change (see schemas/audit.py).
 Inputs stay closed: an unknown field from a producer is dead-lettered with its name."""
-CONTRACTS: dict[str, object] = {
-    "conversation_turn": ConversationTurn,
-    "memory_add": MemoryAdd,
-    "control_event": ControlEvent,
-    "dream_job": DreamJob,
-    "audit_event": AuditEvent,
-    "memory_record": MemoryRecord,
-    "dead_letter": DeadLetter,
-    "action_plan": ActionPlan,
+# Each contract as the adapter that renders it (the audit event is a discriminated union of
+# contracts, no model of its own); typed as adapters of `Contract` so that pydantic >= 2.14,
+# whose `TypeAdapter` takes a `TypeForm`, checks it as the older releases do.
+CONTRACTS: dict[str, TypeAdapter[Contract]] = {
+    "conversation_turn": TypeAdapter(ConversationTurn),
+    "memory_add": TypeAdapter(MemoryAdd),
+    "control_event": TypeAdapter(ControlEvent),
+    "dream_job": TypeAdapter(DreamJob),
+    "audit_event": TypeAdapter(AuditEvent),
+    "memory_record": TypeAdapter(MemoryRecord),
+    "dead_letter": TypeAdapter(DeadLetter),
+    "action_plan": TypeAdapter(ActionPlan),
 }
 
 
 def rendered() -> dict[str, str]:
     out = {}
-    for name, contract in CONTRACTS.items():
-        schema = TypeAdapter(contract).json_schema(mode="validation")
+    for name, adapter in CONTRACTS.items():
+        schema = adapter.json_schema(mode="validation")
         if name in OUTPUTS:
             schema = _open(schema)
         schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id_url(name), **schema}

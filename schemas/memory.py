@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
-from schemas.events import Contract, MessageId, Metadata
+from schemas.events import Contract, MemoryAdd, MessageId, Metadata
 from schemas.scope import ScopeStr
 
 MemoryStatus = Literal["active", "superseded", "merged", "archived"]
@@ -54,3 +55,24 @@ class MemoryRecord(Contract):
     @property
     def is_active(self) -> bool:
         return self.status == "active"
+
+    @classmethod
+    def from_add(cls, add: MemoryAdd, *, valid_from: datetime | None = None, pending: bool = False) -> MemoryRecord:
+        """The one way a memory-add becomes a record. As a pass's snapshot holds it by default
+        (`protected` as the add says, valid from `valid_from`, else the add's own time); with
+        `pending`, as readers see it before any pass: searchable at once, in the archive tier,
+        unconsolidated and never protected (only a pass or an operator protects)."""
+        return cls(
+            scope=add.scope,
+            memory_id=add.memory_id,
+            text=add.text,
+            origin="memory_add",
+            evidence_message_ids=add.source_message_ids,
+            protected=add.protected and not pending,
+            created_at=add.ts,
+            updated_at=add.ts,
+            metadata=add.metadata,
+            valid_from=valid_from or add.ts,
+            tier="archive" if pending else "core",
+            consolidated=not pending,
+        )

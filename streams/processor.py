@@ -28,7 +28,6 @@ from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from schemas.validation import (
     FastControl,
-    FastEvent,
     FastMemoryAdd,
     FastTurn,
     Kind,
@@ -246,24 +245,6 @@ class Processor:
         if key is None:
             key = self._where[(topic, partition)] = f"{topic}:{partition}"
         return key
-
-    # --- one record at a time (the unit tests drive this; process_batch inlines the same steps)
-
-    def decode(
-        self, topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None, out: Outputs
-    ) -> FastEvent | JobOutcome | None:
-        """The validated event, a JobOutcome for an audit record, or None (dead-lettered into
-        `out`, or an audit record this worker does not act on). Raises BadInputStorm."""
-        kind = self.kinds.get(topic)
-        if kind is None:
-            return self.outcome(value)
-        result = self.validator.validate(kind, key, value, partition)
-        if isinstance(result, Rejected):
-            self.guard.count(topic, partition, offset, True)
-            out.dead_letters.append(self.dead_letter(result, topic, partition, offset, key, value))
-            return None
-        self.guard.count(topic, partition, offset, False)
-        return result.record
 
     @staticmethod
     def outcome(value: bytes | None) -> JobOutcome | None:

@@ -121,6 +121,14 @@ ORDINARY: tuple[str, ...] = (
     "Our system administrator reset my password yesterday.",
     "The old town is protected by law.",
     "I'll delete them all once the trip is over.",
+    # judged instruction-like by the old wording rules (a label, a mass deletion), which asked
+    # nothing of memory: the rules now need what is kept, or memory named, in the same text
+    "Maintenance notice: the lift in our building is out until Friday.",
+    "Internal memo: the team lunch moves to one o'clock.",
+    "Remove them all from the oven after ten minutes.",
+    "Clear them all off the table before the guests arrive.",
+    "Drop them all at the post office on Monday.",
+    "Scrub them all with warm water before you paint.",
     "You should always wear sunscreen at the beach, Sam!",
     "Note to self: renew the passport in May.",
     "Going forward we meet on Thursdays.",

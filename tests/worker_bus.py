@@ -13,14 +13,14 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from consumers.runtime import Runtime
-from consumers.steps.memory_broker import MemoryBroker
 from consumers.steps.publish import PRODUCER_CONFIG
-from consumers.steps.retry import RetryPolicy
 from consumers.worker import ConsolidationWorker
 from plumbing.kafka_io import flush_or_raise, make_consumer, make_producer
+from plumbing.retry import RetryPolicy
 from schemas import ControlEvent, DreamJob, JobLifecycleEvent, audit_event_adapter
 from schemas.settings import Settings
 from schemas.validation import home_partition
+from tests.memory_broker import MemoryBroker
 
 FAST_RETRY = RetryPolicy(initial_s=0.02, max_s=0.2, log_every_s=5.0, give_up_after_s=60.0)
 

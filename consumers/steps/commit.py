@@ -13,25 +13,23 @@ from typing import Any
 
 from confluent_kafka import KafkaException, TopicPartition
 
-from consumers.steps.retry import Retrier
-from consumers.steps.transient import is_partition_lost, is_transient_kafka, kafka_error
+from plumbing.kafka_errors import is_partition_lost, is_transient_kafka_call, kafka_error
+from plumbing.retry import Retrier
+from plumbing.step import Offsets
 
 log = logging.getLogger(__name__)
 
 
-def transient_kafka_call(err: BaseException) -> bool:
-    error = kafka_error(err)
-    return error is not None and is_transient_kafka(error)
-
-
 class CommitStep:
+    """A `plumbing.step.Step[[Offsets]]`: the last step, nothing follows it."""
+
     def __init__(self, consumer: Any, retrier: Retrier) -> None:
         self._consumer = consumer
         self._retrier = retrier
-        self._staged: dict[tuple[str, int], int] = {}
+        self._staged: Offsets = {}
         self.lost_commits = 0
 
-    def submit(self, offsets: dict[tuple[str, int], int]) -> None:
+    def submit(self, offsets: Offsets) -> None:
         for key, offset in offsets.items():
             self._staged[key] = max(offset, self._staged.get(key, 0))
 
@@ -39,8 +37,17 @@ class CommitStep:
         if self._staged:
             self.join()
 
-    def join(self) -> bool:
-        """Commit what was submitted; False when the group took the partitions away first."""
+    def join(self) -> None:
+        """Commit what was submitted (a refusal after a rebalance is left to the new owner)."""
+        self._commit_staged()
+
+    def commit_now(self, offsets: Offsets) -> bool:
+        """Commit these offsets (and any staged) at once; False when the group took the partitions
+        away first, so the caller stops working on them."""
+        self.submit(offsets)
+        return self._commit_staged()
+
+    def _commit_staged(self) -> bool:
         staged, self._staged = self._staged, {}
         if not staged:
             return True
@@ -49,7 +56,7 @@ class CommitStep:
             self._retrier.call(
                 "commit offsets",
                 lambda: self._consumer.commit(offsets=offsets, asynchronous=False),
-                transient_kafka_call,
+                is_transient_kafka_call,
             )
         except KafkaException as err:
             error = kafka_error(err)

@@ -22,10 +22,11 @@ from prometheus_client import Counter
 
 from consumers.metrics import INDEXED
 from consumers.runtime import Runtime
-from consumers.steps.retry import Retrier
 from consumers.steps.transient import is_transient_store
 from consumers.store.client import payload_of, point_id
 from plumbing.kafka_io import API_PRODUCER, PRODUCER_HEADER
+from plumbing.retry import Retrier
+from plumbing.step import Offsets, Step
 from schemas import ControlEvent, ConversationTurn, MemoryAdd
 from schemas.scope import tenant_of
 from schemas.settings import Settings
@@ -60,10 +61,15 @@ def _producer(msg: Any) -> str | None:
 
 
 class IndexStep:
-    def __init__(self, settings: Settings, runtime: Runtime, retrier: Retrier) -> None:
+    """A `plumbing.step.Step[[Message]]`: `join` writes the batch, then hands the offsets it
+    covers to `next_step` (the commit) and joins it, so offsets are committed only after the
+    writes they cover."""
+
+    def __init__(self, settings: Settings, runtime: Runtime, retrier: Retrier, next_step: Step[[Offsets]]) -> None:
         self._settings = settings
         self._runtime = runtime
         self._retrier = retrier
+        self._next = next_step
         declare_skipped()
         topics = settings.topics
         self._kinds: dict[str, Kind] = {
@@ -137,8 +143,8 @@ class IndexStep:
     def poll(self) -> None:
         """Nothing runs in the background: the batch is written by join()."""
 
-    def join(self) -> dict[tuple[str, int], int]:
-        """Write the batch; returns the next offset per (topic, partition) it covers, for the commit."""
+    def join(self) -> None:
+        """Write the batch, then pass the next offset per (topic, partition) it covers on."""
         turns, adds, positions = list(self._turns.values()), self._adds, self._positions
         corrections, steers = self._corrections, self._steers
         self._turns, self._adds, self._positions, self._corrections, self._steers = {}, [], {}, [], []
@@ -148,10 +154,13 @@ class IndexStep:
             INDEXED.labels("memory_add").inc(len(adds))
             INDEXED.labels("correction").inc(len(corrections))
             INDEXED.labels("steering").inc(len(steers))
-        return positions
+        if positions:
+            self._next.submit(positions)
+        self._next.join()
 
     def close(self) -> None:
         self._turns, self._adds, self._positions, self._corrections, self._steers = {}, [], {}, [], []
+        self._next.close()
 
     def _write(
         self,

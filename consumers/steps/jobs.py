@@ -25,10 +25,11 @@ from consumers.dream_pass import PassResult
 from consumers.forget import forget_scope
 from consumers.metrics import record_pass
 from consumers.runtime import Runtime
-from consumers.steps.commit import CommitStep, transient_kafka_call
+from consumers.steps.commit import CommitStep
 from consumers.steps.publish import PublishStep
-from consumers.steps.retry import GaveUp, Retrier, Stopping
 from consumers.steps.transient import StoreUnavailable, is_transient_store
+from plumbing.kafka_errors import is_transient_kafka_call
+from plumbing.retry import GaveUp, Retrier, Stopping
 from schemas import ControlEvent, DreamJob, JobLifecycleEvent, ScopeForgottenEvent, make_event_id
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings
@@ -63,7 +64,7 @@ class Positions:
             committed = self._retrier.call(
                 "read committed offset",
                 lambda: self._consumer.committed([TopicPartition(topic, partition)], timeout=10)[0],
-                transient_kafka_call,
+                is_transient_kafka_call,
             )
             self._known[key] = committed.offset if committed.offset != OFFSET_INVALID else 0
         return self._known[key]
@@ -117,8 +118,7 @@ class JobStep:
                         break
                     self._execute(job, partition)
                 done = {(msg.topic(), partition): msg.offset() + 1}
-                self._commit.submit(done)
-                if not self._commit.join():
+                if not self._commit.commit_now(done):
                     # The group gave the partition to another member, which redelivers these jobs:
                     # running more of them here would make two writers of one scope.
                     self.revoke(partition)

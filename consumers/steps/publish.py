@@ -15,9 +15,9 @@ from typing import Any
 
 from confluent_kafka import KafkaError
 
-from consumers.steps.retry import Retrier
-from consumers.steps.transient import is_transient_kafka
+from plumbing.kafka_errors import is_transient_kafka
 from plumbing.kafka_io import DeliveryFailed
+from plumbing.retry import Retrier
 
 log = logging.getLogger(__name__)
 PRODUCER_CONFIG = {"message.timeout.ms": 0}

@@ -28,20 +28,7 @@ T = TypeVar("T")
 
 def pending_record(add: MemoryAdd) -> MemoryRecord:
     """A memory-add as readers see it before a pass: searchable at once, flagged unconsolidated."""
-    return MemoryRecord(
-        scope=add.scope,
-        memory_id=add.memory_id,
-        text=add.text,
-        origin="memory_add",
-        evidence_message_ids=add.source_message_ids,
-        protected=False,
-        created_at=add.ts,
-        updated_at=add.ts,
-        tier="archive",
-        consolidated=False,
-        metadata=add.metadata,
-        valid_from=add.ts,
-    )
+    return MemoryRecord.from_add(add, pending=True)
 
 
 def embedding_text(record_text: str) -> str:

@@ -23,26 +23,13 @@ def load_fixture_rows(fixtures: Path = FIXTURES) -> tuple[list[dict], list[dict]
     return _read_jsonl(fixtures / "events.jsonl"), _read_jsonl(fixtures / "memory_adds.jsonl")
 
 
-def record_from_add(add: MemoryAdd) -> MemoryRecord:
-    return MemoryRecord(
-        scope=add.scope,
-        memory_id=add.memory_id,
-        text=add.text,
-        origin="memory_add",
-        evidence_message_ids=add.source_message_ids,
-        protected=add.protected,
-        created_at=add.ts,
-        updated_at=add.ts,
-    )
-
-
 def build_snapshot(
     scope: str, events: Iterable[Mapping], memory_adds: Iterable[Mapping] = (), *, pending: bool = True
 ) -> Snapshot:
     """A first pass over `scope`: its turns in time order, its memory-adds as pending records."""
     turns = sorted((ConversationTurn(**row) for row in events if row["scope"] == scope), key=lambda t: t.ts)
     adds = [MemoryAdd(**row) for row in memory_adds if row["scope"] == scope]
-    records = tuple(record_from_add(add) for add in adds)
+    records = tuple(MemoryRecord.from_add(add) for add in adds)
     requested_at = max([t.ts for t in turns] + [a.ts for a in adds] + [_EPOCH])
     return Snapshot(
         job=DreamJob(job_id="job-test", scope=scope, trigger="manual", requested_at=requested_at),

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from consumers.runtime import open_runtime
 from consumers.steps.index import IndexStep
-from consumers.steps.retry import Retrier
 from plumbing.kafka_io import API_PRODUCER, PRODUCER_HEADER
+from plumbing.retry import Retrier
 from plumbing.tenant_broadcast import carrier_scopes
 from schemas import ControlEvent, MemoryCorrection, SteeringChange
 from schemas.settings import Settings
@@ -32,6 +32,26 @@ class Message(Record):
         return self._headers
 
 
+class OffsetsWritten:
+    """The step after the index (a `Step[[Offsets]]`): keeps what the index handed on."""
+
+    def __init__(self) -> None:
+        self.offsets: dict[tuple[str, int], int] = {}
+        self.joined = 0
+
+    def submit(self, offsets: dict[tuple[str, int], int]) -> None:
+        self.offsets.update(offsets)
+
+    def poll(self) -> None:
+        pass
+
+    def join(self) -> None:
+        self.joined += 1
+
+    def close(self) -> None:
+        pass
+
+
 def correction(cid: str, role: str) -> ControlEvent:
     change = MemoryCorrection(memory_id="m-1", op="update", text="Ida sings in a choir", by="someone", role=role)
     return ControlEvent(scope=SCOPE, action="correct", request_id=cid, reason="fix", ts=T0, correction=change)
@@ -41,7 +61,8 @@ def test_corrections_and_steering_are_indexed_and_an_untrusted_operator_claim_is
     settings = Settings(home=tmp_path, partitions=6, trusted_producers=["ops-console"])
     rt = open_runtime(settings)
     try:
-        step = IndexStep(settings, rt, Retrier("qdrant"))
+        written = OffsetsWritten()
+        step = IndexStep(settings, rt, Retrier("qdrant"), next_step=written)
         control = settings.topics.control
         steer = SteeringChange(text="keep music exact", by="ops", applies_to="tenant")
         events = [
@@ -57,11 +78,13 @@ def test_corrections_and_steering_are_indexed_and_an_untrusted_operator_claim_is
         ]
         for offset, (event, producer) in enumerate(events):
             step.submit(Message(control, offset, event, producer))
-        positions = step.join()
+        step.join()
+        positions = written.offsets
         roles = {e.request_id: e.correction.role for e in rt.corrections.pending(SCOPE)}
         assert roles == {"c-api": "operator", "c-ops": "operator", "c-forged": "agent", "c-agent": "agent"}
         assert rt.steering.get("acme").text == "keep music exact" and rt.steering.get("acme", SCOPE) is None
         home = home_partition(SCOPE.encode(), 6)
         assert positions == {(control, home): 6, (control, 0): 5}, "every control event moves the offsets"
+        assert written.joined == 1, "the index joins the step after it once the batch is written"
     finally:
         rt.close()

@@ -12,7 +12,7 @@ from prometheus_client import REGISTRY
 from consumers.metrics import PHASES, declare_series
 from consumers.runtime import open_runtime
 from consumers.steps.index import declare_skipped
-from consumers.steps.retry import OPERATIONS, declare_transient_series
+from plumbing.retry import OPERATIONS, declare_transient_series
 from schemas import ConversationTurn
 from schemas.audit import ChangeKind
 from schemas.jobs import Trigger

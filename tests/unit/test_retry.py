@@ -11,9 +11,9 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from consumers.steps.commit import transient_kafka_call
-from consumers.steps.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
-from consumers.steps.transient import is_partition_lost, is_transient_kafka, is_transient_store
+from consumers.steps.transient import is_transient_store
+from plumbing.kafka_errors import is_partition_lost, is_transient_kafka, is_transient_kafka_call
+from plumbing.retry import TRANSIENT_ERRORS, GaveUp, Retrier, RetryPolicy, Stopping
 
 FAST = RetryPolicy(initial_s=0.001, max_s=0.004, log_every_s=60.0, give_up_after_s=5.0)
 
@@ -32,8 +32,8 @@ class Flaky:
 def test_transient_errors_are_retried_logged_once_and_counted(caplog):
     before = TRANSIENT_ERRORS.labels("kafka", "commit offsets")._value.get()
     call = Flaky(20, KafkaException(KafkaError(KafkaError.NOT_COORDINATOR)))
-    with caplog.at_level(logging.INFO, logger="consumers.steps.retry"):
-        assert Retrier("kafka", FAST).call("commit offsets", call, transient_kafka_call) == "ok"
+    with caplog.at_level(logging.INFO, logger="plumbing.retry"):
+        assert Retrier("kafka", FAST).call("commit offsets", call, is_transient_kafka_call) == "ok"
     assert call.calls == 21
     assert TRANSIENT_ERRORS.labels("kafka", "commit offsets")._value.get() - before == 20
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
@@ -44,7 +44,7 @@ def test_transient_errors_are_retried_logged_once_and_counted(caplog):
 def test_other_errors_are_raised_at_once():
     call = Flaky(1, KafkaException(KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED)))
     with pytest.raises(KafkaException):
-        Retrier("kafka", FAST).call("commit offsets", call, transient_kafka_call)
+        Retrier("kafka", FAST).call("commit offsets", call, is_transient_kafka_call)
     assert call.calls == 1
 
 
@@ -62,7 +62,7 @@ def test_stop_interrupts_the_wait():
     stop.set()
     with pytest.raises(Stopping):
         Retrier("kafka", RetryPolicy(initial_s=10, max_s=10), stop).call(
-            "commit offsets", Flaky(1, KafkaException(KafkaError(KafkaError._TRANSPORT))), transient_kafka_call
+            "commit offsets", Flaky(1, KafkaException(KafkaError(KafkaError._TRANSPORT))), is_transient_kafka_call
         )
 
 

@@ -56,13 +56,18 @@ def feed(
     now: float = 1000.0,
     key: bytes | None = SCOPE.encode(),
 ) -> Outputs:
-    out = Outputs()
+    """One record through the path production runs (`process_batch`), `signals` being the row of
+    the key's scope before, and updated in place to the row after."""
     partition = home_partition(key, processor.settings.partitions) if key else 0
-    event = processor.decode(topic, partition, offset, key, value, out)
-    if event is not None:
-        processor.apply(event, topic, partition, offset, signals, now)
-        processor.decide(event.scope, signals, now, out)
-    return out
+    scope = key.decode() if key else SCOPE
+    batch = processor.process_batch(
+        [Record(topic, partition, offset, key, value)], {partition: {scope: signals.encode()}}, now
+    )
+    row = batch.rows.get((partition, scope), signals)
+    after = row if row is not None else ScopeSignals()  # None: forgotten, the row is deleted
+    for name in ScopeSignals.__struct_fields__:
+        setattr(signals, name, getattr(after, name))
+    return batch
 
 
 def finish(processor: Processor, signals: ScopeSignals, job_id: str, status: str, now: float) -> None:
@@ -226,8 +231,7 @@ def test_bad_events_become_dead_letters_with_a_readable_reason():
 
 
 def test_oversized_payload_is_dead_lettered():
-    out = Outputs()
-    Processor(Settings(max_event_bytes=1024)).decode(TOPICS.turns, 0, 1, None, b"x" * 2000, out)
+    out = feed(Processor(Settings(max_event_bytes=1024)), ScopeSignals(), TOPICS.turns, 1, b"x" * 2000, key=None)
     assert "exceeds the limit of 1024" in out.dead_letters[0].reason
 
 

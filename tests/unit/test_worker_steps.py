@@ -17,8 +17,8 @@ from qdrant_client.http.exceptions import ResponseHandlingException
 from consumers.engine import EngineResult
 from consumers.engine.offline import OfflineEngine
 from consumers.runtime import open_runtime
-from consumers.steps.retry import TRANSIENT_ERRORS, RetryPolicy
 from consumers.worker import WorkerExit
+from plumbing.retry import TRANSIENT_ERRORS, RetryPolicy
 from schemas import ConversationTurn, MemoryAdd
 from schemas.settings import Settings
 from tests.poison import OTHER, SCOPE, poison_records

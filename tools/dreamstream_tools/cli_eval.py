@@ -125,7 +125,10 @@ def eval_command(
     from schemas.settings import get_settings
 
     logging.getLogger().setLevel(logging.WARNING)
-    say = (lambda msg: click.echo(msg, err=True)) if as_json else click.echo
+
+    def say(message: str) -> None:
+        click.echo(message, err=as_json)  # with --json, stdout carries only the report
+
     if pass_every and not direct:
         raise click.UsageError("--pass-every needs --direct (the pipeline's own trigger policy decides its passes)")
     started = time.perf_counter()
@@ -161,7 +164,7 @@ def eval_command(
     except (DatasetError, RunError, OSError, RuntimeError, KafkaException) as err:
         raise click.ClickException(_one_line(err)) from err
     timings["total_s"] = time.perf_counter() - started
-    inputs = {
+    inputs: dict[str, object] = {
         "events": str(events),
         "memory_adds_file": str(memory_adds) if memory_adds else None,
         "questions_file": str(questions),

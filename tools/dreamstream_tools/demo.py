@@ -10,15 +10,17 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dreamstream.replay import REPLAY_PRODUCER, read_events
 from dreamstream.topic_admin import delete_topics, ensure_topics
 from dreamstream_tools import local_kafka
 from dreamstream_tools.fixtures import FIXTURES_DIR as FIXTURES
-from dreamstream_tools.pipeline import AuditEvent, LocalPipeline
-from schemas import JobLifecycleEvent, MemoryRecord
+from dreamstream_tools.pipeline import LocalPipeline
+from schemas import AnyAuditEvent, JobLifecycleEvent, MemoryChangeEvent, MemoryRecord
 from schemas.settings import Settings
 
 
@@ -33,9 +35,9 @@ def default_event_files() -> list[Path]:
 @dataclass(frozen=True)
 class DemoResult:
     scopes: dict[str, list[MemoryRecord]]
-    audit: list[AuditEvent]
+    audit: list[AnyAuditEvent]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "scopes": {s: [m.model_dump(mode="json") for m in ms] for s, ms in self.scopes.items()},
             "audit": [e.model_dump(mode="json") for e in self.audit],
@@ -61,7 +63,11 @@ def broker_configured() -> bool:
 
 
 def run_demo(
-    base: Settings, event_files: list[Path], timeout_s: float = 240.0, say=print, kafka_port: int = 9092
+    base: Settings,
+    event_files: list[Path],
+    timeout_s: float = 240.0,
+    say: Callable[[str], None] = print,
+    kafka_port: int = 9092,
 ) -> DemoResult:
     started_broker = False
     if not broker_configured():
@@ -88,13 +94,14 @@ def run_demo(
             pipeline.read_audit(0.5)
         finally:
             pipeline.stop()
-        memories = {scope: pipeline.runtime.memories.active_records(scope) for scope in scopes}
+        runtime = pipeline.opened_runtime()
+        memories = {scope: runtime.memories.active_records(scope) for scope in scopes}
         audit = [
             e
             for e in pipeline.audit_events
             if not (isinstance(e, JobLifecycleEvent) and e.status in ("pending", "running"))
         ]
-        pipeline.runtime.close()
+        runtime.close()
         delete_topics(settings, [spec.name for spec in settings.topics.specs()])
         return DemoResult(memories, audit)
     finally:
@@ -114,8 +121,9 @@ def render(result: DemoResult) -> str:
     for e in result.audit:
         if isinstance(e, JobLifecycleEvent):
             lines.append(f"  [{e.scope}] job {e.job_id} {e.status}: {e.reason}")
-        else:
-            text = (e.after or e.before).text
+        elif isinstance(e, MemoryChangeEvent):
+            record = e.after or e.before  # a change event carries at least one of the two
+            text = record.text if record is not None else "-"
             lines.append(
                 f"  [{e.scope}] {e.change:<10} {text!r} — {e.reason} "
                 f"(evidence: {', '.join(e.evidence_message_ids) or '-'})"

@@ -207,7 +207,7 @@ def _controller_port(paths: _BrokerPaths, requested: int | None) -> int:
             f"{paths.data} was formatted with controller port {formatted}, not {requested}; "
             f"use that port or delete {paths.root}"
         )
-    return formatted
+    return int(formatted)
 
 
 def _prepare(paths: _BrokerPaths, libs: Path, controller_port: int) -> None:
@@ -290,7 +290,7 @@ def _metadata_answers(bootstrap: str) -> bool:
     """True when the broker answers a metadata request and lists itself (it is unfenced)."""
     # librdkafka's log lines go to Python logging: connection refusals while booting are expected.
     logger = logging.getLogger(__name__)
-    admin = AdminClient({"bootstrap.servers": bootstrap, "socket.connection.setup.timeout.ms": 2000, "logger": logger})
+    admin = AdminClient({"bootstrap.servers": bootstrap, "socket.connection.setup.timeout.ms": 2000}, logger=logger)
     try:
         return bool(admin.list_topics(timeout=3).brokers)
     except KafkaException:
@@ -445,7 +445,7 @@ def stop(home: Path, timeout_s: float = 30, port: int | None = None) -> list[int
     return [paths.port for paths in targets if _stop_one(paths, timeout_s)]
 
 
-def status(home: Path, port: int | None = None) -> dict:
+def status(home: Path, port: int | None = None) -> dict[str, object]:
     """State of the broker on `port`; without a port, the first running broker of `home` (else 9092)."""
     if port is None:
         running = [paths for paths in _port_dirs(home) if _running_pid(paths) is not None]

@@ -14,9 +14,10 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from confluent_kafka import KafkaError, Message
 from prometheus_client import start_http_server
 from pydantic import BaseModel, SecretStr
 from qdrant_client import QdrantClient
@@ -26,11 +27,10 @@ from consumers.worker import ConsolidationWorker
 from dreamstream.control import AuditReader, send_control, wait_until_read
 from dreamstream.replay import produce, read_events
 from plumbing.kafka_io import flush_or_raise, make_producer
-from schemas import JobLifecycleEvent, MemoryChangeEvent, ScopeForgottenEvent
+from schemas import AnyAuditEvent, JobLifecycleEvent
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
-AuditEvent = JobLifecycleEvent | MemoryChangeEvent | ScopeForgottenEvent
 
 
 def settings_env(settings: Settings) -> dict[str, str]:
@@ -54,7 +54,7 @@ class PipelineError(RuntimeError):
     pass
 
 
-def start_stream_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
+def start_stream_worker(settings: Settings, log_path: Path) -> subprocess.Popen[bytes]:
     """`dreamstream worker streams` in a child process with exactly these settings."""
     env = {**os.environ, **settings_env(settings)}
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,13 +83,13 @@ class LocalPipeline:
         self._stream_settings = settings.model_copy(update={"metrics_port": stream_metrics_port})
         self.topics = settings.topics
         self._stream_log = stream_log or settings.home / "stream-worker.log"
-        self._stream: subprocess.Popen | None = None
+        self._stream: subprocess.Popen[bytes] | None = None
         self._worker: ConsolidationWorker | None = None
         self._thread: threading.Thread | None = None
         self._worker_error: BaseException | None = None
         self.runtime: Runtime | None = None
         self._audit: AuditReader | None = None
-        self._audit_events_after_stop: list[AuditEvent] = []
+        self._audit_events_after_stop: list[AnyAuditEvent] = []
 
     # --- lifecycle
     def start(self) -> LocalPipeline:
@@ -98,7 +98,9 @@ class LocalPipeline:
         if self.settings.metrics_port:
             start_http_server(self.settings.metrics_port, addr=self.settings.metrics_host)
         self._worker = ConsolidationWorker(self.settings, self.runtime)
-        self._thread = threading.Thread(target=self._run_worker, name="consolidation-worker", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run_worker, args=(self._worker,), name="consolidation-worker", daemon=True
+        )
         self._thread.start()
         self._audit = AuditReader(self.settings)
         return self
@@ -106,9 +108,20 @@ class LocalPipeline:
     def _start_stream_worker(self) -> None:
         self._stream = start_stream_worker(self._stream_settings, self._stream_log)
 
-    def _run_worker(self) -> None:
+    def opened_runtime(self) -> Runtime:
+        """The runtime `start` opened (its stores stay readable after `stop`)."""
+        if self.runtime is None:
+            raise PipelineError("the pipeline was not started")
+        return self.runtime
+
+    def _audit_reader(self) -> AuditReader:
+        if self._audit is None:
+            raise PipelineError("the pipeline is not running: start it first")
+        return self._audit
+
+    def _run_worker(self, worker: ConsolidationWorker) -> None:
         try:
-            self._worker.run()
+            worker.run()
         except BaseException as err:  # surfaced to the caller by check()/stop()
             self._worker_error = err
             log.exception("consolidation worker died")
@@ -123,7 +136,8 @@ class LocalPipeline:
     def stop(self) -> None:
         if self._worker is not None:
             self._worker.stop()
-            self._thread.join(timeout=60)
+            if self._thread is not None:
+                self._thread.join(timeout=60)
         if self._stream is not None and self._stream.poll() is None:
             self._stream.terminate()
             try:
@@ -143,7 +157,7 @@ class LocalPipeline:
         self.stop()
 
     # --- driving it
-    def wait_until_read(self, timeout_s: float = 180.0, say=lambda _msg: None) -> None:
+    def wait_until_read(self, timeout_s: float = 180.0, say: Callable[[str], None] = lambda _msg: None) -> None:
         """Block until the stream worker has read everything replayed so far (see control.wait_until_read)."""
         wait_until_read(self.settings, timeout_s, say, check=self.check)
 
@@ -153,7 +167,12 @@ class LocalPipeline:
     def produce_raw(self, topic: str, key: bytes | None, value: bytes) -> None:
         producer = make_producer(self.settings)
         errors: list[str] = []
-        producer.produce(topic, key=key, value=value, on_delivery=lambda err, msg: err and errors.append(str(err)))
+
+        def delivered(err: KafkaError | None, _msg: Message) -> None:
+            if err is not None:
+                errors.append(str(err))
+
+        producer.produce(topic, key=key, value=value, on_delivery=delivered)
         flush_or_raise(producer, errors)
 
     def trigger(self, scopes: Iterable[str], reason: str = "manual") -> dict[str, str]:
@@ -162,11 +181,11 @@ class LocalPipeline:
 
     def wait_for(self, request_ids: Iterable[str], timeout_s: float = 180.0) -> list[JobLifecycleEvent]:
         """Block until every request has a finished job; returns those terminal events."""
-        return self._audit.wait_for(request_ids, timeout_s, check=self.check)
+        return self._audit_reader().wait_for(request_ids, timeout_s, check=self.check)
 
-    def read_audit(self, timeout_s: float) -> list[AuditEvent]:
-        return self._audit.read(timeout_s)
+    def read_audit(self, timeout_s: float) -> list[AnyAuditEvent]:
+        return self._audit_reader().read(timeout_s)
 
     @property
-    def audit_events(self) -> list[AuditEvent]:
+    def audit_events(self) -> list[AnyAuditEvent]:
         return self._audit.events if self._audit else self._audit_events_after_stop

@@ -27,6 +27,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from consumers.embedding.protocol import Embedder
 from consumers.store.search import DEFER, WIDEN, day_words, evidence_diverse
 from dreamstream_tools.evaluation.dataset import Dataset
 from dreamstream_tools.evaluation.metrics import Item
@@ -69,7 +70,7 @@ def memory_item(record: MemoryRecord) -> Item:
 class BaselineSearch:
     """A scope's raw items (messages, then memory-adds) for a query, hybrid-ranked, best first."""
 
-    def __init__(self, dataset: Dataset, embedder) -> None:
+    def __init__(self, dataset: Dataset, embedder: Embedder) -> None:
         self._embedder = embedder
         self.messages: dict[str, list[Item]] = defaultdict(list)
         """The scope's raw transcript messages alone (coverage's ceiling is measured over these)."""

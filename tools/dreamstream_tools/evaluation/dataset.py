@@ -15,7 +15,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,7 +114,7 @@ def select_scopes(scopes: Sequence[str], patterns: Sequence[str] = (), limit: in
     return chosen[:limit] if limit > 0 else chosen
 
 
-def _rows(path: Path):
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
     """(line number, parsed object) for every non-blank line."""
     try:
         handle = open(path, "rb")

@@ -21,6 +21,7 @@ from datetime import date
 
 import numpy as np
 
+from consumers.embedding.protocol import Embedder
 from consumers.laps import Laps
 from consumers.runtime import Runtime
 from consumers.store.search import embedding_text
@@ -163,13 +164,15 @@ def score(
 
 def _day_said(question: Question, said_on: dict[tuple[str, str], date]) -> bool | None:
     day = exact_day(question.answer) if question.category == "temporal" else None
-    if day is None:
+    if day is None or day.day is None:
         return None
     wanted = date(day.year, day.month, day.day)
     return any(said_on.get((question.scope, m)) == wanted for m in question.evidence_message_ids)
 
 
-def _read_memories(runtime: Runtime, dataset: Dataset):
+def _read_memories(
+    runtime: Runtime, dataset: Dataset
+) -> tuple[dict[str, dict[str, MemoryRecord]], dict[str, list[Item]], dict[str, set[str]]]:
     records: dict[str, dict[str, MemoryRecord]] = {}
     visible: dict[str, list[Item]] = {}
     pending: dict[str, set[str]] = {}
@@ -203,7 +206,8 @@ def evaluate(
     baseline = BaselineSearch(dataset, embedder)
     baseline.build()
     questions = list(dataset.questions)
-    query_vectors = np.asarray(embedder.embed_array([q.question for q in questions])) if questions else None
+    texts = [q.question for q in questions]
+    query_vectors = np.asarray(embedder.embed_array(texts)) if texts else np.zeros((0, 0), np.float32)
     clock("embed_s")
 
     owners = dataset.message_scopes
@@ -255,7 +259,15 @@ def evaluate(
     return Evaluation(k, tuple(results), store, clock.seconds, budget_words)
 
 
-def _store_figures(dataset: Dataset, records, visible, pending, leaks, baseline_leaks, embedder) -> StoreFigures:
+def _store_figures(
+    dataset: Dataset,
+    records: dict[str, dict[str, MemoryRecord]],
+    visible: dict[str, list[Item]],
+    pending: dict[str, set[str]],
+    leaks: set[str],
+    baseline_leaks: set[str],
+    embedder: Embedder,
+) -> StoreFigures:
     stale: dict[str, set[str]] = defaultdict(set)
     for question in dataset.questions:
         stale[question.scope].update(question.stale_message_ids)

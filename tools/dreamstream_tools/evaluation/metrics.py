@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from dreamstream_tools.evaluation.matching import (
+    DateMention,
     Haystack,
     answer_date,
     contains_answer,
@@ -118,7 +119,7 @@ def coverage(answer: str, everything: Haystack) -> bool:
     return everything.contains(answer)
 
 
-def exact_day(answer: str):
+def exact_day(answer: str) -> DateMention | None:
     """The day an exact-date answer names (`matching.answer_date`), or None for any other answer."""
     found = answer_date(answer)
     return found if found is not None and found.day is not None else None
@@ -281,7 +282,7 @@ def near_duplicate_pairs(
 
 def near_duplicates(
     items_by_scope: Mapping[str, Sequence[Item]],
-    embed_array,
+    embed_array: Callable[[Sequence[str]], np.ndarray],
     threshold: float = NEAR_DUPLICATE_COSINE,
     statement: Callable[[str], str] = lambda text: text,
 ) -> NearDuplicates:

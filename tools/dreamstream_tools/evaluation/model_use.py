@@ -31,7 +31,7 @@ def with_model(settings: Settings, base_url: str | None, model: str | None) -> S
 
 def model_use(runtime: Runtime, scopes: Iterable[str]) -> dict[str, Any]:
     """Totals and per-pass figures over every pass the diary holds for these scopes."""
-    passes = [
+    passes: list[dict[str, Any]] = [
         {
             "scope": entry.scope,
             "job_id": entry.job_id,
@@ -51,7 +51,7 @@ def model_use(runtime: Runtime, scopes: Iterable[str]) -> dict[str, Any]:
     count = len(passes)
 
     def total(key: str) -> float:
-        return sum(p[key] for p in passes)
+        return float(sum(p[key] for p in passes))
 
     def per_pass(key: str) -> float:
         return round(total(key) / count, 3) if count else 0.0

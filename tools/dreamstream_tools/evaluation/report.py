@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 from dreamstream_tools.evaluation.dataset import KNOWN_CATEGORIES
-from dreamstream_tools.evaluation.evaluate import Evaluation, QuestionResult
+from dreamstream_tools.evaluation.evaluate import Evaluation, QuestionResult, Scores
 from dreamstream_tools.evaluation.metrics import NEAR_DUPLICATE_COSINE, WordStats, mean, word_stats
 from dreamstream_tools.evaluation.table import render_table
 
@@ -37,12 +37,15 @@ def _words(value: float | None) -> str:
 
 
 def _value(result: QuestionResult, side: str, name: str) -> float | bool | None:
-    scores = getattr(result, side)
-    if name in READ:
-        return getattr(scores.top_k, name)
-    if name == "top_k_words":
-        return scores.top_k.words
-    return getattr(scores, name)
+    scores: Scores = getattr(result, side)  # `memory` or `baseline`
+    value: float | bool | None = (
+        getattr(scores.top_k, name)
+        if name in READ
+        else scores.top_k.words
+        if name == "top_k_words"
+        else getattr(scores, name)
+    )
+    return value
 
 
 def _figures(results: list[QuestionResult], side: str) -> dict[str, float | None]:

@@ -25,7 +25,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -36,7 +36,15 @@ from dreamstream_tools import local_kafka
 from dreamstream_tools.demo import broker_configured, demo_settings
 from dreamstream_tools.evaluation.dataset import Dataset
 from dreamstream_tools.pipeline import LocalPipeline, PipelineError
-from schemas import TERMINAL_JOB_STATUSES, ConversationTurn, DreamJob, JobLifecycleEvent, MemoryAdd, make_job_id
+from schemas import (
+    TERMINAL_JOB_STATUSES,
+    AnyAuditEvent,
+    ConversationTurn,
+    DreamJob,
+    JobLifecycleEvent,
+    MemoryAdd,
+    make_job_id,
+)
 from schemas.settings import Settings
 
 Say = Callable[[str], None]
@@ -56,7 +64,7 @@ class Run:
     mode: str
     runtime: Runtime
     settings: Settings
-    pass_statuses: Counter = field(default_factory=Counter)
+    pass_statuses: Counter[str] = field(default_factory=Counter)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -85,9 +93,9 @@ def _job(scope: str, settings: Settings, turns_seen: int, adds_seen: int, trigge
     )
 
 
-def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say: Say = lambda _: None) -> Counter:
+def dream_directly(runtime: Runtime, dataset: Dataset, pass_every: int = 0, say: Say = lambda _: None) -> Counter[str]:
     """Index each scope's events (offsets count per scope, as in one partition) and run its passes."""
-    statuses: Counter = Counter()
+    statuses: Counter[str] = Counter()
     settings = runtime.settings
     for number, scope in enumerate(dataset.scopes, 1):
         timeline = [(t.ts, 0, t) for t in dataset.turns_of(scope)] + [(a.ts, 1, a) for a in dataset.adds_of(scope)]
@@ -134,7 +142,7 @@ def direct_run(
 
 
 # --- through the pipeline
-def _terminal_statuses(events: list) -> Counter:
+def _terminal_statuses(events: list[AnyAuditEvent]) -> Counter[str]:
     seen: dict[str, str] = {}
     for event in events:
         if isinstance(event, JobLifecycleEvent) and event.status in TERMINAL_JOB_STATUSES:
@@ -176,7 +184,7 @@ def pipeline_run(
         clock("dream_s")
         timings = {**clock.seconds, DREAM_CPU: time.process_time() - cpu}
         pipeline.stop()
-        yield Run("pipeline", pipeline.runtime, settings, _terminal_statuses(pipeline.audit_events), timings)
+        yield Run("pipeline", pipeline.opened_runtime(), settings, _terminal_statuses(pipeline.audit_events), timings)
     except (PipelineError, RunError) as err:
         failed = True
         raise RunError(f"{str(err).splitlines()[0]} (worker logs kept in {settings.home})") from err
@@ -202,7 +210,7 @@ def run_passes(
     pass_every: int = 0,
     timeout_s: float = 600.0,
     say: Say = lambda _: None,
-):
+) -> AbstractContextManager[Run]:
     if direct:
         return direct_run(dataset, base, engine, pass_every, say)
     return pipeline_run(dataset, base, engine, timeout_s, say)

@@ -34,6 +34,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from dreamstream_tools.evaluation.synth_corpus import (
     AGENTS,
@@ -102,8 +103,8 @@ class ScopeBuilder:
         self.isolation_values = isolation_values
         self.sessions: list[list[Turn]] = [[] for _ in range(sessions)]
         self.days = self._session_days(sessions)
-        self.questions: list[dict] = []
-        self._pending_adds: list[tuple[str, dict]] = []
+        self.questions: list[dict[str, Any]] = []
+        self._pending_adds: list[tuple[str, dict[str, Any]]] = []
         self._count = 0
 
     def _session_days(self, count: int) -> list[datetime]:
@@ -137,7 +138,7 @@ class ScopeBuilder:
         )
 
     def add(self, memory_id: str, text: str, cites: str | None, *, protected: bool = False) -> None:
-        row = {
+        row: dict[str, Any] = {
             "scope": self.scope,
             "memory_id": f"{self.prefix}-{memory_id}",
             "text": text,
@@ -251,7 +252,7 @@ class ScopeBuilder:
                 turns[at:at] = pair
 
     # -- output
-    def rows(self) -> tuple[list[dict], list[dict], list[dict]]:
+    def rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
         events, ids, stamps = [], {}, {}
         for number, (turns, start) in enumerate(zip(self.sessions, self.days)):
             session_id = f"{self.prefix}-s{number}"
@@ -292,9 +293,9 @@ class ScopeBuilder:
 
 @dataclass(frozen=True)
 class SyntheticSet:
-    events: list[dict]
-    memory_adds: list[dict]
-    questions: list[dict]
+    events: list[dict[str, Any]]
+    memory_adds: list[dict[str, Any]]
+    questions: list[dict[str, Any]]
 
     def write(self, directory: Path) -> dict[str, Path]:
         directory.mkdir(parents=True, exist_ok=True)
@@ -312,9 +313,9 @@ def generate(seed: int = 7, scopes: int = 10, messages: int = 6000) -> Synthetic
         raise ValueError("scopes must be at least 2 (isolation needs a pair of tenants)")
     sessions = max(messages // scopes // (2 * SESSION_USER_TURNS), 8)
     rng = random.Random(seed)
-    events: list[dict] = []
-    adds: list[dict] = []
-    questions: list[dict] = []
+    events: list[dict[str, Any]] = []
+    adds: list[dict[str, Any]] = []
+    questions: list[dict[str, Any]] = []
     for pair in range((scopes + 1) // 2):
         agent, user = AGENTS[pair % len(AGENTS)], f"user-{pair + 1}"
         name, project = NAMES[pair % len(NAMES)], PROJECTS[pair % len(PROJECTS)]

@@ -49,7 +49,8 @@ def _compared(title: str, at: Callable[[dict[str, Any]], dict[str, Any]], diff: 
 
 def _budget_blocks() -> list[Block]:
     def at(g: dict[str, Any]) -> dict[str, Any]:
-        return g["at_budget"]
+        figures: dict[str, Any] = g["at_budget"]
+        return figures
 
     words: Block = (
         "words read",

@@ -5,6 +5,9 @@ minute would otherwise write hundreds of lines), one info line when it is back, 
 error counted in `dreamstream_transient_errors_total{resource, operation}`. After `give_up_after_s`
 of failing the last error is raised as `GaveUp`, which says for how long and why: the worker
 exits on it, since a supervisor restart is the better remedy by then.
+
+Shared by the workers (plumbing/): what counts as transient is the caller's classifier, for Kafka
+`plumbing.kafka_errors.is_transient_kafka_call`, for the store `consumers.steps.transient`.
 """
 
 from __future__ import annotations
