@@ -6,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from consumers.embedding import LocalEmbedder
-from consumers.embedding.cache import VectorCache
 from consumers.embedding.minilm import MiniLMEmbedder
 from consumers.engine.offline.verifier import verify_claims as verify
 from consumers.passes.apply import apply_actions, apply_plan
@@ -70,9 +69,9 @@ MINILM = MiniLMEmbedder()
 """The rules compare meanings: the real sentence model, as the engines use it."""
 
 
-def run(snap: Snapshot, plan: ActionPlan | None = None, search=None, embed=MINILM.embed_array, **options):
+def run(snap: Snapshot, plan: ActionPlan | None = None, search=None, **options):
     candidate = apply_plan(snap, plan or ActionPlan())
-    result = verify(snap, candidate, search or window_search(snap), embed=embed, **options)
+    result = verify(snap, candidate, search or window_search(snap), embed=MINILM.embed_array, **options)
     return result, apply_actions(snap, candidate, result.actions)
 
 
@@ -187,26 +186,3 @@ def test_store_backed_search_is_scope_filtered(tmp_path: Path) -> None:
         assert result.actions == () and candidate.records["window"] == WINDOW
     finally:
         client.close()
-
-
-def test_the_claims_searched_are_embedded_in_one_batch_before_their_searches() -> None:
-    # A first pass checks every claim; each search embeds its claim's text through the same cache.
-    cache = VectorCache(100)
-    embedder = MiniLMEmbedder(cache=cache)
-    calls: list[list[str]] = []
-
-    def embed(texts):
-        calls.append(list(texts))
-        return embedder.embed_array(texts)
-
-    searched: list[bool] = []
-    inner = window_search(snapshot(WINDOW, LOYALTY, PRIYA, generation=0), embedder)
-
-    def search(scope: str, query: str, k: int):
-        searched.append(cache.get(query) is not None)
-        return inner(scope, query, k)
-
-    result, _ = run(snapshot(WINDOW, LOYALTY, PRIYA, generation=0), search=search, embed=embed)
-    assert result.searched == 3
-    assert sorted(calls[0]) == sorted(m.text for m in (WINDOW, LOYALTY, PRIYA)), "one call holds every claim"
-    assert searched == [True, True, True], "each search finds its claim's vector made already"
