@@ -201,10 +201,6 @@ def verify_claims(
     verifier = _Verifier(snapshot, candidate, search, top_k, embed or _hashing_embed)
     verdicts: list[Verdict] = []
     claims = verifier.claims(max_claims)
-    if embed is not None and len(claims) > 1:
-        # Each claim's search embeds its text: one batch now (the embedder caches by text) instead
-        # of one model call per claim, which costs ~2.5 times as much a text.
-        embed([m.text for m in claims])
     for memory in claims:
         finding = verifier.verify(memory)
         verdicts.append(Verdict(memory.memory_id, finding))
