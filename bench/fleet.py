@@ -10,7 +10,9 @@ in-process) with the MiniLM embedder, in this process unless it says Kafka:
 1. **floor**: the embedder alone, batches of 32, its cache off, over the fleet's messages: what
    embedding each message once costs, the least any consolidation can spend.
 2. **fleet**: every scope's turns indexed in batches of 500 across scopes (as the worker reads
-   them), then one pass per scope: messages consolidated per CPU-second, and its ratio to the floor.
+   them), then one pass per scope: messages consolidated per CPU-second, and its ratio to the floor;
+   then each scope's next turns (`--later-messages`, 10) and a second pass: the same figures for a
+   scope whose memory already holds something (the verify step checks its claims).
 3. **other scopes**: the CPU of one scope's pass on an empty store, then with 100k points of
    other scopes in it (median of 3 each, the embedder's cache warmed alike for both).
 4. **promote**: wall and CPU to write and promote a generation of 1,000 records (texts unchanged
@@ -40,7 +42,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from bench import fleet_stores  # noqa: E402
-from bench.fleet_data import interleaved, make_fleet  # noqa: E402
+from bench.fleet_data import interleaved, later_turns, make_fleet  # noqa: E402
 from consumers.embedding.cache import VectorCache  # noqa: E402
 from consumers.embedding.minilm import MiniLMEmbedder  # noqa: E402
 
@@ -89,6 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--scopes", type=int)
     parser.add_argument("--messages", type=int, default=20)
+    parser.add_argument("--later-messages", type=int, default=10, help="then this many more a scope, and a second pass")
     parser.add_argument("--other-points", type=int, default=100_000)
     parser.add_argument("--search-sizes", default="1000,5000,20000")
     parser.add_argument("--skip", default="", help="comma-separated phases to skip: fleet,others,promote,search,kafka")
@@ -107,8 +110,16 @@ def main(argv: list[str] | None = None) -> None:
         floor_rate = floor([t.content for t in turns[: min(len(turns), 2_000)]])
         if "fleet" not in skip:
             print(f"\n== 2 fleet: {len(turns)} messages, index in batches of 500, then one pass per scope", flush=True)
-            rate = fleet_stores.fleet(work / "fleet", fleet, turns, figure)
+            later = later_turns(fleet, args.later_messages) if args.later_messages > 0 else None
+            rate = fleet_stores.fleet(work / "fleet", fleet, turns, figure, later)
             figure("ratio_to_floor", round(rate / floor_rate, 3), f"ratio to the floor: {rate / floor_rate:.2f}")
+            if later:
+                later_rate = float(FIGURES["later_messages_per_cpu_s"])  # type: ignore[arg-type]
+                figure(
+                    "later_ratio_to_floor",
+                    round(later_rate / floor_rate, 3),
+                    f"later, ratio to the floor: {later_rate / floor_rate:.2f}",
+                )
         if "others" not in skip:
             print(f"\n== 3 a pass against {args.other_points:,} points of other scopes", flush=True)
             fleet_stores.other_scopes(work / "others", args.messages, args.other_points, figure)

@@ -34,6 +34,8 @@ _TALK = (
 class FleetScope:
     scope: str
     turns: tuple[ConversationTurn, ...]
+    name: str = "Ines A0"
+    """The user's name (their later messages say it too)."""
 
 
 def _user_lines(rng: random.Random, k: int, name: str) -> list[str]:
@@ -81,8 +83,38 @@ def make_fleet(scopes: int, messages: int, seed: int = 19, tenant: str = "fleet"
                     ts=T0 + timedelta(hours=k % 24, minutes=i),
                 )
             )
-        fleet.append(FleetScope(scope, tuple(turns)))
+        fleet.append(FleetScope(scope, tuple(turns), name))
     return fleet
+
+
+def later_turns(fleet: list[FleetScope], messages: int, seed: int = 20) -> list[FleetScope]:
+    """Each scope's next `messages` turns, an hour after its last: the same user telling new facts
+    (another city, pet, job...: updates of what memory holds) with the assistant's replies between."""
+    later = []
+    for k, s in enumerate(fleet):
+        rng = random.Random(f"{seed}-{s.scope}")
+        lines = _user_lines(rng, k, s.name)
+        start, last = len(s.turns), s.turns[-1].ts if s.turns else T0
+        turns = []
+        for i in range(start, start + messages):
+            user = (i - start) % 2 == 0
+            text = (
+                lines[((i - start) // 2) % len(lines)]
+                if user
+                else f"{rng.choice(_TALK)} Got it, {s.name.split()[0]} (reply {k}.{i})."
+            )
+            turns.append(
+                ConversationTurn(
+                    scope=s.scope,
+                    session_id=f"s{k}-later",
+                    message_id=f"m{i}",
+                    role="user" if user else "assistant",
+                    content=text,
+                    ts=last + timedelta(hours=1, minutes=i - start),
+                )
+            )
+        later.append(FleetScope(s.scope, tuple(turns), s.name))
+    return later
 
 
 def interleaved(fleet: list[FleetScope]) -> Iterator[ConversationTurn]:

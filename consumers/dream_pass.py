@@ -46,8 +46,9 @@ from consumers.steps.transient import StoreUnavailable, is_transient_store
 from consumers.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
 from consumers.store.corrections import CorrectionInbox
 from consumers.store.memories import Embed
+from consumers.store.search import embedding_text
 from consumers.take_snapshot import take_snapshot
-from schemas import ActionPlan, DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
+from schemas import ActionPlan, ConversationTurn, DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -242,7 +243,13 @@ class DreamPass:
             lap("snapshot")
             phase = "dream"
             out = dream(
-                snapshot, self._engine, self._transcripts.search, settings, self._privacy, lap, self._memories.embed
+                snapshot,
+                self._engine,
+                self._claim_search(job.scope),
+                settings,
+                self._privacy,
+                lap,
+                self._memories.embed,
             )
             out.notes.extend(leftover_notes)
             cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
@@ -287,6 +294,22 @@ class DreamPass:
                     lap.seconds,
                 )
             )
+
+    def _claim_search(self, scope: str) -> Search:
+        """The transcript search the verify step asks with each claim's text. A claim is a memory
+        of the active generation, whose statement (the text without its said-on stamp, what every
+        memory vector is made from) is embedded and stored already: its search reuses that vector
+        instead of embedding the stamped text once more each pass."""
+        stored = self._memories.active_vectors(scope)
+
+        def search(asked: str, query: str, k: int) -> list[tuple[ConversationTurn, float]]:
+            text = embedding_text(query)
+            vector = stored.get(text) if asked == scope else None
+            if vector is None:  # a pending memory-add, or another text
+                return self._transcripts.search(asked, text, k)
+            return self._transcripts.nearest(asked, vector, k)
+
+        return search
 
     def _store_call(self, fn: Callable[[], T]) -> T:
         try:

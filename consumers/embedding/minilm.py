@@ -6,8 +6,9 @@ checked against its sha256 before the first use; the tokenizer is the model's ow
 sentence-transformers does it: WordPiece, truncate at 256 tokens, mean-pool the last hidden state
 over the attention mask, L2-normalise -> 384 dims.
 
-One onnxruntime session per process and thread count, opened on first use. Texts are embedded in
-batches of similar length (little padding), and vectors are kept in a process-wide LRU cache by
+One onnxruntime session per process and thread count, opened on first use. Texts are sorted by
+length and cut into the batches that cost the fewest padded token slots and calls
+(`batching.padded_groups`, at most `batch_size` rows each), and vectors are kept in a process-wide LRU cache by
 text, because the same message is embedded by the transcript index, the eval baseline and the
 engine.
 
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from consumers.embedding.batching import padded_groups
 from consumers.embedding.cache import VectorCache, embed_through_cache
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -94,8 +96,8 @@ class _Model:
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=True)
         out = np.empty((len(texts), DIMS), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
+        for start, end in padded_groups([len(encodings[i].ids) for i in order], batch_size):
+            rows = order[start:end]
             width = max(len(encodings[i].ids) for i in rows)
             ids = np.zeros((len(rows), width), dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)

@@ -258,17 +258,23 @@ class MemoryStore:
         self._client.upsert(self.memories, points, wait=True)  # one write for the whole generation
         self._generations.put(scope, generation, CachedGeneration(tuple(records), matrix))
 
+    def active_vectors(self, scope: str) -> dict[str, np.ndarray]:
+        """The stored vector of each text of the active generation, by `embedding_text` (read once
+        a generation: the cache holds it)."""
+        active = self.state(scope).active_generation
+        if active <= 0:
+            return {}
+        entry = self._generation(scope, active)
+        if entry.vectors is None:
+            return {}
+        return {embedding_text(m.text): entry.vectors[i] for i, m in enumerate(entry.records)}
+
     def _vectors_for(self, scope: str, records: Sequence[MemoryRecord]) -> np.ndarray:
         """Vectors of a generation's texts: a text the active generation already holds keeps its
         stored vector (most of a scope is unchanged from one generation to the next); only new or
         changed texts are embedded, in one call."""
         texts = [embedding_text(m.text) for m in records]
-        known: dict[str, np.ndarray] = {}
-        active = self.state(scope).active_generation
-        if active > 0:
-            entry = self._generation(scope, active)
-            if entry.vectors is not None:
-                known = {embedding_text(m.text): entry.vectors[i] for i, m in enumerate(entry.records)}
+        known = self.active_vectors(scope)
         if self._evidence_vectors is not None:
             for m, text in zip(records, texts):
                 if text not in known and m.origin == "transcript" and m.evidence_message_ids:

@@ -101,7 +101,14 @@ class TranscriptStore:
         indexed = self._indexed(scope)
         if not indexed.turns or k <= 0:
             return []
-        scores = indexed.vectors @ np.asarray(self._embed([query])[0], dtype=np.float32)
+        return self.nearest(scope, np.asarray(self._embed([query])[0], dtype=np.float32), k)
+
+    def nearest(self, scope: str, vector: np.ndarray, k: int = 10) -> list[tuple[ConversationTurn, float]]:
+        """`search` for a query already embedded (a memory's stored vector)."""
+        indexed = self._indexed(scope)
+        if not indexed.turns or k <= 0:
+            return []
+        scores = indexed.vectors @ np.asarray(vector, dtype=np.float32)
         order = np.argsort(-scores, kind="stable")[:k]
         return [(indexed.turns[i], float(scores[i])) for i in order]
 
