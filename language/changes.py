@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from language import patterns
 from language.patterns import compiled
-from language.tokens import stem
+from language.tokens import stem, token_set
 
 _MAX_WORDS = patterns.MAX_VALUE_WORDS
 
@@ -316,6 +316,8 @@ def changed_at(sentence: str, value: Value) -> bool:
     before = sentence[: value.start]
     if _NEW_JUST_BEFORE.search(before.lower()):
         return True
+    if re.match(r"^(?:\s+[A-Za-z'-]+){0,2}\s+(?:now|these days|nowadays)\b", sentence[value.end :], re.IGNORECASE):
+        return True  # "has 52 members now"
     if re.search(r"\b(?:now|currently|these days)\b(?:\s+[a-z']+){0,2}\s*$", before, re.IGNORECASE):
         return True  # "now has #", "is now about #", "now practises piano #"
     if re.search(rf"\b(?:{_CHANGE_VERBS})(?:\s+(?:about|nearly|almost|over|just))?\s*$", before, re.IGNORECASE):
@@ -432,3 +434,51 @@ def period_of(text: str, said: str) -> str:
         return ""
     unit = match.group("unit").lower() if match.group("unit") else _LY[match.group("ly").lower()]
     return "day" if unit == "night" else unit
+
+
+_WORD_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_NOT_MODIFIERS = frozenset(
+    "the a an my our your his her their its this that these those new old current monthly weekly daily yearly "
+    "annual total whole same other another".split()
+)
+
+
+def modifiers_clash(one: str, other: str, heads: frozenset[str]) -> bool:
+    """A noun both sentences use is modified differently on each side, and neither side's
+    modifier appears in the other sentence: "the parking fee" / "the gym fee", "a dinner
+    reservation" / "a hotel reservation" name two things, not one with two values. `heads`: the
+    nouns (canonical tokens) the two values share as anchors."""
+    mine, theirs = _modifiers(one, heads), _modifiers(other, heads)
+    one_tokens, other_tokens = _stems(one), _stems(other)
+    for head in mine.keys() & theirs.keys():
+        a, b = mine[head], theirs[head]
+        if a and b and not (a & b) and not (a & other_tokens) and not (b & one_tokens):
+            return True
+    return False
+
+
+def _stems(text: str) -> frozenset[str]:
+    return token_set(text)  # the stems anchors are made of (`consumers.embedding.canonical_tokens` alike)
+
+
+def _modifiers(text: str, heads: frozenset[str]) -> dict[str, frozenset[str]]:
+    """For each of `heads` the text says, the nearest content word before it ("the night shift
+    allowance" -> shift, "a weekend ferry ticket" -> ferry); none when a determiner, a possessive
+    or a value comes first."""
+    words = _WORD_TOKEN.findall(mask_values(text).replace(MASK, " the "))
+    found: dict[str, set[str]] = {}
+    for index, word in enumerate(words):
+        head = _stems(word) & heads
+        if not head:
+            continue
+        modifier: frozenset[str] = frozenset()
+        for before in reversed(words[max(index - 3, 0) : index]):
+            lower = before.lower()
+            if lower in _NOT_MODIFIERS or lower.endswith(("'s", "\u2019s")):
+                break
+            modifier = _stems(before) - head
+            if modifier:
+                break
+        for h in head:
+            found.setdefault(h, set()).update(modifier)
+    return {h: frozenset(m) for h, m in found.items()}

@@ -110,6 +110,9 @@ ANCHORED_LOOKALIKES = [
     ("The user practises piano 3 hours a week.", "The user increased Spanish practice to 2 hours a week."),
     ("The user paid $30 for the museum passes.", "The user's museum membership fee was increased to $60."),
     ("The user's book club fee is $15 for the room.", "The user raised the travel allowance to $900."),
+    # One noun, modified otherwise on each side: two things.
+    ("The user's parking fee is $40 a month.", "The user raised the gym fee to $55 a month."),
+    ("The user's weekday ferry ticket costs $12.", "The user said the weekend ferry ticket went up to $15."),
     # Two named things: a score of one course is not a score of another.
     (
         "The user finished the \u201cFirst Aid Basics\u201d course on May 2, scoring 81%.",

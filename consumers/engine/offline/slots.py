@@ -39,6 +39,7 @@ from language.changes import (
     identifiers,
     intended,
     mask_values,
+    modifiers_clash,
     narrates_past_event,
     normal_values,
     period_of,
@@ -516,6 +517,9 @@ def _rivalry(
     ]
     if not pairs:
         return None
+    shared = frozenset().union(*((ao & an) for _, ao, _, _ in gone for _, an, _, _, _ in fresh_values))
+    if modifiers_clash(stale.sentence, fresh.sentence, shared):
+        return None  # "the parking fee" / "the gym fee": one noun, two things
     if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
         return None  # "Stage 2" / "the first stage": two stages, each with its own date
     if fresh.additive or ((fresh.event or stale.event) and not fresh.changed):
