@@ -61,8 +61,9 @@ ANCHORED_SLOT_COSINE = 0.5
 """...and at this cosine when the newer value itself is said to be the new one ("adjusted the
 climbing gym fee to #", "the new # exam date") and is the same kind of quantity as the old one
 beside some of the same words ("gym fee", "exam date"): the rest of each clause is often framing
-(a feeling, a request) far apart in meaning (calibrated on sentences written for
-`tests/unit/test_slots.py`: one attribute so framed 0.52-0.80, two attributes of one kind 0.2-0.45)."""
+(a feeling, a request) far apart in meaning (on sentences written for `tests/unit/test_slots.py`:
+one attribute so framed 0.64-0.85; look-alikes of one kind 0.46-0.68, told apart by the shared
+qualifying words below, not by this cosine)."""
 ANCHORED_SHARED_WORDS = 2
 """...and only when the two values share this many anchor words that say which quantity it is
 ("climbing gym fee" / "climbing gym fee"; "gym fee" / "parking fee" share one)."""
