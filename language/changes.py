@@ -220,6 +220,7 @@ def mask_values(text: str, phrases: tuple[str, ...] = ()) -> str:
 _TITLE = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{3,80})[\"\u201d]")
 
 
+@lru_cache(maxsize=65536)
 def titles_in(text: str) -> frozenset[str]:
     """Quoted titles (a course, a book, a show named in quotes): a title names one thing."""
     return frozenset(m.group(1).strip().lower() for m in _TITLE.finditer(text))
@@ -309,6 +310,7 @@ class at the community hall to #"): further away, it is about something else the
 _BREAK = re.compile(r"[,;:.!?()]|\b(?:and|but|after|before|since|because|when|while|for|on|in)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=65536)
 def changed_at(sentence: str, value: Value) -> bool:
     """The sentence says that *this* value is the new one: "raised the rent to #", "the new #
     exam date", "is now #", "rescheduled to #", "from # to #" — not merely that something in it
@@ -443,6 +445,7 @@ _NOT_MODIFIERS = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
 def modifiers_clash(one: str, other: str, heads: frozenset[str]) -> bool:
     """A noun both sentences use is modified differently on each side, and neither side's
     modifier appears in the other sentence: "the parking fee" / "the gym fee", "a dinner
