@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from language import patterns
 from language.patterns import compiled
-from language.tokens import stem
+from language.tokens import stem, token_set
 
 _MAX_WORDS = patterns.MAX_VALUE_WORDS
 
@@ -200,6 +200,7 @@ class Value(NamedTuple):
         """The value as compared: case, spaces and thousands separators set aside ("$1,200" =
         "$1200"), a number said in words as its digits ("two" = "2", "second" = "2nd")."""
         text = re.sub(r"[\s,]", "", self.text.lower()).rstrip(".").replace("percent", "%")
+        text = re.sub(r"^v(?=\d+\.\d)", "", text)  # "v2.4.1" = "2.4.1": one version, two spellings
         return _IN_DIGITS.get(text, text)
 
 
@@ -214,6 +215,15 @@ def mask_values(text: str, phrases: tuple[str, ...] = ()) -> str:
         if phrase.strip():
             masked = re.sub(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", MASK, masked, flags=re.IGNORECASE)
     return masked
+
+
+_TITLE = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{3,80})[\"\u201d]")
+
+
+@lru_cache(maxsize=65536)
+def titles_in(text: str) -> frozenset[str]:
+    """Quoted titles (a course, a book, a show named in quotes): a title names one thing."""
+    return frozenset(m.group(1).strip().lower() for m in _TITLE.finditer(text))
 
 
 def normal_values(text: str, kind: str | None = None) -> frozenset[str]:
@@ -287,6 +297,48 @@ def says_changed(text: str) -> bool:
     """The statement says a value changed ("raised the budget to #", "is now #", "moved to #",
     "the new deadline is #"): then an older value of the same attribute is over."""
     return bool(_CHANGED.search(text))
+
+
+_CHANGE_VERB = re.compile(rf"\b(?:{_CHANGE_VERBS})\b", re.IGNORECASE)
+_LEADS_TO_VALUE = re.compile(r"\b(?:to|now|new|newly|latest|currently|at|of)\s*$", re.IGNORECASE)
+_NEW_JUST_BEFORE = re.compile(
+    r"\b(?:now|new|newly|latest|current|currently|revised|updated|adjusted|increased|reduced)\s*$"
+)
+CHANGE_REACH_WORDS = 12
+"""How far before a value a change verb may stand and still be about it ("moved the weekly pottery
+class at the community hall to #"): further away, it is about something else the sentence says."""
+_BREAK = re.compile(r"[,;:.!?()]|\b(?:and|but|after|before|since|because|when|while|for|on|in)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def changed_at(sentence: str, value: Value) -> bool:
+    """The sentence says that *this* value is the new one: "raised the rent to #", "the new #
+    exam date", "is now #", "rescheduled to #", "from # to #" — not merely that something in it
+    changed ("switching to another tuner after #": the switch is not about the day)."""
+    before = sentence[: value.start]
+    if _NEW_JUST_BEFORE.search(before.lower()):
+        return True
+    if re.match(r"^(?:\s+[A-Za-z'-]+){0,2}\s+(?:now|these days|nowadays)\b", sentence[value.end :], re.IGNORECASE):
+        return True  # "has 52 members now"
+    if re.search(r"\b(?:now|currently|these days)\b(?:\s+[a-z']+){0,2}\s*$", before, re.IGNORECASE):
+        return True  # "now has #", "is now about #", "now practises piano #"
+    if re.search(rf"\b(?:{_CHANGE_VERBS})(?:\s+(?:about|nearly|almost|over|just))?\s*$", before, re.IGNORECASE):
+        return True  # "reached #", "grew about #"
+    lead = _LEADS_TO_VALUE.search(before)
+    if lead is None:
+        return False
+    reach = before[: lead.start()]
+    words = reach.split()[-CHANGE_REACH_WORDS:]
+    tail = " ".join(words)
+    verb = None
+    for match in _CHANGE_VERB.finditer(tail):
+        verb = match
+    if verb is None:
+        return bool(re.search(r"\bnow\b", lead.group(0), re.IGNORECASE))
+    between = tail[verb.end() :]
+    # "increased the fee for the hall to #" is about the value; "switched to X, and saved #"
+    # is not: a break (a clause or another preposition phrase of its own) between them.
+    return _BREAK.search(between) is None or lead.group(0).strip().lower() in ("to", "now")
 
 
 def narrates_past_event(text: str) -> bool:
@@ -384,3 +436,52 @@ def period_of(text: str, said: str) -> str:
         return ""
     unit = match.group("unit").lower() if match.group("unit") else _LY[match.group("ly").lower()]
     return "day" if unit == "night" else unit
+
+
+_WORD_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_NOT_MODIFIERS = frozenset(
+    "the a an my our your his her their its this that these those new old current monthly weekly daily yearly "
+    "annual total whole same other another".split()
+)
+
+
+@lru_cache(maxsize=65536)
+def modifiers_clash(one: str, other: str, heads: frozenset[str]) -> bool:
+    """A noun both sentences use is modified differently on each side, and neither side's
+    modifier appears in the other sentence: "the parking fee" / "the gym fee", "a dinner
+    reservation" / "a hotel reservation" name two things, not one with two values. `heads`: the
+    nouns (canonical tokens) the two values share as anchors."""
+    mine, theirs = _modifiers(one, heads), _modifiers(other, heads)
+    one_tokens, other_tokens = _stems(one), _stems(other)
+    for head in mine.keys() & theirs.keys():
+        a, b = mine[head], theirs[head]
+        if a and b and not (a & b) and not (a & other_tokens) and not (b & one_tokens):
+            return True
+    return False
+
+
+def _stems(text: str) -> frozenset[str]:
+    return token_set(text)  # the stems anchors are made of (`consumers.embedding.canonical_tokens` alike)
+
+
+def _modifiers(text: str, heads: frozenset[str]) -> dict[str, frozenset[str]]:
+    """For each of `heads` the text says, the nearest content word before it ("the night shift
+    allowance" -> shift, "a weekend ferry ticket" -> ferry); none when a determiner, a possessive
+    or a value comes first."""
+    words = _WORD_TOKEN.findall(mask_values(text).replace(MASK, " the "))
+    found: dict[str, set[str]] = {}
+    for index, word in enumerate(words):
+        head = _stems(word) & heads
+        if not head:
+            continue
+        modifier: frozenset[str] = frozenset()
+        for before in reversed(words[max(index - 3, 0) : index]):
+            lower = before.lower()
+            if lower in _NOT_MODIFIERS or lower.endswith(("'s", "\u2019s")):
+                break
+            modifier = _stems(before) - head
+            if modifier:
+                break
+        for h in head:
+            found.setdefault(h, set()).update(modifier)
+    return {h: frozenset(m) for h, m in found.items()}

@@ -231,6 +231,28 @@ UPDATES: tuple[Probe, ...] = (
         "$250",
         "$320",
     ),
+    # The new value said inside a feeling or an aside, the old one inside framing of its own.
+    _c(
+        "ferry",
+        "I'm a little nervous that the island ferry leaves at 7:15 AM.",
+        "I still have to warn the passengers that the island ferry was moved to 8:05 AM.",
+        "7:15 AM",
+        "8:05 AM",
+    ),
+    _c(
+        "regatta",
+        "I keep mixing up which weekend the harbour regatta is, and the harbour regatta is on June 8.",
+        "I drafted a note to the crew saying the harbour regatta was moved to June 15.",
+        "June 8",
+        "June 15",
+    ),
+    _c(
+        "climbing fee",
+        "I find it hard to pay the $48 monthly climbing gym fee.",
+        "I keep climbing now that the climbing gym fee was raised to $55.",
+        "$48",
+        "$55",
+    ),
     _c(
         "subscribers",
         "My cooking blog has 900 subscribers.",
@@ -293,6 +315,18 @@ UPDATES: tuple[Probe, ...] = (
 )
 
 LOOK_ALIKES: tuple[Probe, ...] = (
+    Probe(
+        "a change word about something else",
+        ("I booked the piano tuner for March 3.",),
+        ("I'm switching to a new piano tuner after March 10.",),
+        kept=("March 3", "March 10"),
+    ),
+    Probe(
+        "one shared word, two fees",
+        ("My climbing gym fee is $48.",),
+        ("I raised my monthly parking fee to $90.",),
+        kept=("$48", "$90"),
+    ),
     Probe(
         "idiom good/bad",
         ("My relationship with my brother is good.",),

@@ -113,6 +113,21 @@ def test_a_correction_in_a_later_pass_replaces_the_memory_an_earlier_pass_wrote(
     assert memory[1] == ("s1:0",), "said in full, the correction is the memory and cites only itself"
 
 
+def test_a_memory_holding_a_newer_value_says_the_one_it_replaced_and_cites_both(
+    corpus_runs: dict[str, Final],
+) -> None:
+    """A new value said in a short aside names little of what it is a value of: the memory made
+    from it also says the older statement, as what held before, and cites both messages — so a
+    reader finds it by either's words and sees which value is current."""
+    [scope] = [s for s, p in PROBES.items() if p.name == "climbing fee"]
+    for boundaries, final in corpus_runs.items():
+        [(text, evidence)] = [m for m in final[scope] if "$55" in m[0]]
+        current, _, before = without_stamp(text).partition(" (previously, 2025-03-03: ")
+        assert "$55" in current and "$48" not in current, boundaries
+        assert "$48 monthly climbing gym fee" in before and evidence == ("s0:0", "s1:0"), boundaries
+        assert not [m for m in final[scope] if "$55" not in m[0]], f"{boundaries}: the old memory left"
+
+
 GARDEN = [
     ("user", "Hi! I'm planning a garden renovation and my budget for it is $2,000."),
     ("assistant", "Great, a $2,000 budget leaves room for plants and a small patio."),

@@ -8,14 +8,17 @@ import pytest
 from language.changes import (
     Numbered,
     ValueChange,
+    changed_at,
     identifiers,
     mask_values,
+    modifiers_clash,
     narrates_past_event,
     parse_change,
     period_of,
     says_changed,
     values_in,
 )
+from language.tokens import token_set
 
 
 @pytest.mark.parametrize(
@@ -108,3 +111,34 @@ def test_the_period_a_rate_is_given_per() -> None:
     assert period_of("swims 3 km weekly", "3") == "week"
     assert period_of("sleeps 7 hours a night", "7") == "day"
     assert period_of("has a budget of $50 for books", "$50") == ""
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "expected"),
+    [
+        ("The landlord increased the rent to $1,250 from March", "$1,250", True),
+        ("the island ferry was moved to 8:05 AM", "8:05 AM", True),
+        ("I can't make the new June 9 exam date", "June 9", True),
+        ("the parking fee is now $90", "$90", True),
+        ("the number of volunteers has grown to 12", "12", True),
+        ("the rowing club has 52 members now", "52", True),
+        ("I am switching to a lighter racket after June 14", "June 14", False),
+        ("The museum tour is on August 4", "August 4", False),
+        ("I paid $43 for vinyl records, more than the $35 club fee", "$35", False),
+        ("I moved to Lisbon in 2019 and saved $500", "$500", False),
+    ],
+)
+def test_a_value_is_said_to_be_the_new_one_only_by_the_words_that_lead_to_it(
+    sentence: str, value: str, expected: bool
+) -> None:
+    found = next(v for v in values_in(sentence) if v.text == value)
+    assert changed_at(sentence, found) is expected
+
+
+def test_one_noun_modified_otherwise_on_each_side_names_two_things() -> None:
+    assert modifiers_clash("the parking fee is $40", "the gym fee went up to $55", token_set("fee"))
+    assert modifiers_clash("the tram pass of $30 a month", "the bus pass went up to $38", token_set("pass"))
+    # The same modifier, or one the other sentence says elsewhere, or none: one thing.
+    assert not modifiers_clash("my climbing gym fee is $48", "the climbing gym fee rose to $55", token_set("fee gym"))
+    assert not modifiers_clash("the fee for the hall is $80", "the hall fee went up to $95", token_set("fee hall"))
+    assert not modifiers_clash("my fee is $30", "the new fee is $35", token_set("fee"))

@@ -600,6 +600,14 @@ def test_a_new_number_for_the_same_thing_supersedes_the_old_one_and_a_new_event_
     texts = {a.ref: without_stamp(a.text) for a in of_kind(result, CreateAction)}
     pairs = {(texts[a.target], texts[a.replacement]) for a in of_kind(result, SupersedeAction)}
     assert pairs == {
-        ("Rafa's reading club's library has 45 sources so far.", "Rafa: The library has 52 sources now."),
-        ("Lina's test score was 65% last term.", "Lina's test score improved to 78%."),
+        (
+            "Rafa's reading club's library has 45 sources so far.",
+            "Rafa: The library has 52 sources now."
+            " (previously, 2024-01-10: Rafa's reading club's library has 45 sources so far)",
+        ),
+        # The newer memory also says what it replaced (`revisions`), citing both messages.
+        (
+            "Lina's test score was 65% last term.",
+            "Lina's test score improved to 78%. (previously, 2024-01-10: Lina's test score was 65% last term)",
+        ),
     }

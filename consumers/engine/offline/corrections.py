@@ -34,6 +34,7 @@ from consumers.engine.offline.slots import (
     MIN_FRAME_WORDS,
     SlotReader,
     Update,
+    clauses,
     content_words,
     frame_words,
     frames,
@@ -42,7 +43,7 @@ from consumers.engine.offline.slots import (
     sentences,
 )
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.changes import ValueChange, mask_values
+from language.changes import Value, ValueChange, mask_values, normal_values, values_in
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 
@@ -336,6 +337,7 @@ def updated_text(old: str, update: Update, said_at: datetime, subject: str | Non
         and len(fresh) == 1
         and same_kind(gone[0][1], fresh[0][1])
         and _says_more(stale, gone[0][0], subject)
+        and _others_still_said(stale, gone[0][0], update.new_sentence)
     ):
         swapped = re.sub(rf"(?<![\w$]){re.escape(gone[0][0])}(?![\w])", fresh[0][0], stale, count=1)
         edited = " ".join(swapped if p == stale else p for p in parts)
@@ -344,6 +346,21 @@ def updated_text(old: str, update: Update, said_at: datetime, subject: str | Non
     else:
         return None
     return stamped(edited, said_at) if stamp_day(old) is not None else edited
+
+
+def _others_still_said(sentence: str, value: str, new: str) -> bool:
+    """Every other value of the stale value's clause and the clause before it (what the value is
+    said of) is said by the new statement too: swapping one value must not leave beside it values
+    the new statement no longer vouches for ("printed 1,900 copies by May 1, which is 38% of the
+    run" -> "… 82%" would pair a new share with an old count and day)."""
+    pieces = clauses(sentence)
+    gone = Value(value, 0, 0).normal
+    at = next((i for i, p in enumerate(pieces) if any(v.normal == gone for v in values_in(p))), None)
+    if at is None:
+        return False
+    stated = normal_values(new)
+    near = " ".join(pieces[max(at - 1, 0) : at + 1])
+    return all(v.normal in stated or v.normal == gone for v in values_in(near))
 
 
 def _says_more(sentence: str, value: str, subject: str | None) -> bool:

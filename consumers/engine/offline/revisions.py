@@ -38,10 +38,13 @@ from consumers.engine.offline.slots import SlotReader
 from consumers.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import ValueChange
 from language.clauses import Clause
-from language.dates import without_stamp
+from language.dates import stamp_day, without_stamp
 from schemas import ConversationTurn
 
 CORRECTION_CONFIDENCE = 0.9
+PREVIOUSLY_MAX_WORDS = 40
+"""An older sentence longer than this is not repeated beside the new value: it costs a reader more
+words than it helps them find."""
 
 Created = Callable[[str, frozenset[str]], None]
 """Told of every memory this step creates: (message id, its tokens)."""
@@ -175,6 +178,7 @@ class Revisions:
     ) -> None:
         """`ref` (made from `turn`, by `subject`) gives each rival's attribute a newer value."""
         rationale = f"newer value stated in {turn.message_id}"
+        replaced: list[tuple[WorkingMemory, str]] = []
         for rival in rivals:
             memory = rival.memory
             if memory.key == ref or self.builder.touched(memory.key) or not self.working.is_live(memory.key):
@@ -186,8 +190,41 @@ class Revisions:
             if edited is None:
                 self.builder.supersede(memory.key, ref, (turn.message_id,), rationale)
                 self.working.retire(memory.key)
+                if rival.update is not None:
+                    replaced.append((memory, rival.update.old_sentence))
             else:
                 self.replace(memory, edited, turn, rationale, keep_evidence=True)
+        if replaced:
+            self._say_what_it_was(ref, *replaced[0])
+
+    def _say_what_it_was(self, ref: str, old: WorkingMemory, old_sentence: str) -> None:
+        """The memory `ref` (made in this plan) that superseded `old` also says the value it
+        replaced, with its day ("… (previously, 2025-03-02: the gym fee is $48 a month)"), citing
+        both messages: a reader asking about the attribute finds it by the older statement's words
+        too (a new value is often said in a short aside that names little), and sees which value
+        is current. Only when the older memory's evidence is in the window (the gate checks every
+        cited id) and the older sentence is short enough to be worth its words."""
+        current = self.working.get(ref)
+        if current is None or not current.created_in_plan or len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS:
+            return
+        cited = tuple(i for i in old.evidence_ids if i in self.window)
+        if not cited or len(cited) != len(old.evidence_ids):
+            return
+        day = stamp_day(old.text)
+        said = f"{day.isoformat()}: " if day is not None else ""
+        text = f"{current.text.rstrip()} (previously, {said}{_lowered(old_sentence.rstrip('.'))})"
+        evidence = (*dict.fromkeys((*current.evidence_ids, *cited)),)
+        self.builder.extend(ref, text, evidence)
+        self.working.add(
+            WorkingMemory(
+                key=ref,
+                text=text,
+                tokens=current.tokens,
+                evidence_ids=evidence,
+                evidence_ts=current.evidence_ts,
+                created_in_plan=True,
+            )
+        )
 
     # --- replacing
     def replace(
@@ -243,3 +280,11 @@ def _made_from(said: frozenset[str], made: Sequence[tuple[str, str]]) -> str | N
         if share >= best_share and (best is None or share > best_share):
             best, best_share = ref, share
     return best
+
+
+def _lowered(sentence: str) -> str:
+    """A sentence as the tail of another: its first letter lowered unless it opens a name."""
+    first = sentence.split(" ", 1)[0]
+    if first in ("The", "A", "An", "It", "This", "That", "There"):
+        return sentence[:1].lower() + sentence[1:]
+    return sentence

@@ -35,13 +35,16 @@ from language.changes import (
     Value,
     ValueChange,
     adds_to,
+    changed_at,
     identifiers,
     intended,
     mask_values,
+    modifiers_clash,
     narrates_past_event,
     normal_values,
     period_of,
     says_changed,
+    titles_in,
     values_in,
 )
 from language.chatter import NOT_CONTENT
@@ -54,6 +57,16 @@ SLOT_COSINE = 0.9
 attributes up to 0.74)."""
 CHANGED_SLOT_COSINE = 0.7
 """...and at this cosine when it does ("raised to #", "is now #", "was moved to #")."""
+ANCHORED_SLOT_COSINE = 0.5
+"""...and at this cosine when the newer value itself is said to be the new one ("adjusted the
+climbing gym fee to #", "the new # exam date") and is the same kind of quantity as the old one
+beside some of the same words ("gym fee", "exam date"): the rest of each clause is often framing
+(a feeling, a request) far apart in meaning (on sentences written for `tests/unit/test_slots.py`:
+one attribute so framed 0.64-0.85; look-alikes of one kind 0.46-0.68, told apart by the shared
+qualifying words below, not by this cosine)."""
+ANCHORED_SHARED_WORDS = 2
+"""...and only when the two values share this many anchor words that say which quantity it is
+("climbing gym fee" / "climbing gym fee"; "gym fee" / "parking fee" share one)."""
 CORRECTION_COSINE = 0.5
 """A memory sentence (old value masked) is what a stated correction is about at this cosine with
 the correction's words or a sentence around it (values masked): "plays in the # team" / "I play
@@ -108,6 +121,8 @@ class Frame:
     """Whose attribute it is when not the speaker's own: "sister" in "my sister moved to #"."""
     names: frozenset[str] = frozenset()
     """The named things the clause is about ("Project Orca", "Zoom"): another name is another subject."""
+    moved: tuple[bool, ...] = ()
+    """Whether each value is itself said to be the new one (`language.changes.changed_at`)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +143,11 @@ class Update:
 def sentences(text: str) -> list[str]:
     body = without_stamp(text).strip()
     return [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence, as frames cut it (", which …", ", and the …", " because …")."""
+    return [p for p in _CLAUSE.split(sentence) if p and p.strip()]
 
 
 def _without_subject(text: str, subject: str | None) -> str:
@@ -160,6 +180,7 @@ def frames(
         anchors = [value_anchor(v, sentence, subject) for v in found_values]
         clauses_at = _clause_of_each(found_values, sentence)
         intents = [intended(sentence, v, clauses_at[i]) for i, v in enumerate(found_values)]
+        moved = [changed_at(sentence, v) for v in found_values]
         pieces = [p for p in _CLAUSE.split(mask_values(sentence)) if p and p.strip()]
         taken = 0
         spans: list[tuple[str, str, list[int]]] = []
@@ -197,6 +218,7 @@ def frames(
                         event=narrates_past_event(clause),
                         holder=holder(unmasked),
                         names=names_in(masked),
+                        moved=tuple(moved[i] for i in positions),
                     )
                 )
     return tuple(found)
@@ -343,11 +365,15 @@ class SlotReader:
             return None
         self.prefetch(t for f, s in pairs for t in (f.masked, s.masked))
         best: Update | None = None
+        stated_now = normal_values(new)
         for fresh, stale in pairs:
             cosine = self.cosine(fresh.masked, stale.masked)
-            if cosine >= (CHANGED_SLOT_COSINE if fresh.changed else SLOT_COSINE) and (
-                best is None or cosine > best.cosine
-            ):
+            rivalry = _rivalry(fresh, stale, stated_now, common)
+            if rivalry == ANCHORED:
+                needed = ANCHORED_SLOT_COSINE
+            else:
+                needed = CHANGED_SLOT_COSINE if rivalry == MOVED else SLOT_COSINE
+            if cosine >= needed and (best is None or cosine > best.cosine):
                 best = Update(
                     stale.sentence,
                     fresh.sentence,
@@ -448,34 +474,76 @@ def holder(clause: str) -> str:
 def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> bool:
     """Values that could be one attribute's old and new value: of the same holder and named
     things, the newer statement no longer gives one the older gave, and the pair is not two events."""
+    return _rivalry(fresh, stale, stated_now, common) is not None
+
+
+PLAIN, MOVED, ANCHORED = "plain", "moved", "anchored"
+"""How strongly a pair of frames' values look like one attribute's old and new value: *moved*, the
+newer value is itself said to be the new one ("raised the rent to #"; a change word elsewhere
+in the clause — "has gone from # to #" beside "completed # problems" — says nothing of the other
+value); *anchored*, moved and of the same specific kind beside the same qualifying words."""
+
+
+def _rivalry(
+    fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()
+) -> str | None:
+    """None when the frames are no old and new value of one attribute; else PLAIN, MOVED or ANCHORED."""
     if not fresh.values or not stale.values or fresh.holder != stale.holder or other_names(fresh.names, stale.names):
-        return False
+        return None
+    if other_names(titles_in(fresh.sentence), titles_in(stale.sentence)):
+        return None  # a score in one titled course and one in another: two things
     if _a_list(stale) or _a_list(fresh):
-        return False  # "sides 7, 24 and 25 cm": measurements of one thing, not one attribute's value
+        return None  # "a box of 30, 40 and 50 cm": measurements of one thing, not one attribute's value
+    moved = fresh.moved or (False,) * len(fresh.said_values)
     gone = [
         (f, a, i, said)
         for n, f, a, i, said in zip(_normals(stale), stale.forms, stale.anchors, stale.intents, stale.said_values)
         if n not in stated_now
     ]
     fresh_values = [
-        (f, a, i, said)
-        for n, f, a, i, said in zip(_normals(fresh), fresh.forms, fresh.anchors, fresh.intents, fresh.said_values)
+        (f, a, i, said, m)
+        for n, f, a, i, said, m in zip(
+            _normals(fresh), fresh.forms, fresh.anchors, fresh.intents, fresh.said_values, moved
+        )
         if n not in stale.values
     ]
-    if not any(
-        same_kind(fo, fn, ao, an)
+    pairs = [
+        (fo, fn, m, m and len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS)
+        for fo, ao, io, so in gone
+        for fn, an, i_n, sn, m in fresh_values
+        if same_kind(fo, fn, ao, an)
         and io == i_n
         and (ao & an) - common
         and _same_period(period_of(stale.sentence, so), period_of(fresh.sentence, sn))
-        for fo, ao, io, so in gone
-        for fn, an, i_n, sn in fresh_values
-    ):
-        return False
+    ]
+    if not pairs:
+        return None
+    shared = frozenset().union(*((ao & an) for _, ao, _, _ in gone for _, an, _, _, _ in fresh_values))
+    if modifiers_clash(stale.sentence, fresh.sentence, shared):
+        return None  # "the parking fee" / "the gym fee": one noun, two things
     if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
-        return False  # "Sprint 2" / "the first sprint": two sprints, each with its own deadline
+        return None  # "Stage 2" / "the first stage": two stages, each with its own date
     if fresh.additive or ((fresh.event or stale.event) and not fresh.changed):
-        return False  # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more
-    return fresh.changed or any(form != "day" for form, _, _, _ in gone)
+        return None  # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more
+    if not any(form != "day" for form, _, _, _ in gone) and not any(m for fo, fn, m, _ in pairs if fn == "day"):
+        # Two days are usually two events; only a day itself said to be the new one ("moved the
+        # ferry to #", "the new # exam date") replaces one ("switching to a new tuner after #" does not).
+        return None
+    if not (fresh.changed or any(form != "day" for form, _, _, _ in gone)):
+        return None
+    if any(anchored and fo == fn and fo != "number" for fo, fn, _, anchored in pairs):
+        return ANCHORED
+    return MOVED if any(m for _, _, m, _ in pairs) else PLAIN
+
+
+_PERIOD_WORDS = canonical_tokens("day days week weeks month months year years night nights hour minute per")
+
+
+def _qualifiers(shared: frozenset[str], form: str) -> frozenset[str]:
+    """Shared anchor words that say *which* quantity it is: not the counted noun itself (the same
+    form already says it) nor a period ("a week")."""
+    unit = frozenset({form[5:]}) if form.startswith("unit:") else frozenset()
+    return shared - unit - _PERIOD_WORDS
 
 
 def _same_period(a: str, b: str) -> bool:
