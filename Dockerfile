@@ -31,13 +31,14 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 RUN --mount=type=secret,id=pip-ca \
     if [ -s /run/secrets/pip-ca ]; then export PIP_CERT=/run/secrets/pip-ca; fi \
-    && mkdir schemas plumbing streams consumers language dreamstream \
+    && mkdir schemas plumbing streams consumers dreaming language dreamstream \
     && pip install . \
     && pip uninstall -y dreamstream
 COPY schemas ./schemas
 COPY plumbing ./plumbing
 COPY streams ./streams
 COPY consumers ./consumers
+COPY dreaming ./dreaming
 COPY language ./language
 COPY dreamstream ./dreamstream
 RUN --mount=type=secret,id=pip-ca \

@@ -44,7 +44,7 @@ from bench.common import committed, end_offsets  # noqa: E402
 from bench.fleet_data import make_fleet, memory_texts  # noqa: E402
 from bench.fleet_kafka import _settings, produce_turns  # noqa: E402
 from bench.fleet_stores import _bulk_store, _promote, _records  # noqa: E402
-from consumers.store import open_qdrant  # noqa: E402
+from dreaming.store import open_qdrant  # noqa: E402
 from dreamstream.topic_admin import ensure_topics  # noqa: E402
 from plumbing.kafka_io import make_producer  # noqa: E402
 from schemas import DreamJob, make_job_id  # noqa: E402

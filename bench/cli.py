@@ -81,7 +81,7 @@ def serve(home: Path):
     one scope of 200 memories; returns (url, stop)."""
     from consumers.api import start_api
     from consumers.runtime import open_runtime
-    from consumers.store import AppliedJob, GenerationInfo
+    from dreaming.store import AppliedJob, GenerationInfo
     from schemas import MemoryRecord
     from schemas.settings import Settings
 

@@ -12,7 +12,7 @@ memory-adds; the store is what dreaming the older messages left (they change no 
 `memory_cap` is raised above the store sizes so that every cell measures a pass, not a one-off
 archive of everything over the default cap of 100. Three measurements:
 
-1. **offline, in memory**: `consumers.dream_pass.dream` (orient, gather, engine, apply, verify,
+1. **offline, in memory**: `dreaming.dream_pass.dream` (orient, gather, engine, apply, verify,
    prune, privacy, gate) over the snapshot, CPU seconds with `time.process_time` (per phase too)
    and peak Python memory with `tracemalloc` in a second run (tracemalloc slows the code it
    watches, so CPU is measured without it; polars' own Rust allocations are not seen by it). The
@@ -49,12 +49,12 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # `tests.llm_server` lives in the repo, not the package
     sys.path.insert(0, str(REPO_ROOT))
 
-from consumers.dream_pass import dream  # noqa: E402
-from consumers.engine.offline import OfflineEngine  # noqa: E402
-from consumers.passes.gather import gather  # noqa: E402
-from consumers.passes.privacy import PrivacyFilter  # noqa: E402
-from consumers.passes.verify import window_search  # noqa: E402
-from consumers.snapshot import Snapshot  # noqa: E402
+from dreaming.dream_pass import dream  # noqa: E402
+from dreaming.engine.offline import OfflineEngine  # noqa: E402
+from dreaming.passes.gather import gather  # noqa: E402
+from dreaming.passes.privacy import PrivacyFilter  # noqa: E402
+from dreaming.passes.verify import window_search  # noqa: E402
+from dreaming.snapshot import Snapshot  # noqa: E402
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
 
@@ -221,7 +221,7 @@ def offline_in_memory(n_memories: int, n_messages: int, settings: Settings) -> d
 
 def offline_on_store(n_memories: int, n_messages: int, home: Path) -> dict:
     from consumers.runtime import open_runtime
-    from consumers.store import AppliedJob, GenerationInfo
+    from dreaming.store import AppliedJob, GenerationInfo
 
     settings = Settings(home=home, memory_cap=BENCH_CAP)
     snapshot = make_scope(n_memories, n_messages, new_count(n_messages))
@@ -351,7 +351,7 @@ def main(argv: list[str]) -> int:
     FIGURES["offline_on_store"] = store
 
     print("== LLM engine against the scripted server (prompt tokens counted on the request sent)", flush=True)
-    from consumers.engine.llm import LlmEngine
+    from dreaming.engine.llm import LlmEngine
     from tests.llm_server import ScriptedLlmServer
 
     llm: dict[str, dict] = {}

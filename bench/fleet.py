@@ -43,8 +43,8 @@ if str(REPO_ROOT) not in sys.path:
 
 from bench import fleet_stores  # noqa: E402
 from bench.fleet_data import interleaved, later_turns, make_fleet  # noqa: E402
-from consumers.embedding.cache import VectorCache  # noqa: E402
-from consumers.embedding.minilm import MiniLMEmbedder  # noqa: E402
+from dreaming.embedding.cache import VectorCache  # noqa: E402
+from dreaming.embedding.minilm import MiniLMEmbedder  # noqa: E402
 
 FIGURES: dict[str, object] = {}
 TARGETS = {

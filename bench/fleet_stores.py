@@ -15,11 +15,11 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 
 from bench.fleet_data import FleetScope, interleaved, make_fleet, memory_texts
-from consumers.embedding.minilm import MiniLMEmbedder
 from consumers.runtime import Runtime, open_runtime
-from consumers.store import AppliedJob, GenerationInfo, MemoryStore
-from consumers.store.client import StoreClient, point_id
-from consumers.store.edge import EdgeClient
+from dreaming.embedding.minilm import MiniLMEmbedder
+from dreaming.store import AppliedJob, GenerationInfo, MemoryStore
+from dreaming.store.client import StoreClient, point_id
+from dreaming.store.edge import EdgeClient
 from schemas import ConversationTurn, DreamJob, MemoryRecord, make_job_id
 from schemas.settings import Settings
 

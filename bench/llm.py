@@ -38,10 +38,10 @@ if str(REPO_ROOT) not in sys.path:  # `tests.llm_server` lives in the repo, not 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench.dream import make_scope  # noqa: E402
-from consumers.engine.llm import LlmEngine  # noqa: E402
-from consumers.engine.llm.prompt import data_line, memory_row, message_row  # noqa: E402
-from consumers.passes.gather import gather  # noqa: E402
-from consumers.snapshot import Snapshot  # noqa: E402
+from dreaming.engine.llm import LlmEngine  # noqa: E402
+from dreaming.engine.llm.prompt import data_line, memory_row, message_row  # noqa: E402
+from dreaming.passes.gather import gather  # noqa: E402
+from dreaming.snapshot import Snapshot  # noqa: E402
 from schemas.settings import Settings  # noqa: E402
 from tests.llm_server import Reply, ScriptedLlmServer  # noqa: E402
 

@@ -12,7 +12,7 @@ import uuid
 from datetime import UTC, datetime
 
 from consumers.runtime import Runtime
-from consumers.store import AppliedJob, DiaryEntry, GenerationInfo
+from dreaming.store import AppliedJob, DiaryEntry, GenerationInfo
 from schemas.scope import parse_scope
 
 OPERATOR_PROTECT_TRIGGER = "operator"

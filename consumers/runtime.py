@@ -7,24 +7,24 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from consumers.awaiting_review import AwaitingReview
-from consumers.dream_pass import DreamPass
-from consumers.embedding import Embedder, make_embedder
-from consumers.engine import Engine
-from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
-from consumers.store.client import StoreClient
-from consumers.store.corrections import CorrectionInbox
-from consumers.store.steering import SteeringStore
+from dreaming.awaiting_review import AwaitingReview
+from dreaming.dream_pass import DreamPass
+from dreaming.embedding import Embedder, make_embedder
+from dreaming.engine import Engine
+from dreaming.store import Diary, MemoryStore, TranscriptStore, open_qdrant
+from dreaming.store.client import StoreClient
+from dreaming.store.corrections import CorrectionInbox
+from dreaming.store.steering import SteeringStore
 from schemas.settings import Settings
 
 
 def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
     # Each engine is imported only when chosen: litellm is slow to import and offline workers never need it.
     if settings.engine == "llm":
-        from consumers.engine.llm import LlmEngine
+        from dreaming.engine.llm import LlmEngine
 
         return LlmEngine(settings)
-    from consumers.engine.offline import OfflineEngine
+    from dreaming.engine.offline import OfflineEngine
 
     return OfflineEngine(embedder or make_embedder(settings), assistant_roles=settings.assistant_roles)
 

@@ -26,13 +26,13 @@ from typing import Any
 
 from confluent_kafka import KafkaError, TopicPartition
 
-from consumers.awaiting_review import REFRESH_S
-from consumers.metrics import declare_series
 from consumers.runtime import Runtime
 from consumers.steps.commit import CommitStep
 from consumers.steps.index import IndexStep
 from consumers.steps.jobs import JobStep, Positions
 from consumers.steps.publish import PRODUCER_CONFIG, PublishStep
+from dreaming.awaiting_review import REFRESH_S
+from dreaming.pass_metrics import declare_series
 from plumbing.broker_health import BrokerHealth, QuietKafkaLog
 from plumbing.kafka_errors import is_unfixable_consumer_error
 from plumbing.kafka_io import DeliveryFailed, make_consumer, make_producer

@@ -29,18 +29,18 @@ from confluent_kafka import Consumer, KafkaError, KafkaException
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
-from consumers.store.diary_entry import DiaryEntry
-from consumers.store.filters import NO_FILTER, MemoryFilter
-from consumers.store.history import ScopeReader
-from consumers.store.pointer import ScopeState
+from dreaming.store.diary_entry import DiaryEntry
+from dreaming.store.filters import NO_FILTER, MemoryFilter
+from dreaming.store.history import ScopeReader
+from dreaming.store.pointer import ScopeState
 from schemas import MemoryRecord, parse_scope
 from schemas.errors import describe_validation_error
 from schemas.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # a Qdrant client and the stores load only when a command opens the store
-    from consumers.store import Diary, MemoryStore, TranscriptStore
-    from consumers.store.client import StoreClient
-    from consumers.store.history import ScopeView
+    from dreaming.store import Diary, MemoryStore, TranscriptStore
+    from dreaming.store.client import StoreClient
+    from dreaming.store.history import ScopeView
     from dreamstream.client import Client
 
 log = logging.getLogger("dreamstream.cli")
@@ -186,7 +186,7 @@ class Stores:
     diary: Diary
 
     def view(self) -> ScopeView:
-        from consumers.store.history import ScopeView
+        from dreaming.store.history import ScopeView
 
         return ScopeView(self.memories, self.diary)
 
@@ -197,9 +197,9 @@ class Stores:
 def open_stores(settings: Settings) -> Stores:
     """This process's own client on the store. Raises StoreLocked when another process (a running
     worker) holds the embedded store."""
-    from consumers.embedding import make_embedder
-    from consumers.store import Diary, MemoryStore, TranscriptStore, open_qdrant
-    from consumers.store.edge import StoreInUse
+    from dreaming.embedding import make_embedder
+    from dreaming.store import Diary, MemoryStore, TranscriptStore, open_qdrant
+    from dreaming.store.edge import StoreInUse
 
     try:
         client = open_qdrant(settings)

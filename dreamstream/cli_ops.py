@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from consumers.audit_publisher import AuditPublisher
-from consumers.store import quarantine as decisions
-from consumers.store.history import generations_json
+from dreaming.store import quarantine as decisions
+from dreaming.store.history import generations_json
 from dreamstream.cli_common import (
     CliError,
     Command,
@@ -40,7 +40,7 @@ from dreamstream.replay import invalid_lines, produce, read_events
 from schemas import JobLifecycleEvent, ScopeForgottenEvent, parse_scope
 
 if TYPE_CHECKING:
-    from consumers.store.pointer import ScopeState
+    from dreaming.store.pointer import ScopeState
     from dreamstream.cli_common import Stores
     from dreamstream.client import Client, Generations
 

@@ -10,7 +10,7 @@ import json
 
 import click
 
-from consumers.store.history import (
+from dreaming.store.history import (
     GenerationDiff,
     RecordVersion,
     TrailEntry,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from consumers.store.validity import held_from
+from dreaming.store.validity import held_from
 from dreamstream.client import Context, MemoryHistory, Page, SearchHit
 from schemas import MemoryRecord
 

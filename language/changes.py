@@ -461,7 +461,7 @@ def modifiers_clash(one: str, other: str, heads: frozenset[str]) -> bool:
 
 
 def _stems(text: str) -> frozenset[str]:
-    return token_set(text)  # the stems anchors are made of (`consumers.embedding.canonical_tokens` alike)
+    return token_set(text)  # the stems anchors are made of (`dreaming.embedding.canonical_tokens` alike)
 
 
 def _modifiers(text: str, heads: frozenset[str]) -> dict[str, frozenset[str]]:

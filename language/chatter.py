@@ -8,7 +8,7 @@ fact either. What remains — "I went to a support group", "my son broke his arm
 
 The vocabulary below is general conversational English (interjections, praise, sympathy, sign-off
 phrasing). It is deliberately not a list of sentences: every rule is a property of words, tested
-on text it was not written from (`tests/unit/test_language.py`).
+on text it was not written from (`tests/unit/language/test_language.py`).
 """
 
 from __future__ import annotations

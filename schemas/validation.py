@@ -20,7 +20,7 @@ as Kafka's default partitioner and `make_producer` place it); `ts` within `event
 `event_time_max`; content (text) not empty or whitespace only; no NUL character in any string
 (metadata keys and values included).
 
-It never raises: every byte string gets a verdict (`tests/unit/test_validation_fuzz.py` feeds it
+It never raises: every byte string gets a verdict (`tests/unit/schemas/test_validation_fuzz.py` feeds it
 random and mutated records). Should a record still find a bug here, it is rejected as
 `validator_error`, with the exception named and logged, so it is dead-lettered rather than taking
 a worker down; the fuzz test fails on any such verdict.

@@ -13,10 +13,10 @@ from aiohttp import web
 
 from consumers.api.guard import ReadPool, StoreGuard
 from consumers.api.outbox import Outbox
-from consumers.store.history import ScopeReader
-from consumers.store.memories import ScopeState
-from consumers.store.review import Messages
-from consumers.store.steering import SteeringRecord
+from dreaming.store.history import ScopeReader
+from dreaming.store.memories import ScopeState
+from dreaming.store.review import Messages
+from dreaming.store.steering import SteeringRecord
 from schemas import MemoryRecord
 from schemas.settings import Settings
 
@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Decisions:
-    """Operator decisions on this process's stores (consumers/store/quarantine.py)."""
+    """Operator decisions on this process's stores (dreaming/store/quarantine.py)."""
 
     rollback: Callable[[str, int | None, str, str], ScopeState]
     approve: Callable[[str, int, str, str, bool], ScopeState]

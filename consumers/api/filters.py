@@ -1,5 +1,5 @@
 """The filter parameters of list and search: read from the query into a `MemoryFilter`
-(consumers/store/filters.py), each refusal a 400 naming the parameter. The same table documents
+(dreaming/store/filters.py), each refusal a 400 naming the parameter. The same table documents
 them in the OpenAPI document."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import cast, get_args
 
 from consumers.api.openapi import BOOLEAN, DATE_TIME, Param
 from consumers.api.params import BadRequest, bool_param, time_param
-from consumers.store.filters import METADATA_KEY, MemoryFilter
+from dreaming.store.filters import METADATA_KEY, MemoryFilter
 from schemas.memory import MemoryOrigin, MemoryTier
 
 META_PREFIX = "meta."

@@ -12,8 +12,8 @@ from confluent_kafka import KafkaException
 
 from consumers.api.guard import ReadsBusy, StoreBusy
 from consumers.api.params import BadRequest, error_response
-from consumers.api.routes.ui import is_ui_path
-from consumers.store import quarantine as decisions
+from consumers.api.ui_paths import is_ui_path
+from dreaming.store import quarantine as decisions
 from schemas import ScopeError
 
 log = logging.getLogger(__name__)

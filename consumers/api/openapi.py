@@ -149,8 +149,8 @@ _ERRORS = {
 
 def _component_schemas() -> dict[str, Schema]:
     # Imported here: the store's models pull in qdrant-client, which `documented` users need not.
-    from consumers.store.diary import DiaryEntry
-    from consumers.store.memories import GenerationInfo
+    from dreaming.store.diary import DiaryEntry
+    from dreaming.store.memories import GenerationInfo
     from schemas import MemoryRecord
 
     out: dict[str, Schema] = {"Error": obj({"error": STRING})}

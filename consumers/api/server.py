@@ -17,10 +17,10 @@ from consumers.api.guard import ReadPool, StoreGuard
 from consumers.api.outbox import Outbox
 from consumers.audit_publisher import AuditPublisher
 from consumers.runtime import Runtime
-from consumers.store import quarantine as decisions
-from consumers.store.client import needs_serialising
-from consumers.store.history import ScopeView
-from consumers.store.search import pending_record
+from dreaming.store import quarantine as decisions
+from dreaming.store.client import needs_serialising
+from dreaming.store.history import ScopeView
+from dreaming.store.search import pending_record
 from schemas import ControlEvent, MemoryRecord
 from schemas.settings import Settings
 

@@ -20,10 +20,10 @@ from typing import Any, get_args
 
 from prometheus_client import Counter
 
-from consumers.metrics import INDEXED
 from consumers.runtime import Runtime
-from consumers.steps.transient import is_transient_store
-from consumers.store.client import payload_of, point_id
+from dreaming.metrics import INDEXED
+from dreaming.store.client import payload_of, point_id
+from dreaming.store.transient import is_transient_store
 from plumbing.kafka_io import API_PRODUCER, PRODUCER_HEADER
 from plumbing.retry import Retrier
 from plumbing.step import Offsets, Step

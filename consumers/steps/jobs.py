@@ -21,13 +21,13 @@ from typing import Any, TypeVar
 from confluent_kafka import OFFSET_INVALID, TopicPartition
 from pydantic import ValidationError
 
-from consumers.dream_pass import PassResult
-from consumers.forget import forget_scope
-from consumers.metrics import record_pass
 from consumers.runtime import Runtime
 from consumers.steps.commit import CommitStep
 from consumers.steps.publish import PublishStep
-from consumers.steps.transient import StoreUnavailable, is_transient_store
+from dreaming.dream_pass import PassResult
+from dreaming.forget import forget_scope
+from dreaming.pass_metrics import record_pass
+from dreaming.store.transient import StoreUnavailable, is_transient_store
 from plumbing.kafka_errors import is_transient_kafka_call
 from plumbing.retry import GaveUp, Retrier, Stopping
 from schemas import ControlEvent, DreamJob, JobLifecycleEvent, ScopeForgottenEvent, make_event_id

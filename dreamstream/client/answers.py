@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from consumers.store.pointer import GenerationInfo
+from dreaming.store.pointer import GenerationInfo
 from schemas import MemoryRecord
 
 

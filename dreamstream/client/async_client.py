@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from consumers.store.diary_entry import DiaryEntry
+from dreaming.store.diary_entry import DiaryEntry
 from dreamstream.client.answers import (
     Accepted,
     Context,

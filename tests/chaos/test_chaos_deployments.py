@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from consumers.store import open_qdrant
+from dreaming.store import open_qdrant
 from dreamstream.replay import REPLAY_PRODUCER
 from dreamstream.topic_admin import delete_topics, ensure_topics
 from dreamstream_tools.pipeline import LocalPipeline

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from consumers.api import start_api
-from consumers.passes.prune import estimated_tokens
+from dreaming.passes.prune import estimated_tokens
 from dreamstream.client import Client, Filter, NotFound
 from dreamstream_tools.pipeline import LocalPipeline, settings_env
 from tests.integration.test_api import call

@@ -15,7 +15,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from consumers.api import start_api
 from consumers.runtime import open_runtime
-from consumers.store import AppliedJob, DiaryEntry, GenerationInfo
+from dreaming.store import AppliedJob, DiaryEntry, GenerationInfo
 from schemas import ControlEvent, MemoryRecord
 
 pytestmark = pytest.mark.integration

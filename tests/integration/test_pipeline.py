@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from consumers.engine.offline.assistant_notes import is_assistant_note
+from dreaming.engine.offline.assistant_notes import is_assistant_note
 from dreamstream_tools.pipeline import LocalPipeline
 from schemas import DeadLetter, DreamJob, JobLifecycleEvent, MemoryChangeEvent
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from consumers.engine.llm import LlmEngine
 from consumers.runtime import open_runtime
+from dreaming.engine.llm import LlmEngine
 from dreamstream_tools.model_server import MODEL_NAME, ModelServer, ensure_node_packages, ensure_weights
 from dreamstream_tools.pipeline import LocalPipeline
 from schemas.settings import Settings
+from tests.unit.dreaming.engine.llm.support import REQUESTED_AT, SCOPE, fixture_adds, fixture_turns
 from tests.unit.feed import Feed
-from tests.unit.llm_engine.support import REQUESTED_AT, SCOPE, fixture_adds, fixture_turns
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")]
 # One call of ~2,400 prompt tokens and up to 600 reply tokens: ~15-25 s on a quiet core, ~90 s

@@ -14,7 +14,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from consumers.api import start_api
 from consumers.runtime import open_runtime
-from consumers.store import AppliedJob, GenerationInfo
+from dreaming.store import AppliedJob, GenerationInfo
 from plumbing.kafka_io import API_PRODUCER, PRODUCER_HEADER
 from schemas import ControlEvent, MemoryAdd, MemoryRecord
 from schemas.validation import home_partition

@@ -9,7 +9,7 @@ import os
 import pytest
 from qdrant_client import QdrantClient
 
-from consumers.store.edge import EdgeClient
+from dreaming.store.edge import EdgeClient
 
 BACKENDS = ["edge", "local", "server"]
 

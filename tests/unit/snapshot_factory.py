@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from consumers.snapshot import Snapshot
+from dreaming.snapshot import Snapshot
 from dreamstream_tools.fixtures import FIXTURES_DIR as FIXTURES
 from schemas import ConversationTurn, DreamJob, MemoryAdd, MemoryRecord
 

@@ -9,9 +9,10 @@ from typing import get_args
 
 from prometheus_client import REGISTRY
 
-from consumers.metrics import PHASES, declare_series
 from consumers.runtime import open_runtime
 from consumers.steps.index import declare_skipped
+from dreaming.metrics import PHASES
+from dreaming.pass_metrics import declare_series
 from plumbing.retry import OPERATIONS, declare_transient_series
 from schemas import ConversationTurn
 from schemas.audit import ChangeKind
@@ -41,7 +42,7 @@ def test_the_stream_workers_counters_exist_at_zero_for_every_topic_outcome_error
 
 
 def test_the_consolidation_workers_counters_and_histograms_exist_before_any_pass():
-    from consumers.dream_pass import Outcome
+    from dreaming.dream_pass import Outcome
 
     declare_series("offline")
     declare_skipped()

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 ROOT = tomllib.loads((REPO / "pyproject.toml").read_text())
 TOOLS = tomllib.loads((REPO / "tools" / "pyproject.toml").read_text())
 TOOLS_PACKAGE = REPO / "tools" / "dreamstream_tools"
-OURS = {"schemas", "plumbing", "language", "streams", "consumers", "dreamstream", "dreamstream_tools"}
+OURS = {"schemas", "plumbing", "language", "streams", "consumers", "dreaming", "dreamstream", "dreamstream_tools"}
 
 
 def requirements(project: dict) -> dict[str, Requirement]:
@@ -82,7 +82,7 @@ def test_the_runtime_package_discovery_finds_no_tooling() -> None:
     setuptools = pytest.importorskip("setuptools")
     find = ROOT["tool"]["setuptools"]["packages"]["find"]
     runtime = setuptools.find_namespace_packages(str(REPO), include=find["include"], exclude=find.get("exclude", ()))
-    assert {"dreamstream", "consumers.engine", "schemas", "streams", "plumbing", "language"} <= set(runtime)
+    assert {"dreamstream", "dreaming.engine", "schemas", "streams", "plumbing", "language"} <= set(runtime)
     tooling = {"dreamstream_tools", "tools", "tests", "bench"}
     assert not [name for name in runtime if name.split(".")[0] in tooling]
     assert "dreamstream" not in ROOT["tool"]["setuptools"].get("package-data", {}), "the broker's pom is the tools'"
@@ -94,7 +94,7 @@ def test_the_runtime_package_discovery_finds_no_tooling() -> None:
     assert (TOOLS_PACKAGE / "kafka_pom.xml").exists()
 
 
-RUNTIME_PACKAGES = ("schemas", "plumbing", "language", "streams", "consumers", "dreamstream")
+RUNTIME_PACKAGES = ("schemas", "plumbing", "language", "streams", "consumers", "dreaming", "dreamstream")
 
 
 def test_every_package_the_runtime_imports_is_declared_with_a_lower_bound() -> None:

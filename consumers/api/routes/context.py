@@ -1,10 +1,10 @@
 """`GET {SCOPE}/context?q=TEXT&budget_tokens=N`: one prompt-ready block of a scope's memory.
 
 The block is the core tier (what a pass ranked for an agent's prompt, in that rank:
-`consumers.passes.prune.core_rank`) and then the query's best hits outside it (archive-tier
+`dreaming.passes.prune.core_rank`) and then the query's best hits outside it (archive-tier
 memories, and memory-adds no pass has curated yet, marked so), each line with the date it holds
-from (`valid_from`, `consumers.store.validity.held_from`). It fits
-the budget as the project estimates tokens (`consumers.passes.prune.estimated_tokens`: the whole
+from (`valid_from`, `dreaming.store.validity.held_from`). It fits
+the budget as the project estimates tokens (`dreaming.passes.prune.estimated_tokens`: the whole
 text, headings included, never estimates above `budget_tokens`). With a query, up to half the
 budget is kept for its hits, so a large core cannot crowd out what the agent asked about; room the
 hits leave goes back to the core. A memory that does not fit is left out whole, never cut, and
@@ -24,9 +24,9 @@ from consumers.api.openapi import BOOLEAN, INTEGER, NUMBER, STRING, Operation, P
 from consumers.api.params import BadRequest, int_param, query_params, scope_of
 from consumers.api.routes import SCOPE_PATH
 from consumers.api.routes.reads import MAX_QUERY_CHARS
-from consumers.passes.prune import core_rank, estimated_tokens
-from consumers.store.history import UnknownScope
-from consumers.store.validity import held_from
+from dreaming.passes.prune import core_rank, estimated_tokens
+from dreaming.store.history import UnknownScope
+from dreaming.store.validity import held_from
 from schemas import MemoryRecord
 
 MAX_BUDGET = 100_000

@@ -18,7 +18,7 @@ from consumers.api.openapi import BOOLEAN, STRING, Operation, Param, documented,
 from consumers.api.params import BadRequest, decision_body, int_param, query_params, scope_of, trigger_reason
 from consumers.api.routes import SCOPE_PATH
 from consumers.api.routes.reads import GENERATIONS
-from consumers.store.history import generations_json
+from dreaming.store.history import generations_json
 
 TRIGGER = Operation(
     "Ask the scope to dream now; the job's lifecycle events carry the request id",

@@ -25,8 +25,8 @@ from consumers.api.openapi import (
 )
 from consumers.api.params import BadRequest, bool_param, int_param, page_cursor, query_params, scope_of, time_param
 from consumers.api.routes import SCOPE_PATH
-from consumers.store.history import GenerationNotKept, UnknownScope, generations_json, record_history
-from consumers.store.validity import held_from, memories_as_of
+from dreaming.store.history import GenerationNotKept, UnknownScope, generations_json, record_history
+from dreaming.store.validity import held_from, memories_as_of
 from schemas import MemoryRecord
 
 MAX_K = 100

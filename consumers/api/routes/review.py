@@ -1,6 +1,6 @@
 """The JSON the review page (`/ui/`) reads: who the caller is, tenants and their scopes with their
 state, a scope's timeline, the diff of two generations, a quarantined candidate beside the active
-generation, and search with provenance (`consumers/store/review.py`).
+generation, and search with provenance (`dreaming/store/review.py`).
 
 Decisions are not here: the page posts them to the operator routes (`routes/operator.py`), the
 code the CLI and every other client use, so they are counted, audited and role-checked once.
@@ -28,7 +28,7 @@ from consumers.api.openapi import (
 from consumers.api.params import BadRequest, int_param, query_params, scope_of
 from consumers.api.routes import SCOPE_PATH
 from consumers.api.routes.reads import MAX_QUERY_CHARS
-from consumers.store import review
+from dreaming.store import review
 from schemas import parse_scope
 
 REVIEW = "/review"

@@ -13,9 +13,9 @@ from pathlib import Path
 from aiohttp import web
 
 from consumers.api.openapi import page
+from consumers.api.ui_paths import UI_PREFIX
 
 UI_DIR = Path(__file__).resolve().parent.parent / "ui"
-UI_PREFIX = "/ui"
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -39,10 +39,6 @@ def ui_files() -> dict[str, tuple[bytes, str]]:
     if "index.html" not in files:
         raise RuntimeError(f"the review page is missing from {UI_DIR} (index.html)")
     return files
-
-
-def is_ui_path(path: str) -> bool:
-    return path == UI_PREFIX or path.startswith(f"{UI_PREFIX}/")
 
 
 def routes() -> list[web.RouteDef]:

@@ -11,7 +11,7 @@ Those lines are the baseline's item texts: its containment, coverage and word co
 on them, as the memory side's are on the memory texts with their "(said on …)" stamps. Ranking is
 on the message's own content (the add's text), as `MemoryStore.search` ranks a memory on its
 statement without the stamp, by the same hybrid ranker (`HybridIndex`: dense + lexical, fused) and
-the same embedder, with the memory side's two reading rules (`consumers.store.search`): the lexical
+the same embedder, with the memory side's two reading rules (`dreaming.store.search`): the lexical
 side also reads the item's day (a question naming a day finds what was said that day), and an item
 resting only on messages a better-ranked one already cites (a raw memory-add beside the message it
 notes) is read `DEFER` places later (`evidence_diverse`). A message's provenance is its own id;
@@ -27,8 +27,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from consumers.embedding.protocol import Embedder
-from consumers.store.search import DEFER, WIDEN, day_words, evidence_diverse
+from dreaming.embedding.protocol import Embedder
+from dreaming.store.search import DEFER, WIDEN, day_words, evidence_diverse
 from dreamstream_tools.evaluation.dataset import Dataset
 from dreamstream_tools.evaluation.metrics import Item
 from dreamstream_tools.evaluation.ranking import HybridIndex

@@ -133,7 +133,7 @@ def persistent_embeddings(
         say(f"embedding cache {directory}: ignored, the {settings.embedder} embedder is not cached on disk")
         yield None
         return
-    from consumers.embedding.minilm import MiniLMEmbedder, shared_cache
+    from dreaming.embedding.minilm import MiniLMEmbedder, shared_cache
 
     embedder = MiniLMEmbedder(threads=settings.embedding_threads)
     disk = DiskVectors.open(directory, embedder.name, embedder.dims, embedder.embed_array([PROBE])[0])

@@ -21,10 +21,10 @@ from datetime import date
 
 import numpy as np
 
-from consumers.embedding.protocol import Embedder
-from consumers.laps import Laps
 from consumers.runtime import Runtime
-from consumers.store.search import embedding_text
+from dreaming.embedding.protocol import Embedder
+from dreaming.laps import Laps
+from dreaming.store.search import embedding_text
 from dreamstream_tools.evaluation.baseline import BaselineSearch, add_item, memory_item, message_line
 from dreamstream_tools.evaluation.budget import read_to_budget, word_count, words_read
 from dreamstream_tools.evaluation.dataset import Dataset, Question

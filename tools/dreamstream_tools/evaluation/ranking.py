@@ -3,9 +3,9 @@ as the memory side is (`MemoryStore.search` ranks the curated memories with the 
 
 from __future__ import annotations
 
-from consumers.embedding import Embedder, make_embedder
-from consumers.embedding.hybrid import HybridIndex
 from consumers.runtime import Runtime
+from dreaming.embedding import Embedder, make_embedder
+from dreaming.embedding.hybrid import HybridIndex
 
 
 def runtime_embedder(runtime: Runtime) -> Embedder:

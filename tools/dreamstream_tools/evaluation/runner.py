@@ -29,8 +29,8 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from consumers.laps import Laps
 from consumers.runtime import Runtime, open_runtime
+from dreaming.laps import Laps
 from dreamstream.topic_admin import delete_topics, ensure_topics
 from dreamstream_tools import local_kafka
 from dreamstream_tools.demo import broker_configured, demo_settings

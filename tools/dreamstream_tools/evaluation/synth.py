@@ -14,7 +14,7 @@ holds:
   Questions carry `stale_message_ids`.
 - **temporal**: an appointment given relative to the message ("next Tuesday", "tomorrow", "in 3
   weeks", "at the end of next month"); the answer is the absolute date, resolved here (independently
-  of the engine) with the conventions of `consumers/engine/offline/relative_time.py`, and written in
+  of the engine) with the conventions of `dreaming/engine/offline/relative_time.py`, and written in
   one of three spellings (2026-03-10, March 10, 2026, 10 March 2026).
 - **dedup**: one fact said twice in different sessions in other words ("I'm allergic to peanuts" /
   "Peanuts give me a bad reaction"), sometimes also as a memory-add.

@@ -1,6 +1,0 @@
-"""The LLM engine: a model proposes the plan through litellm; the pass still checks every action."""
-
-from consumers.engine.llm.context import PromptLimits
-from consumers.engine.llm.engine import LlmEngine
-
-__all__ = ["LlmEngine", "PromptLimits"]

@@ -1,5 +1,0 @@
-"""The offline engine: deterministic rules plus a local embedder, no model and no network."""
-
-from consumers.engine.offline.engine import OfflineEngine
-
-__all__ = ["OfflineEngine"]

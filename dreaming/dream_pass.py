@@ -1,0 +1,553 @@
+"""One dream pass over one scope, as separate steps over an immutable snapshot:
+
+snapshot → orient → gather signal → consolidate (the engine) → apply → verify → prune → gate
+→ promote or quarantine → diary → audit events.
+
+- gather (`passes/gather.py`) decides whether there is anything to dream about: no signal, no
+  pending memory-add and no correction is a no-op, recorded, with no engine or model call and no
+  generation written;
+- apply writes the pending memory-adds and the corrections agents and operators sent
+  (`apply_inputs`); the engine proposes a plan from the snapshot as corrected (it is not called
+  when corrections are all there is), with the job's steering; apply checks every action;
+- verify (`passes/verify.py`, the engine's rules through `Engine.verify`) judges the claims the
+  plan left alone against the transcript index and supersedes only what a newer message contradicts;
+- prune (`passes/prune.py`) condenses long memories, leaves long-retired records out and keeps
+  the cap;
+- the privacy filter masks (or, in block mode, lets the gate quarantine) what the pass writes;
+  the gate (`passes/gate.py`) checks evidence, protected memories, injection, privacy and size.
+
+No Kafka here: the worker hands in a job and publishes the events that come back, which keeps
+the pass testable on its own. Write order: candidate generation, then the diary (which holds the
+audit events), then the pointer switch that also records the job; so a crash at any point either
+leaves the old generation active (the job reruns) or lets a redelivery re-publish the same events.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal, TypeVar
+
+from dreaming.audit_events import change_events
+from dreaming.engine import Engine, EngineError, EngineResult, Search
+from dreaming.laps import Laps
+from dreaming.passes.apply import Candidate, PlanRejected, apply_actions, apply_inputs, apply_plan, engine_view
+from dreaming.passes.gate import GateRules, gate
+from dreaming.passes.gather import gather
+from dreaming.passes.orient import orient
+from dreaming.passes.privacy import PrivacyFilter, mask_candidate
+from dreaming.passes.prune import prune
+from dreaming.passes.verify import verify
+from dreaming.signals import Signals
+from dreaming.snapshot import Snapshot
+from dreaming.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
+from dreaming.store.corrections import CorrectionInbox
+from dreaming.store.memories import Embed
+from dreaming.store.search import embedding_text
+from dreaming.store.transient import StoreUnavailable, is_transient_store
+from dreaming.take_snapshot import take_snapshot
+from schemas import ActionPlan, ConversationTurn, DreamJob, JobLifecycleEvent, MemoryChangeEvent, Motive
+from schemas.settings import Settings
+
+log = logging.getLogger(__name__)
+Outcome = Literal["completed", "no-op", "failed", "quarantined", "duplicate"]
+Stopped = Literal["no-op", "failed"]
+"""How a pass that writes no generation ends."""
+Written = Literal["completed", "quarantined"]
+"""How a pass that writes a generation ends: promoted, or held back by the gate."""
+AuditEvent = JobLifecycleEvent | MemoryChangeEvent
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PassResult:
+    job: DreamJob
+    status: Outcome
+    events: tuple[AuditEvent, ...] = ()
+    """What to publish, terminal lifecycle event first. Empty for an already-published duplicate."""
+    reason: str = ""
+    generation: int | None = None
+    memories_before: int = 0
+    memories_after: int = 0
+    engine: EngineResult | None = None
+    """None when the engine was not called (a no-op without signal, a duplicate)."""
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per phase: snapshot, orient, gather, propose, apply, verify, prune, gate, promote."""
+    motives: tuple[Motive, ...] = ()
+    notes: tuple[str, ...] = ()
+    """The diary's notes: what each phase saw and did."""
+
+
+@dataclass
+class Dreamed:
+    """What the in-memory phases made of one snapshot (orient → gate), before anything is written."""
+
+    signals: Signals
+    before: int
+    notes: list[str]
+    result: EngineResult | None = None
+    candidate: Candidate | None = None
+    gate_reasons: tuple[str, ...] = ()
+    status: Stopped | None = None
+    """Set when the pass ends without writing a generation."""
+    reason: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.gate_reasons
+
+
+def gate_rules(settings: Settings) -> GateRules:
+    return GateRules(
+        max_retire_share=settings.gate_max_retire_share,
+        retire_allowance=settings.gate_retire_allowance,
+        min_relevance=settings.gate_min_relevance,
+        min_merge_similarity=settings.gate_min_merge_similarity,
+    )
+
+
+def dream(
+    snapshot: Snapshot,
+    engine: Engine,
+    search: Search,
+    settings: Settings,
+    privacy: PrivacyFilter,
+    lap: Callable[[str], None] = lambda phase: None,
+    embed: Embed | None = None,
+) -> Dreamed:
+    """The phases between reading and writing, over an immutable snapshot; `search` is the
+    transcript index the verify step asks (TranscriptStore.search, or `window_search`)."""
+    orientation = orient(snapshot)
+    lap("orient")
+    signals = gather(snapshot)
+    out = Dreamed(signals, orientation.stored_active, [orientation.describe(), signals.describe()])
+    out.notes.extend(
+        f"steering ({level}, set by {s.by} at {s.set_at.isoformat()}): \u201c{s.text}\u201d"
+        for level, s in (("tenant", snapshot.job.tenant_steering), ("scope", snapshot.job.scope_steering))
+        if s is not None
+    )
+    lap("gather")
+    if not signals.has_work:
+        out.status, out.reason = "no-op", "no signal: nothing to dream about"
+        return out
+    inputs = apply_inputs(snapshot)
+    try:
+        if signals.has_signal:
+            out.result = engine.propose(engine_view(snapshot, inputs), signals)
+        else:
+            out.result = EngineResult(
+                plan=ActionPlan(), notes=(f"only corrections to apply: the {engine.name} engine was not called",)
+            )
+    except EngineError as err:
+        out.status, out.reason, out.result = "failed", f"engine {engine.name} failed: {err}", err.spent
+        return out
+    out.notes.extend(out.result.notes)
+    lap("propose")
+    try:
+        candidate = apply_plan(snapshot, out.result.plan, start=inputs)
+    except PlanRejected as err:
+        out.status, out.reason = "failed", f"plan rejected: {err}"
+        return out
+    lap("apply")
+    checked = verify(
+        snapshot, candidate, engine, search, top_k=settings.verify_top_k, max_claims=settings.verify_max_claims
+    )
+    out.notes.extend((checked.describe(), *checked.notes))
+    out.notes.extend(
+        f"verify: {v.memory_id} contradicted by {v.finding.message_id}: \u201c{v.finding.quote}\u201d"
+        for v in checked.verdicts
+        if v.finding.judgement == "contradicted"
+    )
+    try:
+        candidate = apply_actions(snapshot, candidate, checked.actions, phase="verify")
+    except PlanRejected as err:
+        out.status, out.reason = "failed", f"verify actions rejected: {err}"
+        return out
+    lap("verify")
+    pruned = prune(
+        snapshot,
+        candidate,
+        cap=settings.memory_cap,
+        condense_chars=settings.condense_chars,
+        core_token_budget=settings.core_token_budget,
+    )
+    candidate = pruned.candidate
+    out.notes.extend((pruned.describe(), *pruned.notes))
+    lap("prune")
+    if settings.privacy_mode == "mask":
+        candidate, masked = mask_candidate(candidate, privacy)
+        out.notes.extend(masked)
+    verdict = gate(
+        snapshot,
+        candidate,
+        memory_cap=settings.memory_cap,
+        max_text_chars=settings.max_memory_chars,
+        privacy=privacy,
+        rules=gate_rules(settings),
+        embed=embed,
+    )
+    out.candidate, out.gate_reasons = candidate, verdict.reasons
+    out.notes.extend(candidate.notes)
+    lap("gate")
+    if not candidate.changes and verdict.passed:
+        out.status, out.reason = "no-op", "nothing to change: every claim stands"
+    return out
+
+
+class DreamPass:
+    def __init__(
+        self,
+        settings: Settings,
+        memories: MemoryStore,
+        transcripts: TranscriptStore,
+        diary: Diary,
+        engine: Engine,
+        corrections: CorrectionInbox | None = None,
+    ) -> None:
+        self._settings = settings
+        self._memories = memories
+        self._transcripts = transcripts
+        self._diary = diary
+        self._engine = engine
+        self._corrections = corrections
+        self._privacy = PrivacyFilter.with_extra(settings.privacy_patterns)
+
+    def run(self, job: DreamJob) -> PassResult:
+        """One pass. Any error inside it (engine, dates, store data, model) ends it as `failed`
+        with the error as the reason and memory as it was; only a store that cannot be reached
+        is raised (`StoreUnavailable`), since recording the failure needs the store too."""
+        lap = Laps()
+
+        settings = self._settings
+        state = self._store_call(lambda: self._memories.state(job.scope))
+        previous = state.applied(job.job_id)
+        if previous is not None:
+            return self._duplicate(job, previous)
+
+        phase, before = "snapshot", 0
+        try:
+            snapshot = take_snapshot(
+                job,
+                state,
+                self._memories,
+                self._transcripts,
+                settings.transcript_window,
+                settings.topics.turns,
+                settings.inactive_generations,
+                corrections=self._corrections,
+            )
+            before = sum(1 for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids)
+            leftovers, leftover_notes = self._inbox_leftovers(snapshot)
+            lap("snapshot")
+            phase = "dream"
+            out = dream(
+                snapshot,
+                self._engine,
+                self._claim_search(job.scope),
+                settings,
+                self._privacy,
+                lap,
+                self._memories.embed,
+            )
+            out.notes.extend(leftover_notes)
+            cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
+            marks = read_watermarks(job, snapshot, out.result, settings.topics.turns, out.notes)
+            if out.status is not None:
+                phase = "record"
+                result = self._unchanged(
+                    state,
+                    job,
+                    out.status,
+                    out.reason,
+                    out.before,
+                    out.result,
+                    out.signals,
+                    out.notes,
+                    lap.seconds,
+                    marks,
+                )
+            else:
+                phase = "write"
+                result = self._write(state, snapshot, job, out, lap, marks)
+            self._absorb(job, cleared)  # after the diary names them: they can never be absorbed otherwise
+            self._clear_corrections(job, out.candidate, result.status)
+            return result
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(
+                    f"pass {job.job_id} on {job.scope}: store unreachable during {phase}: {err}"
+                ) from err
+            log.exception("pass %s on %s failed during %s", job.job_id, job.scope, phase)
+            reason = f"pass failed during {phase}: {type(err).__name__}: {_first_line(err)}"
+            return self._store_call(
+                lambda: self._unchanged(
+                    self._memories.state(job.scope),
+                    job,
+                    "failed",
+                    reason,
+                    before,
+                    None,
+                    Signals(),
+                    [reason],
+                    lap.seconds,
+                )
+            )
+
+    def _claim_search(self, scope: str) -> Search:
+        """The transcript search the verify step asks with each claim's text. A claim is a memory
+        of the active generation, whose statement (the text without its said-on stamp, what every
+        memory vector is made from) is embedded and stored already: its search reuses that vector
+        instead of embedding the stamped text once more each pass."""
+        stored = self._memories.active_vectors(scope)
+
+        def search(asked: str, query: str, k: int) -> list[tuple[ConversationTurn, float]]:
+            text = embedding_text(query)
+            vector = stored.get(text) if asked == scope else None
+            if vector is None:  # a pending memory-add, or another text
+                return self._transcripts.search(asked, text, k)
+            return self._transcripts.nearest(asked, vector, k)
+
+        return search
+
+    def _store_call(self, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"store unreachable: {err}") from err
+            raise
+
+    def _write(
+        self, state: ScopeState, snapshot: Snapshot, job: DreamJob, out: Dreamed, lap: Laps, marks: dict[str, int]
+    ) -> PassResult:
+        """Write the candidate as a new generation, then promote it, or quarantine it with the gate's reasons."""
+        candidate = out.candidate
+        assert candidate is not None, "only a pass that reached the gate writes"
+        passed = out.passed
+        status: Written = "completed" if passed else "quarantined"
+        generation = state.next_generation
+        reason = "; ".join(out.gate_reasons) or f"{len(candidate.changes)} changes"
+        reason += _unread_suffix(out.result)
+        if not passed:
+            out.notes.append(f"gate: generation {generation} quarantined, active memory unchanged: {reason}")
+        after = len(candidate.active)
+        events: tuple[AuditEvent, ...] = (
+            JobLifecycleEvent.for_job(
+                job,
+                status,
+                reason=reason,
+                generation=generation,
+                motives=out.signals.motives,
+                before=out.before,
+                after=after,
+            ),
+            *change_events(job, generation, tuple(candidate.changes)),
+        )
+        records = sorted(candidate.records.values(), key=lambda m: (m.created_at, m.memory_id))
+        self._memories.write_candidate(job.scope, generation, records)
+        self._diary.write(
+            self._entry(job, status, reason, generation, out.result, out.signals, out.notes, events, lap.seconds)
+        )
+        info = GenerationInfo(
+            generation=generation,
+            job_id=job.job_id,
+            created_at=datetime.now(UTC),
+            status="active" if passed else "quarantined",
+            reason=reason,
+            memories_active=after,
+            based_on=snapshot.generation,
+        )
+        applied = AppliedJob(job_id=job.job_id, outcome=status, generation=generation, watermarks=marks)
+        if passed:
+            self._memories.promote(state, info, applied)
+            self._absorb(job, sorted(snapshot.pending_add_ids - candidate.dropped_adds))
+        else:
+            self._memories.record_quarantine(state, info, applied)
+        lap("promote")
+        log.info(
+            "pass %s on %s: %s, generation %d, %d changes",
+            job.job_id,
+            job.scope,
+            status,
+            generation,
+            len(candidate.changes),
+        )
+        return PassResult(
+            job,
+            status,
+            events,
+            reason,
+            generation,
+            out.before,
+            after,
+            out.result,
+            lap.seconds,
+            out.signals.motives,
+            tuple(out.notes),
+        )
+
+    def _inbox_leftovers(self, snapshot: Snapshot) -> tuple[list[str], list[str]]:
+        """Inbox entries the snapshot left out because their id is already a memory: absorbed
+        before a crash (same text), or an add reusing an existing id (other text). Neither can
+        ever be absorbed, so the pass names them in the diary and clears them."""
+        ids, notes = [], []
+        for add in self._transcripts.pending(snapshot.scope):
+            if add.memory_id in snapshot.pending_add_ids or add.memory_id in snapshot.deferred_add_ids:
+                continue
+            existing = snapshot.memory(add.memory_id)
+            ids.append(add.memory_id)
+            if existing is not None and existing.text == add.text:
+                notes.append(
+                    f"inbox: memory-add {add.memory_id} was already absorbed (left behind by an "
+                    f"interrupted pass); cleared"
+                )
+            elif existing is not None and existing.protected:
+                notes.append(
+                    f"inbox: memory-add {add.memory_id} reuses the id of a protected memory and cannot "
+                    f"replace it; dropped: {add.text[:80]!r}"
+                )
+            else:
+                notes.append(
+                    f"inbox: memory-add {add.memory_id} reuses the id of an existing memory with other "
+                    f"text (a new fact needs a new id); dropped: {add.text[:80]!r}"
+                )
+        return ids, notes
+
+    def _absorb(self, job: DreamJob, add_ids: list[str]) -> None:
+        """After promotion the pass has succeeded: failing to clear the inbox must not turn it into
+        a failure. What is left is found (already in the generation) and dropped by the next pass."""
+        try:
+            self._transcripts.absorb(job.scope, add_ids)
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"absorbing memory-adds of {job.job_id}: {err}") from err
+            log.exception(
+                "pass %s on %s: promoted, but %d memory-adds stay in the inbox until the next pass",
+                job.job_id,
+                job.scope,
+                len(add_ids),
+            )
+
+    def _clear_corrections(self, job: DreamJob, candidate: Candidate | None, status: str) -> None:
+        """Corrections leave their inbox once they are in effect (the generation was promoted, or
+        nothing needed to change) or can never apply (refused, noted in the diary); a quarantined or
+        failed pass leaves the others for the next pass."""
+        if self._corrections is None or candidate is None:
+            return
+        done = candidate.refused_corrections + (
+            candidate.applied_corrections if status in ("completed", "no-op") else []
+        )
+        try:
+            self._corrections.absorb(job.scope, done)
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"clearing the corrections of {job.job_id}: {err}") from err
+            # Left behind, a correction is applied again by the next pass and found in effect.
+            log.exception("pass %s on %s: %d corrections stay in their inbox", job.job_id, job.scope, len(done))
+
+    def mark_published(self, job: DreamJob) -> None:
+        """After the audit events are flushed: a redelivery of this job now publishes nothing."""
+        state = self._memories.state(job.scope)
+        applied = state.applied(job.job_id)
+        if applied is not None and not applied.audit_emitted:
+            self._memories.record_job(state, applied.model_copy(update={"audit_emitted": True}))
+
+    def _duplicate(self, job: DreamJob, previous: AppliedJob) -> PassResult:
+        """A job that already ran: publish its events if they never went out; otherwise only its
+        outcome again (same event id), so whoever waits on it is released; never a second set
+        of memory changes."""
+        entry = self._diary.get(job.scope, job.job_id)
+        events: tuple[AuditEvent, ...] = entry.events if entry else ()
+        if previous.audit_emitted:
+            events = events[:1]
+        return PassResult(job, "duplicate", events, f"job already ran ({previous.outcome})", previous.generation)
+
+    def _unchanged(
+        self,
+        state: ScopeState,
+        job: DreamJob,
+        status: Stopped,
+        reason: str,
+        before: int,
+        result: EngineResult | None,
+        signals: Signals,
+        notes: list[str],
+        timings: dict[str, float],
+        marks: dict[str, int] | None = None,
+    ) -> PassResult:
+        """A pass that leaves memory as it was (no-op or failure): diary, job record, one event."""
+        if status == "no-op":
+            reason += _unread_suffix(result)
+        events = (
+            JobLifecycleEvent.for_job(job, status, reason=reason, motives=signals.motives, before=before, after=before),
+        )
+        self._diary.write(self._entry(job, status, reason, None, result, signals, notes, events, timings))
+        applied = AppliedJob(job_id=job.job_id, outcome=status, watermarks=job.watermarks if marks is None else marks)
+        self._memories.record_job(state, applied)
+        log.info("pass %s on %s: %s (%s)", job.job_id, job.scope, status, reason)
+        return PassResult(
+            job, status, events, reason, None, before, before, result, timings, signals.motives, tuple(notes)
+        )
+
+    @staticmethod
+    def _entry(
+        job: DreamJob,
+        status: str,
+        reason: str,
+        generation: int | None,
+        result: EngineResult | None,
+        signals: Signals,
+        notes: list[str],
+        events: tuple[AuditEvent, ...],
+        timings: dict[str, float],
+    ) -> DiaryEntry:
+        return DiaryEntry(
+            scope=job.scope,
+            job_id=job.job_id,
+            trigger=job.trigger,
+            status=status,
+            written_at=datetime.now(UTC),
+            generation=generation,
+            reason=reason,
+            motives=signals.motives,
+            notes=tuple(notes),
+            model_calls=result.model_calls if result else 0,
+            prompt_tokens=result.prompt_tokens if result else 0,
+            completion_tokens=result.completion_tokens if result else 0,
+            cost_usd=result.cost_usd if result else 0.0,
+            model_seconds=result.model_seconds if result else 0.0,
+            pass_seconds=sum(timings.values()),
+            unread_messages=len(result.unread_message_ids) if result else 0,
+            events=events,
+        )
+
+
+def read_watermarks(
+    job: DreamJob, snapshot: Snapshot, result: EngineResult | None, turns_topic: str, notes: list[str]
+) -> dict[str, int]:
+    """How far the pass read: the job's watermarks, with the turns topic's stopped before the first
+    new message the engine left unread, so the next pass finds it new again."""
+    unread = result.unread_message_ids if result else frozenset()
+    if not unread:
+        return job.watermarks
+    offsets = [snapshot.offsets[i] for i in unread if i in snapshot.offsets]
+    if len(offsets) < len(unread):
+        notes.append(f"{len(unread) - len(offsets)} unread messages have no offset in the snapshot: not re-read later")
+    if not offsets:
+        return job.watermarks
+    marks = dict(job.watermarks)
+    marks[turns_topic] = min(marks.get(turns_topic, min(offsets)), min(offsets))
+    return marks
+
+
+def _unread_suffix(result: EngineResult | None) -> str:
+    if result is None or not result.unread_message_ids:
+        return ""
+    return f"; {len(result.unread_message_ids)} new messages left for the next pass"
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0][:300] if text else type(err).__name__

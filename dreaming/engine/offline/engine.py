@@ -1,0 +1,155 @@
+"""The offline engine: deterministic rules and a local embedder, no model, no network.
+
+One pass, in order:
+1. read the transcript as data: drop other scopes' turns and instruction-like messages (noted);
+2. split user messages into clauses and classify them;
+3. walk the messages in time order: corrections supersede what they overrule, fresh statements
+   become memories (TranscriptPass);
+4. the motives are the gather pass's (`dreaming.passes.gather`); a complaint repeated across
+   threads for one reason also earns a memory;
+5. only if there was any motive or action: tidy the remaining memories (rivals, duplicates,
+   relative dates);
+6. the job's steering, as far as rules can apply it (`steering.py`: new memories about a topic
+   the operator drops are not created, those about one they keep rank into the core).
+
+The same snapshot always yields the same plan: every collection is walked in a stable order and
+create-refs are numbered in the order the actions are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from dreaming.embedding import Embedder, canonical_tokens
+from dreaming.embedding.minilm import MiniLMEmbedder
+from dreaming.engine.base import Curated, EngineResult, Search, Verified
+from dreaming.engine.offline.corrections import generic_tokens
+from dreaming.engine.offline.dissatisfaction import complaint_memory_text
+from dreaming.engine.offline.duplicates import find_duplicate
+from dreaming.engine.offline.housekeeping import Housekeeping
+from dreaming.engine.offline.plan_builder import PlanBuilder
+from dreaming.engine.offline.slots import SlotReader
+from dreaming.engine.offline.speaker_roles import AssistantRole, read_roles
+from dreaming.engine.offline.steering import steer_plan
+from dreaming.engine.offline.transcript_pass import TranscriptPass
+from dreaming.engine.offline.verifier import verify_claims
+from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
+from dreaming.signals import Signals
+from dreaming.snapshot import Snapshot
+from language.injection import injection_note
+from schemas import ActionPlan, ConversationTurn
+
+MOTIVE_MEMORY_CONFIDENCE = 0.6
+
+
+class OfflineEngine:
+    name = "offline"
+
+    def __init__(
+        self, embedder: Embedder | None = None, assistant_roles: Mapping[str, AssistantRole] | None = None
+    ) -> None:
+        self.embedder = embedder if embedder is not None else MiniLMEmbedder()
+        self.assistant_roles = dict(assistant_roles or {})
+        """Per tenant, agent or scope prefix: whether the `assistant` role is a person (settings)."""
+
+    def verify(
+        self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
+    ) -> Verified:
+        """The claims the plan left alone, judged by the same rules as `propose` (`verifier.py`)."""
+        return verify_claims(
+            snapshot, candidate, search, top_k=top_k, max_claims=max_claims, embed=self.embedder.embed_array
+        )
+
+    def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
+        notes: list[str] = []
+        turns = self._own_turns(snapshot, notes)
+        consumed = self._consumed_messages(snapshot, turns)
+        injected = snapshot.injected_message_ids
+        notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
+        readable = [t for t in turns if t.message_id not in injected]
+        roles = read_roles(snapshot.scope, readable, self.assistant_roles)
+        user_name = roles.user_name
+        messages = {t.message_id: t for t in turns}
+
+        builder = PlanBuilder()
+        working = WorkingSet.from_records(snapshot.memories, {i: t.ts for i, t in messages.items()})
+        generic = generic_tokens(canonical_tokens(m.text) for m in snapshot.memories if m.is_active)
+        cited_by: dict[str, tuple[str, ...]] = {}  # superseded memories count: what they noted was read
+        for memory in snapshot.memories:
+            for message_id in memory.evidence_message_ids:
+                cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
+        slots = SlotReader(self.embedder.embed_array)
+        TranscriptPass(
+            builder,
+            working,
+            roles,
+            consumed,
+            notes,
+            generic,
+            self._similarity,
+            cited_by,
+            self.embedder.embed_array,
+            slots,
+            frozenset(messages),
+        ).run(readable)
+        if signals.complaint is not None:
+            self._remember_complaint(
+                builder,
+                working,
+                complaint_memory_text(signals.complaint, user_name),
+                signals.complaint.message_ids,
+                messages,
+            )
+
+        if not signals.motives and not builder.actions:
+            return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
+        name_tokens = canonical_tokens(user_name) if user_name else frozenset()
+        Housekeeping(builder, working, messages, self.embedder, name_tokens, notes, slots, roles.people).run(
+            snapshot.memories
+        )
+        plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)
+        notes.extend(steered)
+        return EngineResult(plan=plan, motives=signals.motives, notes=tuple(notes))
+
+    def _similarity(self, a: str, b: str) -> float:
+        vectors = self.embedder.embed_array([a, b])
+        return float(vectors[0] @ vectors[1])
+
+    @staticmethod
+    def _consumed_messages(snapshot: Snapshot, turns: list[ConversationTurn]) -> frozenset[str]:
+        """Messages an earlier pass already consolidated: cited by a memory a pass wrote from the
+        transcript, or read by an earlier pass (not in the snapshot's new messages). A message only
+        a memory-add cites is not among them: the add is what an agent noted, not the dated fact
+        the message states."""
+        cited = {i for m in snapshot.memories if m.origin != "memory_add" for i in m.evidence_message_ids}
+        cited.update(t.message_id for t in turns if t.message_id not in snapshot.new_message_ids)
+        return frozenset(cited)
+
+    @staticmethod
+    def _own_turns(snapshot: Snapshot, notes: list[str]) -> list[ConversationTurn]:
+        """The scope's own turns: a stray turn from another scope is never read (tenant isolation)."""
+        own = [t for t in snapshot.transcript if t.scope == snapshot.scope]
+        if len(own) != len(snapshot.transcript):
+            notes.append(f"ignored {len(snapshot.transcript) - len(own)} transcript turn(s) from other scopes")
+        return own
+
+    @staticmethod
+    def _remember_complaint(
+        builder: PlanBuilder,
+        working: WorkingSet,
+        text: str,
+        evidence: tuple[str, ...],
+        messages: dict[str, ConversationTurn],
+    ) -> None:
+        tokens = canonical_tokens(text)
+        if find_duplicate(tokens, working) is not None:
+            return
+        ref = builder.create(
+            text, evidence, "one reason behind repeated dissatisfaction across threads", MOTIVE_MEMORY_CONFIDENCE
+        )
+        newest = max(messages[i].ts for i in evidence)
+        working.add(
+            WorkingMemory(
+                key=ref, text=text, tokens=tokens, evidence_ids=evidence, evidence_ts=newest, created_in_plan=True
+            )
+        )

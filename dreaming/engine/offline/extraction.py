@@ -1,0 +1,177 @@
+"""What one message states, as the texts of compact memories: one fact per memory where the text allows.
+
+A message is read on its own (and with the message it answers, for context): the same message gives
+the same memories whatever pass reads it and whatever came before it in the pass, so where pass
+boundaries fall never changes what is written. Per unit (`language.statements`):
+
+- a statement, in the third person: the speaker's name for "I"/"my" ("the user" only when no name
+  is known), the listener's for the "you" addressed to them (a generic "you" stays), "we" as who
+  "we" are ("Ava and Sam", `language.companions`), relative times made absolute from the
+  message's own timestamp;
+- a question that carries a value of the speaker's world, as asked ("Ava asked: ...");
+- a photo the message shows ("Ava shared a photo of a red kite."), with the statement it illustrates;
+- a statement that opens on what it answers ("It lasted about an hour") keeps the question it
+  answers, so the memory says what "it" is.
+
+Every text leads with the day it was said (`language.dates.stamped`) and names its speaker once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from dreaming.engine.offline.facts import finish_sentence
+from dreaming.engine.offline.speaker_roles import THE_ASSISTANT, TurnSpeaker
+from language.chatter import caption_subject, sentences
+from language.companions import companion_of
+from language.dates import rewrite_relative_time, stamped
+from language.markup import plain_text
+from language.person import to_third_person
+from language.statements import Unit, requested_action, statement_units
+from schemas import ConversationTurn
+
+CONTEXT_MAX_WORDS = 25
+"""The question a leaning answer keeps, at most this long (a long one is not a short question)."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    body: str
+    """What it says, in the third person with dates resolved (no stamp, no speaker prefix)."""
+    text: str
+    """The memory text: stamp, speaker, body."""
+    kind: str
+    """"statement", "asked", "caption" or "assistant"."""
+    source: str = ""
+    """The words of the message it was read from (a correction that handled them skips it)."""
+
+
+def _introduced(text: str, name: str | None) -> str:
+    """ "I'm Craig, a developer who ..." says "Craig is a developer who ...": the name is the subject."""
+    if name is None:
+        return text
+    return re.sub(rf"^(I'm|I am|I\u2019m)\s+{re.escape(name)},\s+", r"\1 ", text)
+
+
+def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
+    # The said words stay beside the date ("on 2018-07-16 (five years ago)"): a date resolved from
+    # "five years ago" is approximate, and a reader may be asked how long ago it was.
+    resolved = rewrite_relative_time(_introduced(text, speaker.name), ts, annotate=True).text
+    return finish_sentence(to_third_person(resolved, speaker.name, other=speaker.listener, we=we))
+
+
+def _we(speaker: TurnSpeaker, body: str) -> str | None:
+    """Who "we" are in this message: the companion it names ("Ava and Sam"); talking to a work
+    assistant, the speaker's team; else None ("<name> and others")."""
+    name = speaker.name or "the user"
+    companion = companion_of(body, frozenset(n for n in (speaker.name, speaker.listener) if n))
+    if companion is not None:
+        return companion.who_we_are(name)
+    # A lone user talking to an agent (its turns in the transcript or not) means their team.
+    alone = not speaker.named and speaker.listener in (None, THE_ASSISTANT)
+    return f"{name}'s team" if alone else None
+
+
+def _asked(unit: Unit, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
+    """ "Ava asked the assistant to book Ava a seat on the Berlin flight.", "Ava asked: how do ...?" """
+    name = speaker.name or "The user"
+    action = requested_action(unit.text)
+    if action is not None:
+        act = third_person(action, speaker, ts, we)
+        return f"{name} asked {speaker.listener or 'the assistant'} to {act[:1].lower()}{act[1:]}"
+    return f"{name} asked: {third_person(unit.text, speaker, ts, we)}"
+
+
+def _question_answered(answered: ConversationTurn | None, asker: TurnSpeaker | None) -> str | None:
+    """The last question of the message being answered, rewritten from its asker's side."""
+    if answered is None or asker is None:
+        return None
+    questions = [s for s in sentences(plain_text(asker.body)) if s.rstrip().endswith("?")]
+    if not questions or len(questions[-1].split()) > CONTEXT_MAX_WORDS:
+        return None
+    asked = rewrite_relative_time(questions[-1], answered.ts, annotate=True).text
+    return to_third_person(asked, asker.name, other=asker.listener).rstrip()
+
+
+_YES = re.compile(r"(?i)^(?:yeah|yep|yup|yes|sure|definitely|absolutely)\b[,!.]?")
+_NO = re.compile(r"(?i)^(?:nope|nah|no)\b[,!.]?")
+
+
+def _yes_or_no(answer: str) -> str:
+    """An answer's "Yeah,"/"Nope," is what it says to the question: spelled "Yes,"/"No,"."""
+    answer = _YES.sub("Yes,", answer, count=1)
+    return _NO.sub("No,", answer, count=1)
+
+
+def _with_speaker(body: str, speaker: TurnSpeaker, people: Sequence[str]) -> str:
+    """The speaker named once, when the statement does not name them and someone else could have
+    said it (several people talk). A user's own chat with an assistant needs no "The user:"."""
+    name = speaker.name or "The user"
+    if name.lower() in body.lower() or (speaker.listener in (None, THE_ASSISTANT) and len(people) < 2):
+        return body
+    return f"{name[:1].upper()}{name[1:]}: {body}"
+
+
+def message_facts(
+    turn: ConversationTurn,
+    speaker: TurnSpeaker,
+    people: Sequence[str] = (),
+    answered: ConversationTurn | None = None,
+    asker: TurnSpeaker | None = None,
+) -> list[Fact]:
+    """The memories `turn` states (`answered`/`asker`: the other person's message it replies to)."""
+    to_person = speaker.listener is not None and speaker.listener != THE_ASSISTANT
+    units = statement_units(speaker.body, people, to_person=to_person)
+    we = _we(speaker, speaker.body)
+    facts: list[Fact] = []
+    for position, unit in enumerate(units):
+        if unit.kind == "caption":
+            _add_caption(facts, unit, speaker, turn, people)
+            continue
+        body = (
+            _asked(unit, speaker, turn.ts, we)
+            if unit.kind == "asked"
+            else third_person(unit.text, speaker, turn.ts, we)
+        )
+        if unit.kind == "suggested":
+            body = f"{speaker.name or 'The user'} suggested: {body}"
+        elif position == 0 and unit.leans_back and (question := _question_answered(answered, asker)):
+            body = f'Asked "{question}", {speaker.name or "the user"} said: {_yes_or_no(body)}'
+        previous = facts[-1] if facts else None
+        if previous is not None and _joins(previous, unit.kind, body):
+            body = f"{previous.body} {body}"
+            facts[-1] = Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), "statement", previous.source)
+            continue
+        facts.append(Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), unit.kind, unit.text))
+    return facts
+
+
+SHORT_MESSAGE_WORDS = 30
+"""Statements of one message that together hold at most this many words are one memory: a chat
+line of two short sentences is one thing said ("I'm keen on counselling. My aunt is a counsellor
+too."), and each memory costs its reader a date and a name."""
+
+
+def _joins(previous: Fact, kind: str, body: str) -> bool:
+    return (
+        previous.kind == kind == "statement" and len(previous.body.split()) + len(body.split()) <= SHORT_MESSAGE_WORDS
+    )
+
+
+def _add_caption(
+    facts: list[Fact], unit: Unit, speaker: TurnSpeaker, turn: ConversationTurn, people: Sequence[str]
+) -> None:
+    """A photo joins the statement it illustrates (the one before it), or stands alone."""
+    what = caption_subject(unit.text)
+    if not what:
+        return
+    shown = f"{speaker.name or 'The user'} shared a photo of {what}."
+    if facts and facts[-1].kind == "statement":
+        last = facts[-1]
+        body = f"{last.body} {shown}"
+        facts[-1] = Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), "statement", last.source)
+    else:
+        facts.append(Fact(shown, stamped(shown, turn.ts), "caption", unit.text))

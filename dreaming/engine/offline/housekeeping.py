@@ -1,0 +1,158 @@
+"""Tidy the memories the transcript walk left alone: rival values, duplicates, relative dates.
+
+- Two existing memories giving one attribute different values: the one with newer evidence wins.
+- Paraphrased duplicates become one MergeAction (older/shorter survivor; apply unions provenance).
+- A memory saying "next Tuesday" is rewritten with the absolute date, resolved from the timestamp
+  of the earliest evidence message it cites (the moment the phrase was meant).
+
+Each memory gets at most one action; a merge survivor that also needs a date fix gets it through
+the merge's new wording. Protected memories are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from dreaming.embedding import Embedder, canonical_tokens
+from dreaming.engine.offline.corrections import owner_of, statement_rivals
+from dreaming.engine.offline.duplicates import MergeCandidate, MergeGroup, merge_groups, new_values
+from dreaming.engine.offline.plan_builder import PlanBuilder
+from dreaming.engine.offline.slots import SlotReader
+from dreaming.engine.offline.working_set import WorkingSet
+from language.dates import rewrite_relative_time, stamp_day, stamped, without_stamp
+from schemas import ConversationTurn, MemoryRecord
+
+
+class _Dated(NamedTuple):
+    plain: str
+    """Dates resolved, for comparing."""
+    annotated: str | None
+    """Dates resolved with the original wording in brackets, for storing; None if nothing changed."""
+
+
+class Housekeeping:
+    def __init__(
+        self,
+        builder: PlanBuilder,
+        working: WorkingSet,
+        messages: Mapping[str, ConversationTurn],
+        embedder: Embedder,
+        name_tokens: frozenset[str],
+        notes: list[str],
+        slots: SlotReader | None = None,
+        people: tuple[str, ...] = (),
+    ) -> None:
+        self.builder = builder
+        self.working = working
+        self.messages = messages
+        self.embedder = embedder
+        self.name_tokens = name_tokens
+        self.notes = notes
+        self.slots = slots if slots is not None else SlotReader(embedder.embed_array)
+        self.people = people
+
+    def run(self, records: tuple[MemoryRecord, ...]) -> None:
+        self._resolve_rivals(records)
+        candidates = [r for r in records if self._eligible(r)]
+        dated = {r.memory_id: self._dated(r) for r in candidates}
+        merged = self._merge(candidates, dated)
+        for record in candidates:
+            annotated = dated[record.memory_id].annotated
+            if record.memory_id not in merged and annotated is not None:
+                self._update_dates(record, annotated)
+
+    def _eligible(self, record: MemoryRecord) -> bool:
+        return (
+            record.is_active
+            and not record.protected
+            and self.working.is_live(record.memory_id)
+            and not self.builder.touched(record.memory_id)
+        )
+
+    def _evidence_in_transcript(self, record: MemoryRecord) -> tuple[str, ...]:
+        return tuple(i for i in record.evidence_message_ids if i in self.messages)
+
+    def _dated(self, record: MemoryRecord) -> _Dated:
+        """Relative times resolved from when the wording was meant: the earliest evidence message it
+        cites, else the moment the memory was written."""
+        evidence = self._evidence_in_transcript(record)
+        reference = min(self.messages[i].ts for i in evidence) if evidence else record.created_at
+        annotated = rewrite_relative_time(record.text, reference, annotate=True)
+        plain = rewrite_relative_time(record.text, reference).text
+        text = annotated.text if annotated.changed else None
+        if record.origin == "memory_add" and evidence and stamp_day(record.text) is None:
+            # An agent's note leads with the day it is about, as every memory does: a reader asking
+            # "when" gets the day the message it notes was said, as from the message's own memory.
+            text = stamped(text or record.text, reference)
+        return _Dated(plain, text)
+
+    def _resolve_rivals(self, records: tuple[MemoryRecord, ...]) -> None:
+        live = [m for r in records if (m := self.working.get(r.memory_id)) is not None and self.working.is_live(m.key)]
+        for winner in sorted(live, key=lambda m: (m.evidence_ts, m.key), reverse=True):
+            if not self.working.is_live(winner.key) or self.builder.touched(winner.key):
+                continue
+            evidence = tuple(i for i in winner.evidence_ids if i in self.messages)
+            owner = owner_of(winner.text, self.people)
+            found = statement_rivals(winner.text, self.working, self.slots, owner, self.people, self.name_tokens)
+            for rival in (r.memory for r in found):
+                if rival.protected or rival.key == winner.key or rival.evidence_ts >= winner.evidence_ts:
+                    continue
+                if not evidence:
+                    self.notes.append(
+                        f"{rival.key} and {winner.key} disagree but {winner.key} cites no message "
+                        "in the transcript window; left both"
+                    )
+                    continue
+                if self.builder.touched(rival.key):
+                    continue
+                rationale = f"{winner.key} states a newer value for the same thing"
+                if winner.protected:  # a protected memory is never part of an action, not even as replacement
+                    self.builder.archive(rival.key, evidence, rationale)
+                else:
+                    self.builder.supersede(rival.key, winner.key, evidence, rationale)
+                self.working.retire(rival.key)
+
+    def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated]) -> set[str]:
+        """Merge duplicates, comparing texts with dates resolved so "next Tuesday" meets "2026-03-10"."""
+        plain = {r.memory_id: without_stamp(dated[r.memory_id].plain) for r in candidates}
+        merge_input = [
+            MergeCandidate(r.memory_id, plain[r.memory_id], canonical_tokens(plain[r.memory_id]), r.created_at)
+            for r in candidates
+        ]
+        merged: set[str] = set()
+        for group in merge_groups(merge_input, self.embedder):
+            survivor, duplicates = group.survivor.key, tuple(d.key for d in group.duplicates)
+            self.builder.merge(
+                survivor,
+                duplicates,
+                self._merged_text(group, dated),
+                f"paraphrases of one memory: {', '.join((survivor, *duplicates))}",
+            )
+            merged.update((survivor, *duplicates))
+            for key in duplicates:
+                self.working.retire(key)
+        return merged
+
+    @staticmethod
+    def _merged_text(group: MergeGroup, dated: Mapping[str, _Dated]) -> str | None:
+        """The survivor's wording, plus any duplicate that states a date, number or name it lacks:
+        a merge never loses a value."""
+        survivor = dated[group.survivor.key]
+        text = survivor.annotated or survivor.plain
+        extra = [d.text for d in group.duplicates if new_values(d.text, text)]
+        if not extra:
+            return survivor.annotated
+        return " ".join((text, *extra))
+
+    def _update_dates(self, record: MemoryRecord, text: str) -> None:
+        evidence = self._evidence_in_transcript(record)
+        if not evidence:
+            self.notes.append(
+                f"{record.memory_id} holds a relative time but none of its evidence is in the "
+                "transcript window; left as it is"
+            )
+            return
+        self.builder.update(
+            record.memory_id, text, evidence, f"relative time resolved against the message it came from ({evidence[0]})"
+        )

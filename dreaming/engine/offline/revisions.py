@@ -1,0 +1,290 @@
+"""The correction and update step of the transcript walk: what a new message overrules, and what
+replaces it (the rules are `corrections`; this applies them to the plan being built).
+
+- A stated change ("aisle, not window") supersedes the live memories it is about, whichever pass
+  wrote them. A bare one is replaced by the memory with the value swapped, citing the correction
+  and, when the swapped text keeps words the correction does not say, that memory's evidence
+  too; one that says the new fact in full waits for the memory the walk makes from the message
+  (`settle`), which then replaces it, citing only the message.
+- A statement with a newer value ("raised the budget to $55") supersedes the memories giving the
+  same attribute an older one (`supersede_rivals`); a memory that says more than that is replaced
+  by itself with the stale sentence swapped for the new one, citing both messages.
+
+Only messages no earlier pass read are applied here: a message an earlier pass read was applied
+then, and a memory-add that arrives later is checked against it by the verify phase, which uses
+the same rules (`contradiction.judge`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from dreaming.embedding import canonical_tokens
+from dreaming.engine.offline.assistant_notes import is_answer_record, is_reported_speech
+from dreaming.engine.offline.corrections import (
+    Overruled,
+    apply_change,
+    explicit_targets,
+    is_bare,
+    restamped,
+    sentence_replaced,
+    statement_rivals,
+    updated_text,
+)
+from dreaming.engine.offline.duplicates import find_duplicate
+from dreaming.engine.offline.plan_builder import PlanBuilder
+from dreaming.engine.offline.slots import SlotReader
+from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.changes import ValueChange
+from language.clauses import Clause
+from language.dates import stamp_day, without_stamp
+from schemas import ConversationTurn
+
+CORRECTION_CONFIDENCE = 0.9
+PREVIOUSLY_MAX_WORDS = 40
+"""An older sentence longer than this is not repeated beside the new value: it costs a reader more
+words than it helps them find."""
+
+Created = Callable[[str, frozenset[str]], None]
+"""Told of every memory this step creates: (message id, its tokens)."""
+
+
+@dataclass(frozen=True)
+class _Pending:
+    target: WorkingMemory
+    change: ValueChange
+    rationale: str
+    said: frozenset[str]
+    """The correction clause's words: the memory made from it holds most of them."""
+
+
+class Revisions:
+    def __init__(
+        self,
+        builder: PlanBuilder,
+        working: WorkingSet,
+        slots: SlotReader,
+        notes: list[str],
+        consumed: frozenset[str],
+        window: frozenset[str],
+        created: Created = lambda message_id, tokens: None,
+    ) -> None:
+        self.builder = builder
+        self.working = working
+        self.slots = slots
+        self.notes = notes
+        self.consumed = consumed
+        self.window = window
+        """Ids of the messages in the transcript window: evidence must be among them."""
+        self.created = created
+        self.people: tuple[str, ...] = ()
+        """The named speakers of a multi-person chat: a memory is only its first-named person's."""
+        self.name_tokens: frozenset[str] = frozenset()
+        """The user's name: a replacement naming them says nothing its evidence must support."""
+        self._pending: dict[str, list[_Pending]] = {}
+
+    # --- stated changes
+    def correct(self, turn: ConversationTurn, clause: Clause, subject: str | None, context: Sequence[str]) -> bool:
+        """Apply the change `clause` states; True when the clause needs no memory of its own (a
+        bare correction, applied). `context`: the message as said, then the turn it answers."""
+        change = clause.change
+        if change is None or change.old is None or turn.message_id in self.consumed:
+            return False
+        targets = explicit_targets(
+            change, self.working, (clause.body, *context), turn.ts, self.slots, subject, self.people
+        )
+        for memory in targets.protected:
+            self.notes.append(
+                f"message {turn.message_id} contradicts protected memory {memory.key}; "
+                "left untouched for a person to review"
+            )
+        rationale = f"{subject or 'the user'} corrected {change.old!r} in {turn.message_id}: \u201c{clause.body}\u201d"
+        overruled = [t for t in targets.overruled if not self.builder.touched(t.key)]
+        for target in [t for t in overruled if _in_their_words(t.text)]:
+            self._retire_reported_speech(target, turn, rationale)
+        overruled = [t for t in overruled if not _in_their_words(t.text)]
+        if not overruled:
+            return False
+        if not is_bare(clause.body, change):
+            said = canonical_tokens(clause.body)
+            self._pending.setdefault(turn.message_id, []).extend(
+                _Pending(t, change, rationale, said) for t in overruled
+            )
+            return False
+        return self._swap(turn, [_Pending(t, change, rationale, frozenset()) for t in overruled])
+
+    def _retire_reported_speech(self, target: WorkingMemory, turn: ConversationTurn, rationale: str) -> None:
+        """What the assistant said (or the user asked) with the value now corrected is stale, but
+        it is a record of words: archived (history keeps it), never rewritten into words nobody
+        said (`assistant_notes.is_reported_speech`)."""
+        self.builder.archive(target.key, (turn.message_id,), f"{rationale}; it stated the old value")
+        self.working.retire(target.key)
+
+    def settle(self, turn: ConversationTurn, made: Sequence[tuple[str, str]]) -> None:
+        """Supersede what a full correction in `turn` overruled by the memory made from it
+        (`made`: (ref, text) of the memories the walk made from the message; the one holding most
+        of the correction's words); with none, by the memory with the value swapped."""
+        pending = self._pending.pop(turn.message_id, [])
+        rest: list[_Pending] = []
+        texts = dict(made)
+        for item in pending:
+            holder = _made_from(item.said, made)
+            if holder is None or not self.working.is_live(holder):
+                rest.append(item)
+            elif not self.builder.touched(item.target.key):
+                edited = sentence_replaced(item.target.text, item.change, texts[holder], turn.ts)
+                if edited is None:
+                    self.builder.supersede(item.target.key, holder, (turn.message_id,), item.rationale)
+                    self.working.retire(item.target.key)
+                else:  # the rest of what the memory says stays, with the corrected sentence in its place
+                    self.replace(item.target, edited, turn, item.rationale, keep_evidence=True)
+        if rest:
+            self._swap(turn, rest)
+
+    def _swap(self, turn: ConversationTurn, items: Sequence[_Pending]) -> bool:
+        applied = False
+        for item in items:
+            text = apply_change(item.target.text, item.change)
+            if text is None or self.builder.touched(item.target.key):
+                continue
+            said = canonical_tokens(turn.content)
+            keep = bool(canonical_tokens(without_stamp(text)) - said - self.name_tokens)
+            self.replace(item.target, restamped(text, turn.ts), turn, item.rationale, keep_evidence=keep)
+            applied = True
+        return applied
+
+    # --- newer values
+    def rivals(
+        self, turn: ConversationTurn, text: str, subject: str | None, ignore: frozenset[str]
+    ) -> list[Overruled] | None:
+        """The live memories the statement `text` gives a newer value; None when the statement
+        must not be recorded (a rival is newer, or protected)."""
+        if turn.message_id in self.consumed:
+            return []
+        found = statement_rivals(text, self.working, self.slots, subject, self.people, ignore)
+        if any(r.memory.evidence_ts >= turn.ts for r in found):
+            self.notes.append(
+                f"statement in {turn.message_id} is older than a memory that gives it another value; kept the newer one"
+            )
+            return None
+        if any(r.memory.protected for r in found):
+            self.notes.append(f"statement in {turn.message_id} contradicts a protected memory; not recorded")
+            return None
+        return found
+
+    def supersede_rivals(
+        self, turn: ConversationTurn, ref: str, rivals: Sequence[Overruled], subject: str | None = None
+    ) -> None:
+        """`ref` (made from `turn`, by `subject`) gives each rival's attribute a newer value."""
+        rationale = f"newer value stated in {turn.message_id}"
+        replaced: list[tuple[WorkingMemory, str]] = []
+        for rival in rivals:
+            memory = rival.memory
+            if memory.key == ref or self.builder.touched(memory.key) or not self.working.is_live(memory.key):
+                continue
+            if _in_their_words(memory.text):
+                self._retire_reported_speech(memory, turn, rationale)
+                continue
+            edited = updated_text(memory.text, rival.update, turn.ts, subject) if rival.update else None
+            if edited is None:
+                self.builder.supersede(memory.key, ref, (turn.message_id,), rationale)
+                self.working.retire(memory.key)
+                if rival.update is not None:
+                    replaced.append((memory, rival.update.old_sentence))
+            else:
+                self.replace(memory, edited, turn, rationale, keep_evidence=True)
+        if replaced:
+            self._say_what_it_was(ref, *replaced[0])
+
+    def _say_what_it_was(self, ref: str, old: WorkingMemory, old_sentence: str) -> None:
+        """The memory `ref` (made in this plan) that superseded `old` also says the value it
+        replaced, with its day ("… (previously, 2025-03-02: the gym fee is $48 a month)"), citing
+        both messages: a reader asking about the attribute finds it by the older statement's words
+        too (a new value is often said in a short aside that names little), and sees which value
+        is current. Only when the older memory's evidence is in the window (the gate checks every
+        cited id) and the older sentence is short enough to be worth its words."""
+        current = self.working.get(ref)
+        if current is None or not current.created_in_plan or len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS:
+            return
+        cited = tuple(i for i in old.evidence_ids if i in self.window)
+        if not cited or len(cited) != len(old.evidence_ids):
+            return
+        day = stamp_day(old.text)
+        said = f"{day.isoformat()}: " if day is not None else ""
+        text = f"{current.text.rstrip()} (previously, {said}{_lowered(old_sentence.rstrip('.'))})"
+        evidence = (*dict.fromkeys((*current.evidence_ids, *cited)),)
+        self.builder.extend(ref, text, evidence)
+        self.working.add(
+            WorkingMemory(
+                key=ref,
+                text=text,
+                tokens=current.tokens,
+                evidence_ids=evidence,
+                evidence_ts=current.evidence_ts,
+                created_in_plan=True,
+            )
+        )
+
+    # --- replacing
+    def replace(
+        self, target: WorkingMemory, text: str, turn: ConversationTurn, rationale: str, *, keep_evidence: bool
+    ) -> None:
+        """Supersede `target` by a memory saying `text`: an existing one if memory already says it,
+        else one created here, citing `turn` (and the target's own evidence in the window when its
+        words stay: `keep_evidence`). A protected memory cannot be named as a replacement (it is
+        never part of an action), so then the target is archived with the same evidence."""
+        tokens = canonical_tokens(without_stamp(text))
+        existing = find_duplicate(tokens, self.working)
+        if existing is not None and existing.key == target.key:
+            return  # the "new" wording is what the memory already says: nothing to replace
+        if existing is not None and existing.protected:
+            self.builder.archive(
+                target.key,
+                (turn.message_id,),
+                f"{rationale}; protected memory {existing.key} already holds the new value",
+            )
+        else:
+            if existing is not None:
+                replacement = existing.key
+            else:
+                kept = tuple(i for i in target.evidence_ids if i in self.window) if keep_evidence else ()
+                evidence = (*dict.fromkeys((*kept, turn.message_id)),)
+                replacement = self.builder.create(text, evidence, rationale, CORRECTION_CONFIDENCE)
+                self.working.add(
+                    WorkingMemory(
+                        key=replacement,
+                        text=text,
+                        tokens=tokens,
+                        evidence_ids=evidence,
+                        evidence_ts=turn.ts,
+                        created_in_plan=True,
+                    )
+                )
+                self.created(turn.message_id, tokens)
+            self.builder.supersede(target.key, replacement, (turn.message_id,), rationale)
+        self.working.retire(target.key)
+
+
+def _in_their_words(text: str) -> bool:
+    """A record of someone's words (what was said or asked, a reply quoted with its question):
+    a stale one is archived, never rewritten into words nobody said."""
+    return is_reported_speech(text) or is_answer_record(text)
+
+
+def _made_from(said: frozenset[str], made: Sequence[tuple[str, str]]) -> str | None:
+    """The memory made from a clause: it holds at least half of the clause's words, the most of any."""
+    best, best_share = None, 0.5
+    for ref, text in made:
+        share = len(said & canonical_tokens(without_stamp(text))) / max(len(said), 1)
+        if share >= best_share and (best is None or share > best_share):
+            best, best_share = ref, share
+    return best
+
+
+def _lowered(sentence: str) -> str:
+    """A sentence as the tail of another: its first letter lowered unless it opens a name."""
+    first = sentence.split(" ", 1)[0]
+    if first in ("The", "A", "An", "It", "This", "That", "There"):
+        return sentence[:1].lower() + sentence[1:]
+    return sentence

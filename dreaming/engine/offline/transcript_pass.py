@@ -1,0 +1,245 @@
+"""Walk the user's messages in order and turn what they state into actions.
+
+Per message: a stated value change first looks for the memories it overrules (supersede them with
+a replacement carrying the new value); then what the message states — its statement sentences,
+attributed to its speaker, dated — becomes a memory, or grows the memory its speaker is telling
+in this session about the same topic, unless memory already says it; a statement that gives an
+attribute a new value ("... is red" after "... is green", "45 sources" after "52") supersedes the
+older one. Working in message order is what makes "newest evidence wins" hold: a memory created
+from an early message is itself overruled by a later one, inside the same plan.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from dreaming.embedding import canonical_tokens
+from dreaming.engine.offline.assistant_notes import assistant_note
+from dreaming.engine.offline.duplicates import find_duplicate, new_values
+from dreaming.engine.offline.extraction import Fact, message_facts
+from dreaming.engine.offline.plan_builder import PlanBuilder
+from dreaming.engine.offline.revisions import Revisions
+from dreaming.engine.offline.slots import SlotReader
+from dreaming.engine.offline.speaker_roles import ChatRoles, TurnSpeaker
+from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.changes import normal_values
+from language.clauses import Clause, clauses_of
+from language.dates import rewrite_relative_time, without_stamp
+from schemas import ConversationTurn
+
+NOTED_COSINE = 0.55
+"""A memory-add citing a message says what the message says at this cosine."""
+FACT_CONFIDENCE = 0.8
+TOLD_MESSAGES = 5
+"""An assistant turn is news only for values the user's last this many messages of the session lack."""
+ASSISTANT_CONFIDENCE = 0.6
+"""What an AI assistant said is advice the user may or may not have taken: below a person's own statement."""
+
+
+class TranscriptPass:
+    def __init__(
+        self,
+        builder: PlanBuilder,
+        working: WorkingSet,
+        roles: ChatRoles,
+        consumed: frozenset[str],
+        notes: list[str],
+        generic: frozenset[str] = frozenset(),
+        similarity: Callable[[str, str], float] = lambda a, b: 0.0,
+        cited_by: Mapping[str, tuple[str, ...]] | None = None,
+        prefetch: Callable[[list[str]], object] = lambda texts: None,
+        slots: SlotReader | None = None,
+        window: frozenset[str] = frozenset(),
+    ) -> None:
+        self.builder = builder
+        self.working = working
+        self.roles = roles
+        self.user_name = roles.user_name
+        self.name_tokens = canonical_tokens(roles.user_name) if roles.user_name else frozenset()
+        self.generic = generic
+        """The scope's generic words (`corrections.generic_tokens`): they tie a correction to no memory."""
+        self.consumed = consumed
+        self.notes = notes
+        self._created_from: dict[str, list[frozenset[str]]] = defaultdict(list)
+        self.similarity = similarity
+        """Cosine of two statements' sentence embeddings (the engine's embedder)."""
+        self.prefetch = prefetch
+        self.cited_by = cited_by or {}
+        """Message id -> the texts of the memories citing it (e.g. a memory-add an agent wrote about it)."""
+        self._made: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        """Per message: (ref, text) of the memories made from it in this plan."""
+        self.revisions = Revisions(
+            builder,
+            working,
+            slots if slots is not None else SlotReader(lambda texts: [[0.0] for _ in texts]),
+            notes,
+            consumed,
+            window,
+            lambda message_id, tokens: self._created_from[message_id].append(tokens),
+        )
+        """The correction and update step (`revisions`)."""
+        self.revisions.people = roles.people
+        self.revisions.name_tokens = self.name_tokens
+
+    def run(self, turns: Sequence[ConversationTurn]) -> None:
+        """`turns` is the chronological transcript minus injected messages."""
+        readings = self._read(turns)
+        self._prefetch(readings)
+        for reading in readings:
+            if reading.speaker.is_person:
+                self._message(reading)
+            elif reading.turn.message_id not in self.consumed:
+                for note in reading.facts:
+                    self._add_statement(reading.turn, note.text, "assistant turn", None, ASSISTANT_CONFIDENCE)
+
+    def _read(self, turns: Sequence[ConversationTurn]) -> list[_Reading]:
+        """Every message read on its own, with the message it answers: what it states does not
+        depend on the memories or on which pass reads it."""
+        readings: list[_Reading] = []
+        told: dict[str, list[str]] = defaultdict(list)
+        """Per session: the user's recent messages (values an assistant only repeats are not news)."""
+        last_assistant: dict[str, ConversationTurn] = {}
+        previous: dict[str, tuple[ConversationTurn, TurnSpeaker]] = {}
+        """Per session: the last message and its speaker (the one the next message answers)."""
+        for turn in turns:
+            if turn.role not in ("user", "assistant"):
+                continue
+            speaker = self.roles.speaker(turn)
+            before = previous.get(turn.session_id)
+            replied = before if before is not None and before[1].name != speaker.name else None
+            if speaker.is_person:
+                facts = message_facts(
+                    turn, speaker, self.roles.people, replied[0] if replied else None, replied[1] if replied else None
+                )
+            else:
+                recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
+                note = assistant_note(turn, replied[0] if replied else None, self.user_name, self.roles.people, recent)
+                facts = [note] if note is not None else []
+            readings.append(_Reading(turn, speaker, last_assistant.get(turn.session_id), facts))
+            if turn.role == "assistant":
+                last_assistant[turn.session_id] = turn
+            else:
+                told[turn.session_id].append(turn.content)
+            previous[turn.session_id] = (turn, speaker)
+        return readings
+
+    def _message(self, reading: _Reading) -> None:
+        """Corrections first (they supersede what they overrule), then the facts the message
+        states, attributed to whoever said it (`extraction.message_facts`)."""
+        turn, speaker = reading.turn, reading.speaker
+        subject = speaker.name
+        handled: list[str] = []
+        context = (speaker.body, *((reading.answered.content,) if reading.answered is not None else ()))
+        for clause in clauses_of(turn, speaker.body):
+            if self._clause(turn, clause, subject, context):
+                handled.append(clause.body)
+        if turn.message_id in self.consumed:
+            return  # an earlier pass consolidated this message
+        for fact in reading.facts:
+            if any(body and body in fact.source for body in handled) or self._noted_already(turn, fact.body):
+                continue
+            kind = "question with a value" if fact.kind == "asked" else "statement"
+            self._add_statement(turn, fact.text, kind, subject)
+        self.revisions.settle(turn, self._made.get(turn.message_id, []))
+
+    def _prefetch(self, readings: Sequence[_Reading]) -> None:
+        """Embed what the walk will compare with a memory-add in one batch (the embedder caches
+        by text) instead of two texts at a time inside it: the statements of messages an add
+        cites, and the adds."""
+        texts: list[str] = []
+        for reading in readings:
+            noted = self.cited_by.get(reading.turn.message_id, ())
+            if not noted or reading.turn.message_id in self.consumed:
+                continue
+            texts.extend(fact.body for fact in reading.facts)
+            texts.extend(without_stamp(n) for n in noted)
+        if texts:
+            self.prefetch(list(dict.fromkeys(texts)))
+
+    def _noted_already(self, turn: ConversationTurn, body: str) -> bool:
+        """A memory-add about this message already says it, and the message adds no value to it:
+        creating it again would only duplicate the add. Values are compared as meant, not as
+        spelled: the add's relative times read from the message's day ("last Saturday" is the
+        fact's "2024-06-08"), a number in words as its digits ("two hours" = "2 hours")."""
+        for noted in self.cited_by.get(turn.message_id, ()):
+            said = rewrite_relative_time(without_stamp(noted), turn.ts, annotate=True).text
+            if self.similarity(body, without_stamp(noted)) >= NOTED_COSINE and _adds_no_value(body, said):
+                return True
+        return False
+
+    def _clause(self, turn: ConversationTurn, clause: Clause, subject: str | None, context: Sequence[str]) -> bool:
+        """True when the clause was taken care of here (a correction applied, or already covered)."""
+        if clause.kind in ("correction", "decision"):
+            if clause.change is not None and self.revisions.correct(turn, clause, subject, context):
+                return True
+        if turn.message_id in self.consumed:
+            return False
+        if clause.change is not None and clause.change.old is None and self._covered(turn, clause.change.new):
+            return True  # "I switched to aisle seats" right after "it's aisle, not window"
+        return False
+
+    def _covered(self, turn: ConversationTurn, value: str) -> bool:
+        tokens = canonical_tokens(value)
+        return bool(tokens) and any(tokens <= made for made in self._created_from[turn.message_id])
+
+    def _add_statement(
+        self,
+        turn: ConversationTurn,
+        text: str,
+        kind: str,
+        subject: str | None,
+        confidence: float = FACT_CONFIDENCE,
+    ) -> str | None:
+        """Create the memory (`text`: a statement with its speaker and date) unless memory already
+        says it or a newer value overrules it; its ref. What an assistant said overrules nothing."""
+        tokens = canonical_tokens(without_stamp(text))
+        if not tokens or find_duplicate(tokens, self.working) is not None:
+            return None
+        rivals = []
+        if kind != "assistant turn":  # what an assistant said overrules nothing
+            name_tokens = canonical_tokens(subject) if subject else self.name_tokens
+            found = self.revisions.rivals(turn, text, subject, name_tokens)
+            if found is None:
+                return None
+            rivals = found
+        who = "the assistant" if kind == "assistant turn" else subject or "the user"
+        ref = self._create(text, tokens, turn, f"{kind} by {who} in {turn.message_id}", confidence)
+        self.revisions.supersede_rivals(turn, ref, rivals, subject)
+        return ref
+
+    def _create(
+        self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str, confidence: float
+    ) -> str:
+        ref = self.builder.create(text, (turn.message_id,), rationale, confidence)
+        self.working.add(
+            WorkingMemory(
+                key=ref,
+                text=text,
+                tokens=tokens,
+                evidence_ids=(turn.message_id,),
+                evidence_ts=turn.ts,
+                created_in_plan=True,
+            )
+        )
+        self._created_from[turn.message_id].append(tokens)
+        self._made[turn.message_id].append((ref, text))
+        return ref
+
+
+def _adds_no_value(body: str, noted: str) -> bool:
+    """Every value `body` states is in `noted`, whatever its spelling ("1,500" / "1500", "two" / "2")."""
+    said = normal_values(noted)
+    if not normal_values(body) <= said:
+        return False  # a number, amount or day the note lacks ("three" where it says "two")
+    return all((normal := normal_values(value)) and normal <= said for value in new_values(body, noted))
+
+
+@dataclass(frozen=True)
+class _Reading:
+    turn: ConversationTurn
+    speaker: TurnSpeaker
+    answered: ConversationTurn | None
+    """The assistant turn this message follows (corrections read it for context)."""
+    facts: list[Fact]

@@ -1,0 +1,39 @@
+"""The right to be forgotten: delete everything the consolidation side holds of one scope."""
+
+from __future__ import annotations
+
+from qdrant_client import models
+
+from dreaming.store import Diary, MemoryStore, TranscriptStore
+from dreaming.store.client import StoreClient, scope_filter
+
+
+def forget_scope(
+    client: StoreClient,
+    memories: MemoryStore,
+    transcripts: TranscriptStore,
+    diary: Diary,
+    scope: str,
+    extra: dict[str, str] | None = None,
+) -> dict[str, int]:
+    """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary, and the
+    collections in `extra` (name -> collection: pending corrections, the scope's steering).
+    Returns how many records each store held. Idempotent: forgetting twice deletes nothing more."""
+    collections = {
+        "memories": memories.memories,
+        "transcripts": transcripts.transcripts,
+        "inbox": transcripts.inbox,
+        "diary": diary.collection,
+        **(extra or {}),
+        "scopes": memories.scopes,
+    }
+    deleted: dict[str, int] = {}
+    flt = scope_filter(scope)
+    # The pointer goes last: until then a reader still sees a consistent (old) generation.
+    for name, collection in collections.items():
+        deleted[name] = client.count(collection, count_filter=flt, exact=True).count
+        client.delete(collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+    transcripts.forget_cached(scope)
+    memories.forget_cached(scope)
+    memories.pointer_deleted(scope)
+    return deleted

@@ -1,0 +1,355 @@
+"""Gather signal: why this scope is worth dreaming about now.
+
+One polars pass over the snapshot's transcript window (a DataFrame of message_id, session_id,
+role, ts, content, is_new) finds, in the user's messages that are new to memory:
+
+- corrections ("No, it's aisle, not window", "DuckDB instead of PostgreSQL") and decisions
+  ("we'll use", "we decided to"), clause by clause;
+- statements of fact or preference ("My favourite colour is green"): a signal, not a motive;
+- entities the user names in at least three messages ("Project Falcon");
+- unresolved threads: a thread that ends on the user's question or request, unanswered;
+- dissatisfaction: complaints ("Too generic.", "It has no direction.") reacting to an answer,
+  and the one content word several of them share across threads, the MemOS-style motive that
+  ties separate failures to one reason;
+
+plus the pending memory-adds and corrections. They are grouped into motives (`schemas.Motive`, one per kind,
+each naming its messages). No motive, no statement and no pending add: nothing to dream about,
+and the pass stops before any engine or model is called.
+
+"New to memory" (`is_new`) means no earlier pass read the message and no memory cites it, so a
+replayed or repeated pass finds nothing. Instruction-like messages (prompt injections,
+`language.injection`, judged per message in Python on normalised text) are data: they are
+counted, never read for signal. The patterns are the language layer's
+(`language.patterns`), the ones the offline engine's clause classifier (`language.clauses`) uses,
+so the two never disagree about what a correction looks like. Everything runs as column
+expressions; the only Python loops are the light stemmer applied to the distinct words of the
+complaint clauses and the lead-in rounds (until a round strips nothing, as in Python).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from dreaming.embedding import STOPWORDS, canonical_tokens, stem
+from dreaming.signals import Complaint, Signals
+from dreaming.snapshot import Snapshot
+from language import patterns
+from language.injection import is_injection
+from schemas import Motive
+from schemas.jobs import MotiveKind
+
+MIN_REPETITIONS = 3
+MIN_COMPLAINTS = 3
+MIN_COMPLAINT_THREADS = 2
+_MAX_LISTED = 5
+_MIN_THEME_CHARS = 3
+_MAX_SUMMARY_CHARS = 2_000  # Motive.summary's limit
+# Words that say "I am unhappy" rather than what about: never a theme.
+COMPLAINT_VOCABULARY = canonical_tokens(
+    "not just only merely still too generic vague long short shallow abstract general complicated technical "
+    "basic simple say explain answer address help work make sense tell show either right useful helpful "
+    "soul point missing wrong good enough again sound"
+)
+STATEMENT_KINDS = ("fact", "preference", "introduction")
+_STOPWORD_ALTERNATION = "|".join(sorted(STOPWORDS, key=len, reverse=True))
+_LEADING_STOPWORDS = rf"(?i)^(?:(?:{_STOPWORD_ALTERNATION})(?:\s+|$))+"
+_TRAILING_STOPWORDS = rf"(?i)(?:(?:^|\s+)(?:{_STOPWORD_ALTERNATION}))+$"
+_CLAUSE_COMMA = rf"(?i),\s+((?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)"
+_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "message_id": pl.String,
+    "session_id": pl.String,
+    "role": pl.String,
+    "ts": pl.Datetime("us", "UTC"),
+    "content": pl.String,
+    "is_new": pl.Boolean,
+}
+
+
+def transcript_frame(snapshot: Snapshot) -> pl.DataFrame:
+    """The scope's own transcript window, chronological, with `is_new` (unread and uncited)."""
+    cited = {i for m in snapshot.memories for i in m.evidence_message_ids}
+    new = snapshot.new_message_ids
+    own = [t for t in snapshot.transcript if t.scope == snapshot.scope]  # a stray turn is never read
+    return pl.DataFrame(
+        {
+            "message_id": [t.message_id for t in own],
+            "session_id": [t.session_id for t in own],
+            "role": [t.role for t in own],
+            "ts": [t.ts for t in own],
+            "content": [t.content for t in own],
+            "is_new": [t.message_id in new and t.message_id not in cited for t in own],
+        },
+        schema=_SCHEMA,
+    )
+
+
+def gather(snapshot: Snapshot) -> Signals:
+    pending = tuple(sorted(snapshot.pending_add_ids))
+    frame = with_threads(transcript_frame(snapshot))
+    # Judged in Python: the text is normalised first (NFKC, invisible characters, confusables).
+    injected = frame.filter(pl.col("message_id").is_in(list(snapshot.injected_message_ids)))
+    readable = frame.filter(~pl.col("message_id").is_in(injected["message_id"].implode()))
+    fresh = classify_clauses(readable.filter(pl.col("is_new")))  # only new messages carry new signal
+
+    signals = Signals(
+        corrections=_ids(fresh.filter(pl.col("kind") == "correction")),
+        decisions=_ids(fresh.filter(pl.col("kind") == "decision")),
+        statements=_ids(fresh.filter(pl.col("kind").is_in(STATEMENT_KINDS))),
+        repeated_entities=repeated_entities(readable.filter(pl.col("is_new") & (pl.col("role") == "user"))),
+        pending_adds=pending,
+        unresolved=unresolved_threads(readable, fresh),
+        complaint=recurring_complaint(readable, fresh),
+        injected=tuple(injected["message_id"].to_list()),
+        pending_corrections=tuple(e.request_id for e in snapshot.corrections),
+        messages=frame.height,
+        new_messages=int(frame["is_new"].sum()),
+    )
+    pending_evidence = tuple(
+        dict.fromkeys(
+            i for add_id in pending if (m := snapshot.memory(add_id)) is not None for i in m.evidence_message_ids
+        )
+    )
+    return Signals(**{**signals.__dict__, "motives": build_motives(signals, pending_evidence)})
+
+
+def with_threads(frame: pl.DataFrame) -> pl.DataFrame:
+    """Number the threads: a new one starts with a new session or after a long pause."""
+    gap = pl.duration(minutes=patterns.THREAD_GAP_MINUTES)
+    starts = (
+        (pl.col("session_id") != pl.col("session_id").shift(1)) | ((pl.col("ts") - pl.col("ts").shift(1)) > gap)
+    ).fill_null(True)
+    return frame.with_columns(thread=starts.cast(pl.Int32).cum_sum() - 1)
+
+
+def _any_of(column: pl.Expr, sources: tuple[str, ...]) -> pl.Expr:
+    expr = pl.lit(False)
+    for source in sources:
+        expr = expr | column.str.contains(source)
+    return expr
+
+
+def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per clause of every user message, with what the clause does (the kinds and their
+    precedence are the offline engine's: `language.clauses.classify`)."""
+    text = (
+        pl.col("content")
+        .str.replace_all(_CLAUSE_COMMA, "\n${1}")
+        .str.replace_all(r"([.!?])\s+", "${1}\n")
+        .str.replace_all(r"\s*;\s*", "\n")
+    )
+    rows = (
+        frame.filter(pl.col("role") == "user")
+        .select("message_id", "session_id", "thread", "is_new", clause=text.str.split("\n"))
+        .explode("clause")
+        .with_columns(pl.col("clause").str.strip_chars())
+        .filter(pl.col("clause").str.contains(r"[[:alnum:]]"))
+    )
+    rows = rows.with_columns(body=strip_lead_ins_column(rows["clause"]))
+    # The injection rules read normalised text (NFKC, invisible characters, confusables): Python.
+    rows = rows.with_columns(pl.Series("injected", [is_injection(body) for body in rows["body"]], dtype=pl.Boolean))
+    b = pl.col("body")
+    decision = b.str.contains(patterns.DECISION_MARKER)
+    first_word = b.str.extract(patterns.FIRST_WORD, 1).str.to_lowercase()
+    kind = (
+        pl.when(pl.col("injected"))
+        .then(pl.lit("injection"))
+        .when((b == "") | b.str.contains(patterns.GREETING))
+        .then(pl.lit("greeting"))
+        .when(b.str.contains(patterns.INTRODUCTION_CLAUSE))
+        .then(pl.lit("introduction"))
+        .when(b.str.strip_chars_end().str.ends_with("?") | b.str.contains(patterns.QUESTION_START))
+        .then(pl.lit("question"))
+        .when(
+            ~decision
+            & (
+                b.str.contains(patterns.REQUEST_START)
+                | first_word.is_in(list(patterns.IMPERATIVE_VERBS)).fill_null(False)
+            )
+        )
+        .then(pl.lit("request"))
+        .when(decision)
+        .then(pl.lit("decision"))
+        .when(b.str.contains(patterns.CHANGE_CUE) | b.str.contains(patterns.CORRECTION_MARKER))
+        .then(pl.lit("correction"))
+        .when(_any_of(b, patterns.DISSATISFACTION))
+        .then(pl.lit("dissatisfaction"))
+        .when(b.str.contains(patterns.PREFERENCE_MARKER))
+        .then(pl.lit("preference"))
+        .when(
+            (b.str.count_matches(patterns.WORD) >= patterns.MIN_STATEMENT_WORDS)
+            & ~b.str.contains(patterns.DEICTIC_START)
+        )
+        .then(pl.lit("fact"))
+        .otherwise(pl.lit("other"))
+    )
+    return rows.with_columns(kind=kind).drop("injected")
+
+
+def strip_lead_ins_column(clauses: pl.Series) -> pl.Series:
+    """`language.clauses.strip_lead_ins` over a column: one lead-in comes off per round ("And please
+    remember ..." takes two), until a round changes nothing, as the Python loop does."""
+    body = clauses.str.strip_chars()
+    while not (stripped := body.str.replace(patterns.LEAD_INS, "").str.strip_chars()).equals(body):
+        body = stripped
+    return body
+
+
+def _ids(rows: pl.DataFrame) -> tuple[str, ...]:
+    return tuple(rows["message_id"].unique(maintain_order=True).to_list())
+
+
+def _clean_entity(column: pl.Expr) -> pl.Expr:
+    return column.str.replace(_LEADING_STOPWORDS, "").str.replace(_TRAILING_STOPWORDS, "").str.strip_chars()
+
+
+def repeated_entities(user_turns: pl.DataFrame) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Entities the user names in at least MIN_REPETITIONS messages, most mentioned first.
+
+    A capitalised word opening a sentence counts only if it is also capitalised mid-sentence
+    somewhere ("Change of plan" is not an entity, "Project Falcon" is).
+    """
+    if user_turns.is_empty():
+        return ()
+    found = user_turns.select(
+        "message_id",
+        every=pl.col("content").str.extract_all(patterns.ENTITY_RUN),
+        initial=pl.col("content").str.extract_all(patterns.SENTENCE_INITIAL_ENTITY_RUN),
+    ).with_row_index("order")
+
+    def mentions(column: str, strip_prefix: bool) -> pl.DataFrame:
+        name = pl.col(column)
+        if strip_prefix:
+            name = name.str.replace(r"^[.!?\n]?\s*", "")
+        return (
+            found.select("order", "message_id", column)
+            .explode(column)
+            .drop_nulls(column)
+            .select("order", "message_id", name=_clean_entity(name))
+            .filter(pl.col("name") != "")
+        )
+
+    every = mentions("every", strip_prefix=False)
+    counts = every.group_by("message_id", "name").agg(pl.len().alias("n"), pl.col("order").first())
+    initial = mentions("initial", strip_prefix=True).group_by("message_id", "name").agg(pl.len().alias("n_initial"))
+    counts = counts.join(initial, on=["message_id", "name"], how="left").with_columns(pl.col("n_initial").fill_null(0))
+    confirmed = counts.filter(pl.col("n") > pl.col("n_initial"))["name"].unique()
+    per_name = (
+        counts.filter(pl.col("name").is_in(confirmed.implode()))
+        .sort("order")
+        .group_by("name", maintain_order=True)
+        .agg(pl.col("message_id"))
+        .filter(pl.col("message_id").list.len() >= MIN_REPETITIONS)
+    )
+    ranked = sorted(
+        ((row["name"], tuple(row["message_id"])) for row in per_name.iter_rows(named=True)),
+        key=lambda item: (-len(item[1]), item[0]),
+    )
+    return tuple(ranked)
+
+
+def unresolved_threads(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> tuple[str, ...]:
+    """New user questions or requests that end a thread with nothing after them."""
+    asking = fresh_clauses.filter(pl.col("kind").is_in(("question", "request")))["message_id"].unique()
+    last = readable.group_by("thread", maintain_order=True).agg(pl.all().last())
+    open_ = last.filter((pl.col("role") == "user") & pl.col("is_new") & pl.col("message_id").is_in(asking.implode()))
+    return tuple(open_.sort("thread")["message_id"].to_list())
+
+
+def recurring_complaint(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> Complaint | None:
+    """The most widespread theme shared by complaints in enough messages and threads."""
+    answered_before = readable.with_columns(
+        answered=(pl.col("role") == "assistant").cast(pl.Int32).cum_sum().over("session_id") > 0
+    ).select("message_id", "answered")
+    complaints = (
+        fresh_clauses.filter(pl.col("kind") == "dissatisfaction")
+        .join(answered_before, on="message_id", how="left", maintain_order="left")
+        .filter(pl.col("answered"))
+        .with_row_index("clause_order")
+    )
+    if complaints.is_empty():
+        return None
+    normalised = (
+        pl.col("body")
+        .str.to_lowercase()
+        .str.replace_all("\u2019", "'")
+        .str.replace_all(r"n't\b", " not")
+        .str.replace_all(r"'(?:s|re|m|ll|ve|d)\b", "")
+    )
+    words = (
+        complaints.select(
+            "clause_order", "message_id", "thread", "body", surface=normalised.str.extract_all(r"[a-z0-9]+")
+        )
+        .explode("surface")
+        .drop_nulls("surface")
+        .filter((pl.col("surface").str.len_chars() >= _MIN_THEME_CHARS) & ~pl.col("surface").is_in(list(STOPWORDS)))
+    )
+    if words.is_empty():
+        return None
+    distinct = words["surface"].unique().to_list()
+    stems = {word: stem(word) for word in distinct}  # the one Python loop: distinct complaint words only
+    words = words.with_columns(token=pl.col("surface").replace_strict(stems, return_dtype=pl.String)).filter(
+        ~pl.col("token").is_in(list(COMPLAINT_VOCABULARY))
+    )
+    per_message = words.unique(["message_id", "token"], keep="first", maintain_order=True)
+    themes = (
+        per_message.group_by("token", maintain_order=True)
+        .agg(messages=pl.col("message_id"), threads=pl.col("thread").n_unique())
+        .with_columns(n=pl.col("messages").list.len())
+        .filter((pl.col("n") >= MIN_COMPLAINTS) & (pl.col("threads") >= MIN_COMPLAINT_THREADS))
+        .sort(["n", "threads", "token"], descending=[True, True, False])
+    )
+    if themes.is_empty():
+        return None
+    best = themes.row(0, named=True)
+    token = best["token"]
+    with_theme = per_message.filter(pl.col("token") == token)
+    surfaces = words.filter(pl.col("token") == token).group_by("surface").len()
+    theme = surfaces.sort(["len", "surface"], descending=[True, False])["surface"][0]
+    return Complaint(
+        theme=theme,
+        message_ids=tuple(best["messages"]),
+        quotes=tuple(with_theme["body"].to_list()),
+        thread_count=best["threads"],
+    )
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:_MAX_LISTED])
+    return shown + (f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else "")
+
+
+def _motive(kind: MotiveKind, summary: str, message_ids: tuple[str, ...]) -> Motive:
+    if len(summary) > _MAX_SUMMARY_CHARS:
+        summary = summary[: _MAX_SUMMARY_CHARS - 1] + "\u2026"
+    return Motive(kind=kind, summary=summary, message_ids=message_ids)
+
+
+def build_motives(signals: Signals, pending_evidence: tuple[str, ...]) -> tuple[Motive, ...]:
+    """One motive per kind of signal, each naming the messages behind it."""
+    motives: list[Motive] = []
+    if ids := signals.corrections:
+        motives.append(_motive("correction", f"the user corrected stored values in {len(ids)} message(s)", ids))
+    if ids := signals.decisions:
+        motives.append(_motive("decision", f"{len(ids)} decision(s) stated", ids))
+    if ids := signals.statements:
+        motives.append(_motive("new_facts", f"{len(ids)} new fact(s) or preference(s) stated by the user", ids))
+    if repeated := signals.repeated_entities:
+        ids = tuple(dict.fromkeys(i for _, message_ids in repeated for i in message_ids))
+        names = [f"{name} ({len(message_ids)} messages)" for name, message_ids in repeated]
+        motives.append(_motive("repetition", f"repeatedly mentioned: {_listed(names)}", ids))
+    if pending := signals.pending_adds:
+        summary = f"{len(pending)} memory-add(s) to consolidate: {_listed(list(pending))}"
+        motives.append(_motive("memory_add", summary, pending_evidence))
+    if ids := signals.unresolved:
+        motives.append(_motive("unresolved", f"{len(ids)} thread(s) end on an unanswered question or request", ids))
+    if (complaint := signals.complaint) is not None:
+        quotes = " / ".join(f"\u201c{q}\u201d" for q in complaint.quotes)
+        summary = (
+            f"repeated dissatisfaction across {complaint.thread_count} threads, all about "
+            f"\u201c{complaint.theme}\u201d: {quotes}"
+        )
+        motives.append(_motive("dissatisfaction", summary, complaint.message_ids))
+    if ids := signals.pending_corrections:
+        summary = f"{len(ids)} correction(s) of stored memories sent by agents or operators: {_listed(list(ids))}"
+        motives.append(_motive("memory_correction", summary, ()))
+    return tuple(motives)

@@ -1,0 +1,183 @@
+"""What the offline engine writes from messages (`extraction`, `assistant_notes`, `speaker_roles`), on
+conversations written for these tests: names, values and sentences are not from any dataset."""
+
+from __future__ import annotations
+
+import pytest
+
+from dreaming.engine.offline import OfflineEngine
+from dreaming.engine.offline.assistant_notes import assistant_note, is_assistant_note, is_reported_speech
+from dreaming.engine.offline.extraction import message_facts
+from dreaming.engine.offline.speaker_roles import OTHER_PERSON, configured_role, read_roles
+from dreaming.passes.gather import gather
+from language.dates import without_stamp
+from schemas import ConversationTurn, CreateAction
+from tests.unit.snapshot_factory import build_snapshot, turn_row
+
+DAY = "2025-05-06T10:{:02d}:00+00:00"
+
+
+def rows(scope: str, lines: list[tuple[str, str]], session: str = "s1") -> list[dict]:
+    return [turn_row(scope, session, i, role, text, DAY.format(i)) for i, (role, text) in enumerate(lines)]
+
+
+def creates(scope: str, lines: list[tuple[str, str]], engine: OfflineEngine | None = None) -> list[CreateAction]:
+    snapshot = build_snapshot(scope, rows(scope, lines))
+    result = (engine or OfflineEngine()).propose(snapshot, gather(snapshot))
+    return [a for a in result.plan.actions if isinstance(a, CreateAction)]
+
+
+def said(actions: list[CreateAction]) -> dict[str, str]:
+    """Message index -> what memory says it said (" | " between two memories of one message)."""
+    out: dict[str, str] = {}
+    for a in actions:
+        index = a.evidence_message_ids[0].split("#")[1]
+        out[index] = f"{out[index]} | {without_stamp(a.text)}" if index in out else without_stamp(a.text)
+    return out
+
+
+PEN_PALS = [
+    ("user", "Ines: Hey Tariq! I finally adopted a greyhound, she is called Biscuit."),
+    ("user", "Tariq: Congrats, Ines! How old is she?"),
+    ("user", "Ines: She's 4, and she sleeps most of the day."),
+    ("user", "Tariq: My cousin Leyla moved to Quito last week. Take care!"),
+    ("user", "Ines: Thanks, Tariq! That's lovely."),
+]
+
+
+def test_a_long_message_is_one_memory_per_statement() -> None:
+    scope = "t/pals/long"
+    line = (
+        "Ines: I spent the whole of last spring restoring an old wooden sailing boat with my uncle in Split. "
+        "Separately, my employer finally approved a four-day week for everyone in the design team from September."
+    )
+    made = creates(scope, [("user", line)])
+    assert len(made) == 2 and all(a.evidence_message_ids == ("s1#0",) for a in made)
+
+
+def test_one_fact_per_memory_unrelated_lines_are_not_glued_and_glue_is_not_stored() -> None:
+    made = creates("t/pals/a", PEN_PALS)
+    texts = said(made)
+    assert all(len(a.evidence_message_ids) == 1 for a in made), "every memory cites the one message it says"
+    assert texts["0"] == "Ines finally adopted a greyhound, she is called Biscuit."
+    assert texts["3"] == "Tariq's cousin Leyla moved to Quito the week before 2025-05-06 (last week)."
+    assert "4" not in texts and "1" not in texts, "thanks, congratulations and a question without a value"
+
+
+def test_a_short_answer_takes_its_subject_from_the_question() -> None:
+    texts = said(creates("t/pals/b", PEN_PALS))
+    assert texts["2"] == 'Asked "How old is she?", Ines said: She\'s 4, and she sleeps most of the day.'
+
+
+def test_a_message_states_the_same_whatever_came_before_it() -> None:
+    scope = "t/pals/c"
+    alone = said(creates(scope, PEN_PALS[3:4]))["0"]
+    after = said(creates(scope, PEN_PALS))["3"]
+    assert alone == after, "what a message states does not depend on where a pass starts"
+
+
+WORK_CHAT = [
+    ("user", "I'm Hana, a product designer. My launch review moved to June 12, can you draft an agenda?"),
+    (
+        "assistant",
+        "Certainly! Here is a plan.\n\n### Agenda\n- Open with the metrics: activation rose from 31% to 38%.\n"
+        "- Close with the pricing test you planned.\n\n```python\nprint('agenda')\n```\n"
+        "I recommend booking 45 minutes for the review. Would you like a template?",
+    ),
+    ("user", "Great, I'll book 45 minutes then."),
+    ("assistant", "Noted: the review is on June 12."),
+]
+
+
+def test_what_the_assistant_said_is_stored_attributed_never_as_the_users() -> None:
+    texts = said(creates("t/work/hana", WORK_CHAT))
+    note = texts["1"]
+    assert note.startswith("The assistant ") and is_assistant_note(note)
+    assert "45 minutes" in note and "38%" in note and "print" not in note and "Certainly" not in note
+    assert " you" not in note.lower(), "its 'you' is the user it advised"
+    assert "3" not in texts, "a confirmation that only repeats the user's values adds nothing"
+    assert texts["0"] == "Hana is a product designer. Hana's launch review moved to June 12.", (
+        "a short message is one memory"
+    )
+
+
+def test_an_assistant_note_needs_a_value_the_user_did_not_give() -> None:
+    ask = ConversationTurn(
+        scope="t/x/y", session_id="s", message_id="m0", role="user", content="My flat is in Graz.", ts=DAY.format(0)
+    )
+    echo = ask.model_copy(update={"message_id": "m1", "role": "assistant", "content": "Got it, your flat is in Graz."})
+    assert assistant_note(echo, ask, None) is None
+    advice = echo.model_copy(update={"content": "Got it. The Graz tram pass costs 49 euros a month for you."})
+    note = assistant_note(advice, ask, "Mila")
+    assert note is not None and "49 euros" in note.text and "Mila" in note.text
+
+
+def test_reported_speech_is_recognised() -> None:
+    assert is_reported_speech("[2025-05-06] The assistant recommended: Book a room.")
+    assert is_reported_speech("[2025-05-06] Hana asked the assistant to draft an agenda.")
+    assert is_reported_speech("[2025-05-06] Hana asked: How do I export the deck?")
+    assert not is_reported_speech("[2025-05-06] Hana asked her manager for a day off and got it.")
+
+
+NEIGHBOURS = [
+    ("user", "Hi Dario! We repainted the kitchen yellow last weekend."),
+    ("assistant", "Thanks, Mirela! My wife and I went hiking near Bled on Saturday."),
+    ("user", "Sounds great, Dario. How long was the hike?"),
+    ("assistant", "It took about five hours. My knees still hurt, haha."),
+    ("user", "Thanks, Dario, I'll try it with my brother in July."),
+    ("assistant", "Yes, Mirela! Last month I bought new boots for my trips."),
+]
+
+
+def test_two_people_without_name_prefixes_are_both_people() -> None:
+    roles = read_roles("t/n/m", [ConversationTurn(**r) for r in rows("t/n/m", NEIGHBOURS)])
+    assert (roles.assistant_is_person, roles.assistant_name, roles.user_name) == (True, "Dario", "Mirela")
+    texts = said(creates("t/n/m", NEIGHBOURS))
+    assert texts["1"] == "Dario's wife and Dario went hiking near Bled on Saturday."
+    assert texts["3"].startswith('Asked "How long was the hike?", Dario said: It took about five hours.')
+    assert not any(is_assistant_note(t) for t in texts.values())
+    assert texts["4"].startswith("Mirela will try it with Mirela's brother in July")
+
+
+def test_the_setting_decides_who_the_assistant_is() -> None:
+    assert configured_role("acme/pals/u1", {"acme": "assistant", "acme/pals": "person"}) == "person"
+    assert configured_role("acme/bot/u1", {"acme": "assistant", "acme/pals": "person"}) == "assistant"
+    assert configured_role("globex/x/y", {"acme": "person"}) is None
+    assistant = OfflineEngine(assistant_roles={"t/n": "assistant"})
+    texts = said(creates("t/n/m", NEIGHBOURS, assistant))
+    assert all(is_assistant_note(texts[i]) for i in ("1", "3", "5") if i in texts), "an assistant's turns are its notes"
+    unnamed = read_roles("t/q/r", [ConversationTurn(**r) for r in rows("t/q/r", NEIGHBOURS[1::2])], {"t/q": "person"})
+    assert unnamed.speaker(ConversationTurn(**rows("t/q/r", NEIGHBOURS)[1])).name in ("Dario", OTHER_PERSON)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Thanks so much!",
+        "Haha, that's so true.",
+        "Good luck with the move!",
+        "Wow, amazing!",
+    ],
+)
+def test_pleasantries_are_not_memories(line: str) -> None:
+    turn = ConversationTurn(**rows("t/p/q", [("user", line)])[0])
+    roles = read_roles("t/p/q", [turn])
+    assert message_facts(turn, roles.speaker(turn)) == []
+
+
+def test_what_each_message_states_does_not_depend_on_where_the_pass_starts() -> None:
+    from dreaming.engine.offline.plan_builder import PlanBuilder
+    from dreaming.engine.offline.transcript_pass import TranscriptPass
+    from dreaming.engine.offline.working_set import WorkingSet
+
+    turns = [ConversationTurn(**r) for r in rows("t/pals/cut", PEN_PALS)]
+    roles = read_roles("t/pals/cut", turns)
+
+    def read(window: list[ConversationTurn]) -> dict[str, list[str]]:
+        walk = TranscriptPass(PlanBuilder(), WorkingSet(), roles, frozenset(), [])
+        return {r.turn.message_id: [f.text for f in r.facts] for r in walk._read(window)}
+
+    whole = read(turns)
+    for cut in range(1, len(turns)):
+        later = read(turns[cut - 1 :])  # a pass starting at `cut` still reads the message it answers
+        assert {m: later[m] for m in list(later)[1:]} == {m: whole[m] for m in list(later)[1:]}, cut

@@ -1,0 +1,238 @@
+"""Same subject, same attribute, judged by meaning (`dreaming.engine.offline.slots`), on sentences
+written for this test: one attribute with a new value is an update, two attributes, two people or
+two events are not, and a stated correction is only about the sentence it is about."""
+
+from __future__ import annotations
+
+import pytest
+
+from dreaming.embedding.minilm import MiniLMEmbedder
+from dreaming.engine.offline.slots import SlotReader, compounds_of, frames, holder, names_in
+from language.changes import parse_change
+
+
+@pytest.fixture(scope="module")
+def slots() -> SlotReader:
+    return SlotReader(MiniLMEmbedder().embed_array)
+
+
+ONE_ATTRIBUTE = [
+    ("The user's snack budget for the party is $40.", "The user has raised the party snack budget to $55."),
+    ("The user's team has 14 engineers.", "The user's team now has 17 engineers after two hires."),
+    ("The user's thesis draft is 8,200 words long.", "The user's thesis draft has grown to 9,100 words."),
+    (
+        "The user's dentist appointment is on June 3 at 9 AM.",
+        "The user moved the dentist appointment to June 5 at 2 PM.",
+    ),
+    ("The grant application deadline is October 12.", "The grant application deadline was pushed back to October 19."),
+    ("The user is saving $300 a month for the trip.", "The user increased the monthly trip savings to $350."),
+    ("The user's unit test coverage is at 61%.", "The user's unit test coverage went up to 70% this week."),
+    ("The user's rent is $1,450 per month.", "The landlord raised the user's rent to $1,520 per month."),
+    ("The user practises piano 3 hours a week.", "The user now practises piano 5 hours a week."),
+    ("The user plans to run 20 km per week.", "The user cut the weekly running goal to 15 km."),
+    ("The user's website gets about 1,200 visitors a day.", "Daily visitors to the user's website reached 1,800."),
+    ("The user's mortgage rate is 4.1%.", "The user refinanced and the mortgage rate is now 3.6%."),
+    ("The user's sprint review is on May 14.", "The sprint review got rescheduled to May 16."),
+    ("The user's cat weighs 5 kg.", "The vet said the user's cat now weighs 4.6 kg."),
+    ("The user's flight to Denver departs at 6:40 AM.", "The airline changed the user's Denver flight to 9:15 AM."),
+    ("The user's newsletter has 850 subscribers.", "The newsletter grew to 1,020 subscribers."),
+    ("The user's daily API quota is 500 requests.", "The user's API quota was upgraded to 2,000 requests per day."),
+    ("Jon's dance studio has 12 students.", "Jon's dance studio has 20 students now."),
+    ("Gina has been selling her designs in 3 shops.", "Gina's designs are now sold in 5 shops."),
+    (
+        "The user is trying to keep the mobile app small, and the install size is 48 MB right now.",
+        "The user wants to add offline maps, but the app install size has already dropped to 41 MB after "
+        "removing unused fonts.",
+    ),
+    (
+        "The user is worried about the move, and the moving company quoted $2,300 for the whole house.",
+        "The moving company revised its quote to $2,650 because of the piano.",
+    ),
+    ("The deadline for Phase 2 of the user's app is May 3.", "The Phase 2 deadline was pushed back to May 9."),
+    ("The user reads 30 pages a day.", "The user now reads 45 pages a day."),
+]
+TWO_ATTRIBUTES = [
+    ("The user's snack budget for the party is $40.", "The user's grocery budget is $550 a month."),
+    ("The user's monthly book budget is $35.", "The user's monthly gym fee is $45."),
+    ("The user's thesis draft is 8,200 words long.", "The user's blog post is 1,200 words long."),
+    ("The user's dentist appointment is on June 3.", "The user's car service is on June 9."),
+    ("The grant application deadline is October 12.", "The visa application deadline is November 2."),
+    ("The user ran 5 km on Saturday.", "The user bought 3 books about birds."),
+    ("The user's checkout page loads in 900ms.", "The user's search endpoint responds in 300ms."),
+    ("The user's rent is $1,450.", "The user's car payment is $320."),
+    ("The user's daily API quota is 500 requests.", "The user's app makes about 300 requests per day."),
+    ("The user's unit test coverage is at 61%.", "The user's phone battery is at 61%."),
+    ("The user's team has 14 engineers.", "The user's team closed 30 tickets this sprint."),
+    ("The user's newsletter has 850 subscribers.", "The user's podcast has 40 episodes."),
+    ("The user's flight to Denver departs at 6:40 AM.", "The user's train to Boston departs at 7:10 AM."),
+    ("The user practises piano 3 hours a week.", "The user practises Spanish 2 hours a week."),
+    ("The user's sister has 2 kids.", "The user has 3 kids."),
+    ("Project Cobra has 4 open bugs.", "Project Heron has 9 open bugs."),
+    ("The deadline for the first phase of the user's app is May 3.", "The user's Phase 2 deadline is now May 24."),
+    ("The user reads 30 pages a day.", "The user now reads 180 pages a week."),
+    ("The user saves $20 a day for the trip.", "The user has raised the trip savings to $400 per month."),
+]
+TWO_EVENTS = [
+    ("Melanie went camping with her kids on 2023-06-20.", "Melanie went camping at the lake on 2023-07-15."),
+    ("The user ran 5 km on 2024-03-02.", "The user ran 8 km on 2024-03-09."),
+    ("Caroline attended a support group meeting on 2023-05-07.", "Caroline attended another meeting on 2023-05-21."),
+    ("The user bought 3 books at the fair.", "The user bought 5 books online."),
+]
+
+
+FRAMED_UPDATES = [
+    # The new value said inside a feeling or a request, the old inside framing of its own: the
+    # clauses are far apart, the value's own words ("the island ferry … moved to #") are not.
+    (
+        "The user is a little nervous that the island ferry leaves at 7:15 AM.",
+        "The user asked how to warn the passengers that the island ferry was moved to 8:05 AM.",
+    ),
+    (
+        "The user finds it hard to pay the $48 monthly climbing gym fee.",
+        "The user wonders whether to keep going now that the climbing gym fee was raised to $55.",
+    ),
+    (
+        "The user keeps mixing up which weekend the harbour regatta is, and the harbour regatta is on June 8.",
+        "The user asked the assistant to draft a note to the crew saying the harbour regatta was moved to June 15.",
+    ),
+    (
+        "The user sighed that the climbing gym fee of $48 a month is steep for a student.",
+        "The user asked for cheaper options since the climbing gym fee was raised to $55.",
+    ),
+    (
+        "The user is anxious that the pottery class costs $35 a session.",
+        "The user asked whether it is worth staying now that the pottery class fee went up to $42 a session.",
+    ),
+]
+ANCHORED_LOOKALIKES = [
+    # A change said of a value of the same kind, beside one shared word only, or of something else.
+    ("The user's climbing gym fee is $48 a month.", "The user raised the monthly parking fee to $90."),
+    ("The user practises piano 3 hours a week.", "The user increased Spanish practice to 2 hours a week."),
+    ("The user paid $30 for the museum passes.", "The user's museum membership fee was increased to $60."),
+    ("The user's book club fee is $15 for the room.", "The user raised the travel allowance to $900."),
+    # One noun, modified otherwise on each side: two things.
+    ("The user's parking fee is $40 a month.", "The user raised the gym fee to $55 a month."),
+    ("The user's weekday ferry ticket costs $12.", "The user said the weekend ferry ticket went up to $15."),
+    # Two named things: a score of one course is not a score of another.
+    (
+        "The user finished the \u201cFirst Aid Basics\u201d course on May 2, scoring 81%.",
+        "The user just finished the \u201cKnots and Ropes\u201d workshop, and the score went up to 93%.",
+    ),
+    # The change is not about the day: two days, two events.
+    ("The user booked the piano tuner for March 3.", "The user is switching to a new piano tuner after March 10."),
+]
+
+
+def _subject(text: str) -> str | None:
+    return next((name for name in ("Jon", "Gina", "Melanie", "Caroline") if name in text), None)
+
+
+@pytest.mark.parametrize(("old", "new"), ONE_ATTRIBUTE)
+def test_a_new_value_of_one_attribute_is_an_update(slots: SlotReader, old: str, new: str) -> None:
+    update = slots.update(new, old, _subject(old))
+    assert update is not None and update.old_sentence == old and update.new_sentence == new
+
+
+@pytest.mark.parametrize(("old", "new"), FRAMED_UPDATES)
+def test_a_value_said_to_be_new_updates_the_same_quantity_whatever_frames_it(
+    slots: SlotReader, old: str, new: str
+) -> None:
+    update = slots.update(new, old, _subject(old))
+    assert update is not None and update.old_sentence == old and update.new_sentence == new
+
+
+@pytest.mark.parametrize(("old", "new"), TWO_ATTRIBUTES + TWO_EVENTS + ANCHORED_LOOKALIKES)
+def test_other_attributes_people_and_events_are_not_updates(slots: SlotReader, old: str, new: str) -> None:
+    assert slots.update(new, old, _subject(old)) is None
+
+
+def test_the_same_value_again_is_no_update(slots: SlotReader) -> None:
+    assert slots.update("The user's rent is still $1,450 a month.", "The user's rent is $1,450 per month.") is None
+    # One version, two spellings.
+    assert (
+        slots.update("The user now runs the site on Hugo 0.121.1.", "The user runs the site on Hugo v0.121.1.") is None
+    )
+
+
+def test_a_frame_masks_values_and_the_subject_and_keeps_the_clause_about_the_value() -> None:
+    [alone, with_before] = frames("The user is keeping the app small, and its install size is 48 MB right now.")
+    assert alone.masked == "its install size is # MB right now"
+    assert with_before.masked == "is keeping the app small, and its install size is # MB right now".replace(", and", "")
+    assert alone.values == frozenset({"48"}) and alone.changed  # "now"
+    [frame] = frames("Jon's dance studio has 12 students.", "Jon")
+    assert frame.masked == "dance studio has # students"
+
+
+def test_a_sharp_sign_of_the_text_is_not_a_masked_value() -> None:
+    [frame] = frames("The user's C# service has 12 endpoints.")
+    assert frame.said_values == ("12",) and frame.sentence == "The user's C# service has 12 endpoints."
+    assert frames("# Create a branch: git checkout -b fix-3 and push 2 commits") != ()  # code comments too
+
+
+def test_whose_attribute_a_clause_gives() -> None:
+    assert holder("My sister moved to # in #") == "sister"
+    assert holder("The user's colleagues have # desks") == "colleague"
+    assert holder("My landlord raised the rent to #") == ""  # the rent is the speaker's
+    assert holder("The user's new car is #") == ""
+
+
+def test_named_things_are_words_capitalised_by_meaning_not_by_grammar() -> None:
+    assert names_in("Project Cobra uses # as the warehouse") == {"cobra"}
+    assert names_in("I moved the Zoom call with Dana to #") == {"zoom", "dana"}
+    assert names_in("The budget is #") == frozenset()
+
+
+CORRECTED = [
+    ("The user always sits by the window on long flights.", "Aisle, not window: I prefer aisle seats now."),
+    ("The user drinks black coffee every morning.", "These days I drink green tea instead of coffee in the morning."),
+    ("The user is learning Italian on weekends.", "I switched from Italian to Portuguese for my weekend lessons."),
+    ("The user goes to the gym on Mondays.", "I go to the gym on Thursdays now, not Mondays."),
+    ("The user's son plays football on Saturdays.", "My son plays hockey on Saturdays, not football."),
+    ("The user's wife works as a nurse at the clinic.", "Correction: my wife works as a midwife, not a nurse."),
+]
+NOT_CORRECTED = [
+    ("The user's relationship with the user's brother is good.", "I try to focus on the good instead of the bad."),
+    ("The user's garden is large and full of roses.", "We went from large to small portions at dinner."),
+    ("The user always parks on the street near the bakery.", "Our kitchen window faces the garden, not the street."),
+    ("The user loves the quiet of early mornings.", "The weather can change from quiet to stormy in an hour."),
+    ("The user's sister moved to Berlin in 2019.", "My colleague moved from Berlin to Munich for a new job."),
+    ("The user bakes bread every Sunday.", "My neighbour makes pizza rather than bread on Sundays."),
+    ("Project Lynx uses MySQL as the warehouse.", "No, it's DuckDB, not MySQL, for Project Orca."),
+]
+
+
+@pytest.mark.parametrize(("memory", "correction"), CORRECTED)
+def test_a_correction_is_about_the_sentence_holding_its_old_value(
+    slots: SlotReader, memory: str, correction: str
+) -> None:
+    change = parse_change(correction)
+    assert change is not None and slots.corrects(change, memory, [correction])
+
+
+@pytest.mark.parametrize(("memory", "said"), NOT_CORRECTED)
+def test_an_idiom_another_person_or_another_thing_corrects_nothing(slots: SlotReader, memory: str, said: str) -> None:
+    change = parse_change(said)
+    assert change is not None and not slots.corrects(change, memory, [said])
+
+
+def test_a_bare_correction_is_judged_by_the_turn_it_answers(slots: SlotReader) -> None:
+    change = parse_change("No, aisle, not window.")
+    assert change is not None
+    memory = "Ava prefers window seats."
+    assert slots.corrects(change, memory, ["No, aisle, not window.", "I booked you a window seat."], "Ava")
+    flat = "Ava's flat has a big window facing the park."
+    assert not slots.corrects(change, flat, ["No, aisle, not window.", "I booked you a window seat."], "Ava")
+
+
+def test_the_same_compound_holds_the_old_value_whatever_the_embedder_makes_of_the_rest() -> None:
+    """An embedder with no meaning (the hashing test double) still sees "window seat" in both."""
+    from dreaming.embedding import LocalEmbedder
+
+    hashing = SlotReader(lambda texts: LocalEmbedder().embed(list(texts)))
+    said = "Actually I'd like a middle seat, not a window seat."
+    change = parse_change(said)
+    assert change is not None and change.old == "window"
+    assert compounds_of("window", said) == ["window seat"]
+    assert hashing.corrects(change, "The user always reserves a window seat on night trains.", [said])
+    assert not hashing.corrects(change, "The user's office has a window facing the river.", [said])
+    assert compounds_of("good", "I try to see the good instead of the bad.") == []  # a bare value has none
