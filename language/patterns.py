@@ -54,6 +54,23 @@ translate try turn update upgrade write
 )
 FIRST_WORD = r"^\W*(\w+)"
 
+# Two shapes of "the answer is empty", each a property of the clause rather than one sentence:
+# - generic: anyone at all could have produced it ("anybody could have written this", "any
+#   intern can tell you that"): an unspecified producer, a modal, a verb of producing words, and
+#   the answer itself (a pronoun) or nothing after it. "Anyone can write code" says something else.
+GENERIC_ANSWER = (
+    r"(?i)\b(?:anyone|anybody|everyone|everybody|any\s+\w+)\s+(?:could|can|would|might)\s+(?:have\s+)?"
+    r"(?:say|said|write|written|tell|told|come\s+up\s+with|came\s+up\s+with)(?:\s+(?:you|us|me))?"
+    r"(?:\s+(?:that|this|it|these|those)\b|[\s.!]*$)"
+)
+# - lacking: it has none of a quality a good answer has ("it has no depth", "there's no soul in
+#   it", "lacks originality"). The quality noun must end the clause or be followed by a
+#   preposition or conjunction, so "I have no depth perception" (a fact) is not caught.
+LACKING_QUALITY = (
+    r"(?i)\b(?:lacks|lacked|lacking|(?:has|have|had|there's|there\s+is|with)\s+no)\s+(?:real\s+|any\s+)?"
+    r"(?:soul|depth|substance|personality|originality|nuance|spark|flair)"
+    r"(?:\s+(?:to|in|and|or|but|at\s+all|whatsoever)\b|[\s.!]*$)"
+)
 DISSATISFACTION: tuple[str, ...] = (
     r"(?i)^(?:that|this|it|these|those)(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were)\s+(?:just|only|merely|still|too|not)\b",
     r"(?i)^(?:it|this|that|these|those|the \w+)\s+(?:has|have|had)\s+no\b",
@@ -62,7 +79,9 @@ DISSATISFACTION: tuple[str, ...] = (
     r"(?i)^too\s+\w+[.!]*$",
     r"(?i)\btoo\s+(?:generic|vague|long|short|shallow|abstract|general|complicated|technical|basic|simple)\b",
     r"(?i)\b(?:not\s+(?:helpful|useful|what i (?:asked|wanted|meant|needed))|still not (?:right|it|good)"
-    r"|not quite right|anyone could say|missing the point|no soul|useless)\b",
+    r"|not quite right|missing the point|useless)\b",
+    GENERIC_ANSWER,
+    LACKING_QUALITY,
 )
 CORRECTION_MARKER = (
     r"(?i)^(?:actually|correction|to be clear|i meant|sorry,? i meant|no,)\b|\b(?:changed my mind|no longer)\b"
