@@ -71,13 +71,41 @@ LACKING_QUALITY = (
     r"(?:soul|depth|substance|personality|originality|nuance|spark|flair)"
     r"(?:\s+(?:to|in|and|or|but|at\s+all|whatsoever)\b|[\s.!]*$)"
 )
+# The words the dissatisfaction shapes are made of, kept once: the gather pass also reads them, as
+# words that say "I am unhappy" rather than what about (never a complaint's theme).
+BELITTLING_WORDS = ("just", "only", "merely", "still", "too", "not")
+""""That's just ...", "it's still ...": what follows them is judged as falling short."""
+FAILING_VERBS = ("say", "explain", "answer", "address", "help", "work", "make sense", "tell", "show")
+"""What an answer "doesn't" do."""
+TOO_WHAT = (
+    "generic",
+    "vague",
+    "long",
+    "short",
+    "shallow",
+    "abstract",
+    "general",
+    "complicated",
+    "technical",
+    "basic",
+    "simple",
+)
+"""What an answer is "too"."""
+COMPLAINT_WORDS: tuple[str, ...] = (
+    *BELITTLING_WORDS,
+    *TOO_WHAT,
+    *FAILING_VERBS,
+    *"either right useful helpful soul point missing wrong good enough again sound".split(),
+)
+"""Every word of a complaint that says how it falls short, not about what."""
 DISSATISFACTION: tuple[str, ...] = (
-    r"(?i)^(?:that|this|it|these|those)(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were)\s+(?:just|only|merely|still|too|not)\b",
+    r"(?i)^(?:that|this|it|these|those)(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were)\s+"
+    rf"(?:{'|'.join(BELITTLING_WORDS)})\b",
     r"(?i)^(?:it|this|that|these|those|the \w+)\s+(?:has|have|had)\s+no\b",
     r"(?i)^(?:it|this|that|they|these|those)\s+(?:doesn't|does not|didn't|did not|don't|do not)\s+"
-    r"(?:say|explain|answer|address|help|work|make sense|tell|show)\b",
+    rf"(?:{'|'.join(FAILING_VERBS)})\b",
     r"(?i)^too\s+\w+[.!]*$",
-    r"(?i)\btoo\s+(?:generic|vague|long|short|shallow|abstract|general|complicated|technical|basic|simple)\b",
+    rf"(?i)\btoo\s+(?:{'|'.join(TOO_WHAT)})\b",
     r"(?i)\b(?:not\s+(?:helpful|useful|what i (?:asked|wanted|meant|needed))|still not (?:right|it|good)"
     r"|not quite right|missing the point|useless)\b",
     GENERIC_ANSWER,
