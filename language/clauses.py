@@ -7,7 +7,6 @@ memories; questions, requests, greetings, complaints and injected instructions n
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -35,7 +34,7 @@ ClauseKind = Literal[
 ]
 STATEMENT_KINDS: frozenset[str] = frozenset({"fact", "preference", "decision", "correction", "introduction"})
 
-_CLAUSE_COMMA = re.compile(rf"(?i),\s+(?=(?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)")
+_CLAUSE_COMMA = compiled(patterns.CLAUSE_COMMA_BEFORE)
 _LEAD_INS = compiled(patterns.LEAD_INS)
 _GREETING = compiled(patterns.GREETING)
 _QUESTION_START = compiled(patterns.QUESTION_START)

@@ -6,7 +6,9 @@ time), the gather pass and the stream worker's signal extraction (polars, whose 
 So every pattern here is written in the subset both dialects accept: no look-around, no
 backreferences, flags inline (`(?i)`) rather than as `re` flags. Each constant is the pattern's
 source; `compiled()` gives the Python form. Splitting into clauses needs look-around in Python,
-so what is shared there is the word list (`CLAUSE_COMMA_WORDS`) and each side builds its own.
+so the clause comma comes in two forms built from one word list (`CLAUSE_COMMA_WORDS`): one that
+captures the next word (polars) and one that looks ahead at it (Python only). Each cue's word
+lists live here once and its regexes are built from them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ does did is are my our so but
 """.split()
 )
 CLAUSE_COMMA_ALTERNATION = "|".join(re.escape(word) for word in CLAUSE_COMMA_WORDS)
+CLAUSE_COMMA_CAPTURING = rf"(?i),\s+((?:{CLAUSE_COMMA_ALTERNATION})\b)"
+"""The comma and, captured, the word that starts the new clause (polars: replace with a line break)."""
+CLAUSE_COMMA_BEFORE = rf"(?i),\s+(?=(?:{CLAUSE_COMMA_ALTERNATION})\b)"
+"""The same comma in Python only (a look-ahead): split there, keeping the word."""
 
 LEAD_INS = (
     r"(?i)^(?:(?:and|also|so|but|oh|well|btw|by the way|fyi|plus|anyway|ok|okay|hi|hello|hey)(?:\s+there)?[,!.]?\s+"

@@ -50,7 +50,6 @@ STATEMENT_KINDS = ("fact", "preference", "introduction")
 _STOPWORD_ALTERNATION = "|".join(sorted(STOPWORDS, key=len, reverse=True))
 _LEADING_STOPWORDS = rf"(?i)^(?:(?:{_STOPWORD_ALTERNATION})(?:\s+|$))+"
 _TRAILING_STOPWORDS = rf"(?i)(?:(?:^|\s+)(?:{_STOPWORD_ALTERNATION}))+$"
-_CLAUSE_COMMA = rf"(?i),\s+((?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)"
 _SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "message_id": pl.String,
     "session_id": pl.String,
@@ -129,7 +128,7 @@ def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
     precedence are the offline engine's: `language.clauses.classify`)."""
     text = (
         pl.col("content")
-        .str.replace_all(_CLAUSE_COMMA, "\n${1}")
+        .str.replace_all(patterns.CLAUSE_COMMA_CAPTURING, "\n${1}")
         .str.replace_all(r"([.!?])\s+", "${1}\n")
         .str.replace_all(r"\s*;\s*", "\n")
     )

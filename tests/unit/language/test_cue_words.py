@@ -9,6 +9,8 @@ from language.changes import OPINION_WORDS
 from language.clauses import classify
 from language.patterns import (
     BELITTLING_WORDS,
+    CLAUSE_COMMA_BEFORE,
+    CLAUSE_COMMA_CAPTURING,
     COMPLAINT_WORDS,
     DISSATISFACTION,
     FAILING_VERBS,
@@ -44,3 +46,10 @@ def test_personal_word_finds_who_a_clause_is_about() -> None:
     assert PERSONAL_WORD.search("I've got the blue one now")
     assert not PERSONAL_WORD.search("Thursdays now, not Mondays")
     assert not PERSONAL_WORD.search("this helps with the shelves")  # "he" inside a word is not a person
+
+
+def test_the_two_clause_comma_forms_cut_at_the_same_places() -> None:
+    text = "The printer jammed again, can you order toner, and paper, we're out, please"
+    python = compiled(CLAUSE_COMMA_BEFORE).split(text)
+    polars = pl.Series([text]).str.replace_all(CLAUSE_COMMA_CAPTURING, "\n${1}").str.split("\n").explode().to_list()
+    assert python == polars == ["The printer jammed again", "can you order toner, and paper", "we're out", "please"]
