@@ -39,6 +39,10 @@ changed not that's that
 """.split()
 )
 _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "their"})
+OPINION_WORDS = frozenset(
+    "easy difficult simple possible impossible fine likely unlikely ready worth enough certain clear obvious".split()
+)
+"""Words of judgement, not of fact: "stay positive, not easy" changes no value that was said."""
 _TRAILING_TIME = frozenset({"now", "nowadays", "today", "lately", "anymore", "instead", "too", "again", "currently"})
 
 _FROM_TO = compiled(patterns.CHANGE_FROM_TO)

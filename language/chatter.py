@@ -16,12 +16,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-# A sentence ends at . ! or ? before a capital or digit, but not after an initial ("J.K. Rowling")
-# or a title ("Dr. Lee", "Mt. Fuji"), nor at "e.g." / "i.e.".
-_SENTENCE = re.compile(
-    r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bMrs\.)(?<!\bvs\.)"
-    r"(?<!\be\.g\.)(?<!\bi\.e\.)[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+"
-)
+from language.sentences import split_sentences
+
 _WORD = re.compile(r"[a-z][a-z']*|\d[\d.,:/-]*")
 _CAPTION = re.compile(
     r"\[(?:shares?|sent|sends|posts?|attach(?:es|ed)?)\s+(?:an?\s+)?"
@@ -103,7 +99,9 @@ class Sentence(NamedTuple):
 def sentences(text: str) -> list[str]:
     """Split at sentence ends (and keep media captions "[shares a photo: …]" as their own piece)."""
     pieces: list[str] = []
-    for part in _SENTENCE.split(_CAPTION.sub(lambda m: f"\n{m.group(0)}\n", text)):
+    # Each sentence is read on its own, so a title or an initial must not end one ("Dr. Lee").
+    with_captions_apart = _CAPTION.sub(lambda m: f"\n{m.group(0)}\n", text)
+    for part in split_sentences(with_captions_apart, careful=True, next_start="capital", newlines=True):
         part = part.strip()
         if part and any(ch.isalnum() for ch in part):
             pieces.append(part)

@@ -7,7 +7,6 @@ memories; questions, requests, greetings, complaints and injected instructions n
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -17,6 +16,7 @@ from language.changes import ValueChange, parse_change
 from language.injection import is_injection
 from language.patterns import compiled
 from language.person import INTRODUCTION_CLAUSE
+from language.sentences import split_sentences
 from schemas import ConversationTurn
 
 ClauseKind = Literal[
@@ -34,8 +34,7 @@ ClauseKind = Literal[
 ]
 STATEMENT_KINDS: frozenset[str] = frozenset({"fact", "preference", "decision", "correction", "introduction"})
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*;\s*|\n+")
-_CLAUSE_COMMA = re.compile(rf"(?i),\s+(?=(?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)")
+_CLAUSE_COMMA = compiled(patterns.CLAUSE_COMMA_BEFORE)
 _LEAD_INS = compiled(patterns.LEAD_INS)
 _GREETING = compiled(patterns.GREETING)
 _QUESTION_START = compiled(patterns.QUESTION_START)
@@ -67,7 +66,7 @@ class Clause:
 
 def split_clauses(content: str) -> list[str]:
     parts: list[str] = []
-    for sentence in _SENTENCE_END.split(content):
+    for sentence in split_sentences(content, semicolons=True, newlines=True):
         parts.extend(piece.strip() for piece in _CLAUSE_COMMA.split(sentence))
     return [part for part in parts if part and any(ch.isalnum() for ch in part)]
 

@@ -6,7 +6,9 @@ time), the gather pass and the stream worker's signal extraction (polars, whose 
 So every pattern here is written in the subset both dialects accept: no look-around, no
 backreferences, flags inline (`(?i)`) rather than as `re` flags. Each constant is the pattern's
 source; `compiled()` gives the Python form. Splitting into clauses needs look-around in Python,
-so what is shared there is the word list (`CLAUSE_COMMA_WORDS`) and each side builds its own.
+so the clause comma comes in two forms built from one word list (`CLAUSE_COMMA_WORDS`): one that
+captures the next word (polars) and one that looks ahead at it (Python only). Each cue's word
+lists live here once and its regexes are built from them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ does did is are my our so but
 """.split()
 )
 CLAUSE_COMMA_ALTERNATION = "|".join(re.escape(word) for word in CLAUSE_COMMA_WORDS)
+CLAUSE_COMMA_CAPTURING = rf"(?i),\s+((?:{CLAUSE_COMMA_ALTERNATION})\b)"
+"""The comma and, captured, the word that starts the new clause (polars: replace with a line break)."""
+CLAUSE_COMMA_BEFORE = rf"(?i),\s+(?=(?:{CLAUSE_COMMA_ALTERNATION})\b)"
+"""The same comma in Python only (a look-ahead): split there, keeping the word."""
 
 LEAD_INS = (
     r"(?i)^(?:(?:and|also|so|but|oh|well|btw|by the way|fyi|plus|anyway|ok|okay|hi|hello|hey)(?:\s+there)?[,!.]?\s+"
@@ -54,15 +60,62 @@ translate try turn update upgrade write
 )
 FIRST_WORD = r"^\W*(\w+)"
 
+# Two shapes of "the answer is empty", each a property of the clause rather than one sentence:
+# - generic: anyone at all could have produced it ("anybody could have written this", "any
+#   intern can tell you that"): an unspecified producer, a modal, a verb of producing words, and
+#   the answer itself (a pronoun) or nothing after it. "Anyone can write code" says something else.
+GENERIC_ANSWER = (
+    r"(?i)\b(?:anyone|anybody|everyone|everybody|any\s+\w+)\s+(?:could|can|would|might)\s+(?:have\s+)?"
+    r"(?:say|said|write|written|tell|told|come\s+up\s+with|came\s+up\s+with)(?:\s+(?:you|us|me))?"
+    r"(?:\s+(?:that|this|it|these|those)\b|[\s.!]*$)"
+)
+# - lacking: it has none of a quality a good answer has ("it has no depth", "there's no soul in
+#   it", "lacks originality"). The quality noun must end the clause or be followed by a
+#   preposition or conjunction, so "I have no depth perception" (a fact) is not caught.
+LACKING_QUALITY = (
+    r"(?i)\b(?:lacks|lacked|lacking|(?:has|have|had|there's|there\s+is|with)\s+no)\s+(?:real\s+|any\s+)?"
+    r"(?:soul|depth|substance|personality|originality|nuance|spark|flair)"
+    r"(?:\s+(?:to|in|and|or|but|at\s+all|whatsoever)\b|[\s.!]*$)"
+)
+# The words the dissatisfaction shapes are made of, kept once: the gather pass also reads them, as
+# words that say "I am unhappy" rather than what about (never a complaint's theme).
+BELITTLING_WORDS = ("just", "only", "merely", "still", "too", "not")
+""""That's just ...", "it's still ...": what follows them is judged as falling short."""
+FAILING_VERBS = ("say", "explain", "answer", "address", "help", "work", "make sense", "tell", "show")
+"""What an answer "doesn't" do."""
+TOO_WHAT = (
+    "generic",
+    "vague",
+    "long",
+    "short",
+    "shallow",
+    "abstract",
+    "general",
+    "complicated",
+    "technical",
+    "basic",
+    "simple",
+)
+"""What an answer is "too"."""
+COMPLAINT_WORDS: tuple[str, ...] = (
+    *BELITTLING_WORDS,
+    *TOO_WHAT,
+    *FAILING_VERBS,
+    *"either right useful helpful soul point missing wrong good enough again sound".split(),
+)
+"""Every word of a complaint that says how it falls short, not about what."""
 DISSATISFACTION: tuple[str, ...] = (
-    r"(?i)^(?:that|this|it|these|those)(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were)\s+(?:just|only|merely|still|too|not)\b",
+    r"(?i)^(?:that|this|it|these|those)(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were)\s+"
+    rf"(?:{'|'.join(BELITTLING_WORDS)})\b",
     r"(?i)^(?:it|this|that|these|those|the \w+)\s+(?:has|have|had)\s+no\b",
     r"(?i)^(?:it|this|that|they|these|those)\s+(?:doesn't|does not|didn't|did not|don't|do not)\s+"
-    r"(?:say|explain|answer|address|help|work|make sense|tell|show)\b",
+    rf"(?:{'|'.join(FAILING_VERBS)})\b",
     r"(?i)^too\s+\w+[.!]*$",
-    r"(?i)\btoo\s+(?:generic|vague|long|short|shallow|abstract|general|complicated|technical|basic|simple)\b",
+    rf"(?i)\btoo\s+(?:{'|'.join(TOO_WHAT)})\b",
     r"(?i)\b(?:not\s+(?:helpful|useful|what i (?:asked|wanted|meant|needed))|still not (?:right|it|good)"
-    r"|not quite right|anyone could say|missing the point|no soul|useless)\b",
+    r"|not quite right|missing the point|useless)\b",
+    GENERIC_ANSWER,
+    LACKING_QUALITY,
 )
 CORRECTION_MARKER = (
     r"(?i)^(?:actually|correction|to be clear|i meant|sorry,? i meant|no,)\b|\b(?:changed my mind|no longer)\b"

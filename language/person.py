@@ -138,6 +138,8 @@ def plural_verb(verb: str) -> str:
     return {"wanna": "want to", "gonna": "are going to", "gotta": "have to", "dont": "don't"}.get(lower, verb)
 
 
+PERSONAL_WORD = re.compile(r"\b(?:i|i'm|i've|we|we're|my|our|he|she|they|his|her|their)\b", re.IGNORECASE)
+"""A word that names a person (the speaker, a third person): "I moved to Oslo" is about someone."""
 _SECOND_PERSON = re.compile(
     r"\b(?P<you_be>[Yy]ou(?:'re|\u2019re| are))\b|\b(?P<you_were>[Yy]ou were)\b"
     r"|\b[Yy]ou(?P<you_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"

@@ -31,7 +31,7 @@ from language.values import carries_value, new_values
 UnitKind = Literal["statement", "asked", "suggested", "caption"]
 _DROPPED_KINDS = frozenset({"question", "request", "greeting", "dissatisfaction", "injection", "introduction"})
 _RELATIVE_OPENERS = frozenset({"who", "who's", "whose", "which", "where", "when", "whom", "what", "how"})
-_CLAUSE_COMMA = re.compile(rf"(?i),\s+(?=(?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)")
+_CLAUSE_COMMA = compiled(patterns.CLAUSE_COMMA_BEFORE)
 _TAG_QUESTION = re.compile(
     r"(?i)[,\s-]+(?:right|correct|true|no|yeah|yes|eh|huh|innit|ok|okay|"
     r"(?:is|are|was|were|do|does|did|have|has|had|can|could|would|will|should|wo|ca)n'?t\s+(?:it|they|you|we|i|he|she|there|that)"

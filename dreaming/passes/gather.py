@@ -44,17 +44,12 @@ MIN_COMPLAINT_THREADS = 2
 _MAX_LISTED = 5
 _MIN_THEME_CHARS = 3
 _MAX_SUMMARY_CHARS = 2_000  # Motive.summary's limit
-# Words that say "I am unhappy" rather than what about: never a theme.
-COMPLAINT_VOCABULARY = canonical_tokens(
-    "not just only merely still too generic vague long short shallow abstract general complicated technical "
-    "basic simple say explain answer address help work make sense tell show either right useful helpful "
-    "soul point missing wrong good enough again sound"
-)
+COMPLAINT_VOCABULARY = canonical_tokens(" ".join(patterns.COMPLAINT_WORDS))
+"""Words that say "I am unhappy" rather than what about: never a theme."""
 STATEMENT_KINDS = ("fact", "preference", "introduction")
 _STOPWORD_ALTERNATION = "|".join(sorted(STOPWORDS, key=len, reverse=True))
 _LEADING_STOPWORDS = rf"(?i)^(?:(?:{_STOPWORD_ALTERNATION})(?:\s+|$))+"
 _TRAILING_STOPWORDS = rf"(?i)(?:(?:^|\s+)(?:{_STOPWORD_ALTERNATION}))+$"
-_CLAUSE_COMMA = rf"(?i),\s+((?:{patterns.CLAUSE_COMMA_ALTERNATION})\b)"
 _SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "message_id": pl.String,
     "session_id": pl.String,
@@ -133,7 +128,7 @@ def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
     precedence are the offline engine's: `language.clauses.classify`)."""
     text = (
         pl.col("content")
-        .str.replace_all(_CLAUSE_COMMA, "\n${1}")
+        .str.replace_all(patterns.CLAUSE_COMMA_CAPTURING, "\n${1}")
         .str.replace_all(r"([.!?])\s+", "${1}\n")
         .str.replace_all(r"\s*;\s*", "\n")
     )

@@ -22,15 +22,14 @@ the older record: never to an id hash, so what is core is explainable.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dreaming.passes.apply import Candidate, apply_actions
 from dreaming.snapshot import Snapshot
+from language.sentences import split_sentences
 from schemas import MemoryRecord, UpdateAction
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ELLIPSIS = "\u2026"
 
 
@@ -66,7 +65,7 @@ def condensed_text(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     kept = ""
-    for sentence in _SENTENCE_END.split(text.strip()):
+    for sentence in split_sentences(text.strip()):
         joined = f"{kept} {sentence}" if kept else sentence
         if len(joined) > limit:
             break

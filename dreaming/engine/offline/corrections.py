@@ -43,9 +43,10 @@ from dreaming.engine.offline.slots import (
     sentences,
 )
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.changes import Value, ValueChange, mask_values, normal_values, values_in
+from language.changes import OPINION_WORDS, Value, ValueChange, mask_values, normal_values, values_in
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
+from language.person import PERSONAL_WORD
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
 _MIN_SUBJECT_TOKENS = 2
@@ -114,16 +115,13 @@ def generic_tokens(token_sets: Iterable[frozenset[str]]) -> frozenset[str]:
     return frozenset(token for token, count in counts.items() if count > GENERIC_SHARE * len(sets))
 
 
-_PERSONAL = re.compile(r"\b(?:i|i'm|i've|we|we're|my|our|he|she|they|his|her|their)\b", re.IGNORECASE)
-
-
 def is_bare(clause: str, change: ValueChange) -> bool:
     """A correction that names the values and little else ("No, aisle, not window.", "Thursdays
     now, not Mondays"): what it corrects is only said by the memory it replaces. One that says the
     new fact in full ("I prefer aisle seats now, not window") is a statement of its own."""
     masked = mask_values(clause, tuple(v for v in (change.old, change.new) if v))
     words = content_words(masked)
-    return words == 0 or (words == 1 and not _PERSONAL.search(masked))
+    return words == 0 or (words == 1 and not PERSONAL_WORD.search(masked))
 
 
 def owned_by(text: str, subject: str | None, people: Sequence[str]) -> bool:
@@ -179,17 +177,11 @@ def overrules_change(
     return owned_by(body, subject, people) and slots.corrects(change, body, context, subject)
 
 
-_OPINIONS = frozenset(
-    "easy difficult simple possible impossible fine likely unlikely ready worth enough certain clear obvious".split()
-)
-"""Words of judgement, not of fact: "stay positive, not easy" corrects nothing that was said."""
-
-
 def names_something(phrase: str) -> bool:
     """A value a correction can change holds a content word: "not sure", "not easy", "the good
     instead of the bad" are turns of phrase, not a value given earlier."""
     words = re.findall(r"[a-z0-9][a-z0-9'-]*", phrase.lower())
-    return any(word not in NOT_CONTENT and word not in _OPINIONS for word in words)
+    return any(word not in NOT_CONTENT and word not in OPINION_WORDS for word in words)
 
 
 def explicit_targets(

@@ -49,6 +49,7 @@ from language.changes import (
 )
 from language.chatter import NOT_CONTENT
 from language.dates import without_stamp
+from language.sentences import split_sentences
 from language.tokens import STOPWORDS, stem
 
 SLOT_COSINE = 0.9
@@ -87,7 +88,6 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _ADJUNCT = re.compile(r"\s+(?:after|because|since|due to|thanks to|when|while|so that|once|until)\b.*$", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
 _SUBJECT_WORDS = re.compile(r"\b(?:the user's|the user|user's)\s*", re.IGNORECASE)
 _MARKERS = frozenset("no not actually correction instead rather sorry mean meant".split())
 _SUBJECT_TOKENS = canonical_tokens("the user's")
@@ -142,7 +142,7 @@ class Update:
 
 def sentences(text: str) -> list[str]:
     body = without_stamp(text).strip()
-    return [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+    return [s.strip() for s in split_sentences(body, next_start="capital_or_opening", newlines=True) if s.strip()]
 
 
 def clauses(sentence: str) -> list[str]:
