@@ -24,6 +24,7 @@ embedded once (the transcript index already embedded the contents: cache hits), 
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 
 import numpy as np
 
@@ -111,11 +112,7 @@ class BaselineSearch:
             self._indexes[scope] = self._index(scope, None)
         items = self.items[scope]
         ranked = [items[i] for i, _ in self._indexes[scope].search(query, k * WIDEN + DEFER, query_vector=query_vector)]
-        return evidence_diverse(ranked, _provenance, DEFER)[:k]
-
-
-def _provenance(item: Item) -> tuple[str, ...]:
-    return tuple(item.provenance)
+        return evidence_diverse(ranked, attrgetter("provenance"), DEFER)[:k]
 
 
 __all__ = [
