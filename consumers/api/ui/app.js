@@ -172,8 +172,8 @@ function reasonInput(test) {
 async function decide(action, run, done) {
   try {
     const state = await run();
+    await route(); // the page shows the new state before the notice says it is done
     notify(done(state));
-    route();
   } catch (err) {
     notify(`${action} refused: ${err.message}`, "error");
   }
