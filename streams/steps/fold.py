@@ -12,30 +12,22 @@ import time
 from collections.abc import Sequence
 from typing import cast
 
-from plumbing.step import Step
+from plumbing.step import Forwarding, Step
 from streams.processor import Batch, Processor, Record
 from streams.rows import SignalTables
 
 
-class FoldStep:
-    """A `plumbing.step.Step[[Sequence[Record]]]` in front of the output step."""
+class FoldStep(Forwarding):
+    """A `plumbing.step.Step[[Sequence[Record]]]` in front of the output step (poll, join and
+    close are the output step's)."""
 
     def __init__(self, processor: Processor, tables: SignalTables, next_step: Step[[Batch]]) -> None:
         self._processor = processor
         self._tables = tables
-        self._next = next_step
+        self._next = self._output = next_step  # _next (Forwarding) is untyped in what it submits
 
     def submit(self, records: Sequence[object]) -> None:
         """Records as the consumer returned them (confluent-kafka's Message, or anything with its
         accessors); errors among them (partition EOF and the like) are passed over."""
         batch = self._processor.process_batch(cast("Sequence[Record]", records), self._tables.rows, time.time())
-        self._next.submit(batch)
-
-    def poll(self) -> None:
-        self._next.poll()
-
-    def join(self) -> None:
-        self._next.join()
-
-    def close(self) -> None:
-        self._next.close()
+        self._output.submit(batch)

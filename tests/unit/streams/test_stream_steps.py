@@ -7,8 +7,8 @@ committed."""
 from __future__ import annotations
 
 import inspect
-import json
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, KafkaException
 
 from plumbing.kafka_io import DeliveryFailed
 from plumbing.step import Step
-from schemas import DeadLetter, DreamJob
+from schemas import ConversationTurn, DeadLetter, DreamJob
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from schemas.validation import home_partition
@@ -33,6 +33,7 @@ from tests.worker_bus import KafkaBus, MemoryBus
 STEPS = [FoldStep, OutputStep, OffsetCommitStep]
 POLICY = TriggerPolicy(threshold_messages=3, threshold_signals=1_000, idle_s=3_600, cooldown_s=0)
 SCOPE = "harbour/tide-bot/k1"
+T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: s.__name__)
@@ -87,7 +88,7 @@ class Chain:
 
     def committed(self) -> int:
         tp = TopicPartition(self.settings.topics.turns, self.home)
-        offset: int = self.consumer.committed([tp], timeout=10)[0].offset
+        offset: int = self.consumer.committed([tp], timeout=30)[0].offset
         return offset
 
     def close(self) -> None:
@@ -96,16 +97,10 @@ class Chain:
 
 
 def turn(i: int) -> bytes:
-    return json.dumps(
-        {
-            "scope": SCOPE,
-            "session_id": "s1",
-            "message_id": f"m{i}",
-            "role": "user",
-            "content": f"the ferry left the pier at {i} o'clock",
-            "ts": "2026-03-02T08:00:00+00:00",
-        }
-    ).encode()
+    made = ConversationTurn(
+        scope=SCOPE, session_id="s1", message_id=f"m{i}", role="user", content=f"the ferry left the pier at {i}", ts=T0
+    )
+    return made.model_dump_json().encode()
 
 
 def read(bus: Any, topic: str, expected: int, timeout_s: float = 20.0) -> list[tuple[bytes | None, bytes | None]]:
@@ -131,7 +126,7 @@ def count(bus: Any, topic: str) -> int:
     reader = Consumer({**bus.settings.kafka_client_config(), "group.id": "steps-reader"})
     try:
         parts = range(bus.settings.partitions)
-        return sum(reader.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in parts)
+        return sum(reader.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1] for p in parts)
     finally:
         reader.close()
 
