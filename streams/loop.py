@@ -32,12 +32,13 @@ from schemas import ControlEvent
 from schemas.settings import Settings
 from streams.lag import LagReport
 from streams.metrics import declare_series
-from streams.processor import BadInputStorm, Processor
+from streams.processor import Processor
 from streams.restore import restore
 from streams.rows import SignalTables
 from streams.steps.commit import OffsetCommitStep
 from streams.steps.fold import FoldStep
 from streams.steps.output import Delivered, OutputStep
+from streams.storm import BadInputStorm
 from streams.timer import nudge_quiet_scopes
 
 log = logging.getLogger("streams.loop")

@@ -15,8 +15,9 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartiti
 
 from schemas.settings import Settings
 from streams.metrics import RESTORED_ROWS
-from streams.processor import Record, StormGuard
+from streams.processor import Record
 from streams.rows import SignalTables, scope_of
+from streams.storm import StormGuard
 
 GUARD_PREFIX = b'"#guard/'
 

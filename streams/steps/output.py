@@ -30,9 +30,10 @@ from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 from streams.commits import CommitTracker
 from streams.metrics import DEAD_LETTERS, EVENTS, JOBS_EMITTED
-from streams.processor import Batch, StormGuard
+from streams.processor import Batch
 from streams.rows import SignalTables, changelog_key
 from streams.steps.commit import OffsetCommitStep
+from streams.storm import StormGuard
 
 log = logging.getLogger("streams.loop")
 

@@ -21,12 +21,13 @@ from schemas import ConversationTurn, DeadLetter, DreamJob
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from schemas.validation import home_partition
-from streams.processor import BadInputStorm, Processor
+from streams.processor import Processor
 from streams.rows import SignalTables, changelog_key
 from streams.signals import ScopeSignals
 from streams.steps.commit import OffsetCommitStep
 from streams.steps.fold import FoldStep
 from streams.steps.output import OutputStep
+from streams.storm import BadInputStorm
 from tests.kafka_record import Record
 from tests.worker_bus import KafkaBus, MemoryBus
 
