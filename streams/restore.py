@@ -14,8 +14,8 @@ from typing import Any, cast
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from schemas.settings import Settings
+from streams.batch import Record
 from streams.metrics import RESTORED_ROWS
-from streams.processor import Record
 from streams.rows import SignalTables, scope_of
 from streams.storm import StormGuard
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import cast
 
 from plumbing.step import Forwarding, Step
-from streams.processor import Batch, Processor, Record
+from streams.batch import Batch, Record
+from streams.processor import Processor
 from streams.rows import SignalTables
 
 

@@ -28,9 +28,9 @@ from plumbing.kafka_io import DeliveryFailed
 from schemas import ControlEvent
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
+from streams.batch import Batch
 from streams.commits import CommitTracker
 from streams.metrics import DEAD_LETTERS, EVENTS, JOBS_EMITTED
-from streams.processor import Batch
 from streams.rows import SignalTables, changelog_key
 from streams.steps.commit import OffsetCommitStep
 from streams.storm import StormGuard
