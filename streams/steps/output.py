@@ -100,8 +100,11 @@ class OutputStep:
             key, value, headers = audit_record(event, self._settings, "streams")  # CloudEvents headers
             send(topics.audit, key, value, partition, headers)
         changelog = topics.signals_changelog
-        for partition, scope, row in self._tables.write(batch.rows):
-            send(changelog, changelog_key(scope), row, partition)
+        for partition, scope, row in self._tables.write(batch.rows):  # send(), inlined: one row per scope
+            previous = last.get((changelog, partition))
+            if previous is not None:
+                produce(*previous[:4], headers=previous[4])
+            last[(changelog, partition)] = (changelog, changelog_key(scope), row, partition, None)
         guard = self._guard
         for partition in batch.guards:
             window = guard.partitions.get(partition)
