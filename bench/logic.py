@@ -1,5 +1,5 @@
 """Phase 5: the worker's own logic in this process, without Kafka, on the records the baseline read:
-`Processor.process_batch` in batches of `streams_batch_size` plus what `StreamLoop._publish` does to
+`Processor.process_batch` in batches of `streams_batch_size` plus what `OutputStep.submit` does to
 the table (row encode, due index), its stage costs, the timer over the full due index, and the
 Python heap per scope (row bytes + table entry + due index)."""
 
@@ -21,15 +21,14 @@ REPEATS = 3
 
 def run_logic(settings, records: list[Record]):
     """Fresh processor and tables; every batch processed and its rows written back as the loop does."""
-    from streams.due_index import DueIndex
     from streams.processor import Processor
+    from streams.rows import SignalTables
 
     processor = Processor(settings)
-    tables: dict[int, dict[str, bytes]] = {p: {} for p in range(settings.partitions)}
-    due = DueIndex()
+    state = SignalTables(processor.policy, {p: {} for p in range(settings.partitions)})
+    tables, due = state.rows, state.due
     size = settings.streams_batch_size
     jobs = 0
-    policy = processor.policy
     for start in range(0, len(records), size):
         batch = processor.process_batch(records[start : start + size], tables, time.time())
         jobs += len(batch.jobs)
@@ -37,13 +36,7 @@ def run_logic(settings, records: list[Record]):
             job.model_dump_json()
         for event in batch.events:
             event.model_dump_json()
-        for (partition, scope), signals in batch.rows.items():
-            if signals is None:
-                tables[partition].pop(scope, None)
-                due.discard(scope)
-            else:
-                tables[partition][scope] = signals.encode()
-                due.track(scope, signals, policy(scope))
+        state.write(batch.rows)
         for partition in batch.guards:
             processor.guard.partitions[partition].encode()
     return processor, tables, due, jobs
@@ -91,7 +84,7 @@ def stage_costs(settings, subset: list[Record], tables) -> dict[str, float]:
 def timer_figures(settings, tables, due) -> None:
     """A timer tick when nothing is due, and one when every tracked scope is due (worst case,
     bounded by NUDGES_PER_TICK): only the due scopes are touched, never a rescan of every row."""
-    from streams.loop import StreamLoop
+    from streams.timer import NUDGES_PER_TICK
     from tests.timer_loop import TimerOnlyLoop
 
     loop = TimerOnlyLoop(settings, tables, due)
@@ -99,7 +92,7 @@ def timer_figures(settings, tables, due) -> None:
     t_idle = min(timed(lambda: loop.nudge_quiet_scopes(time.time())) for _ in range(3))
     far = max(due.due.values(), default=0) + 10 * 86_400
     t_busy = timed(lambda: loop.nudge_quiet_scopes(far))
-    touched = min(entries, StreamLoop.NUDGES_PER_TICK)
+    touched = min(entries, NUDGES_PER_TICK)
     figure(
         "timer_tick_idle_ms",
         round(t_idle * 1e3, 3),
@@ -108,7 +101,7 @@ def timer_figures(settings, tables, due) -> None:
     figure(
         "timer_tick_busy_ms",
         round(t_busy * 1e3, 1),
-        f"timer tick with every scope due: {touched:,} scopes looked at (cap {StreamLoop.NUDGES_PER_TICK:,} per "
+        f"timer tick with every scope due: {touched:,} scopes looked at (cap {NUDGES_PER_TICK:,} per "
         f"tick), {len(loop.nudged):,} nudges: {t_busy * 1e3:,.0f} ms ({t_busy / max(touched, 1) * 1e6:.1f} µs/scope)",
     )
 

@@ -45,32 +45,23 @@ from plumbing.retry import (
     Stopping,
     declare_transient_series,
 )
-from plumbing.step import Offsets
+from plumbing.step import Forwarding, Offsets
 from schemas.cloudevents import audit_record
 from schemas.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
-class IndexedOffsets:
+class IndexedOffsets(Forwarding):
     """The step between the index and the commit (a `Step[[Offsets]]`): the offsets the index has
     written are first what the job step's watermark check reads, then committed."""
 
     def __init__(self, positions: Positions, commit: CommitStep) -> None:
-        self._positions, self._commit = positions, commit
+        self._positions, self._next = positions, commit
 
     def submit(self, offsets: Offsets) -> None:
         self._positions.update(offsets)
-        self._commit.submit(offsets)
-
-    def poll(self) -> None:
-        self._commit.poll()
-
-    def join(self) -> None:
-        self._commit.join()
-
-    def close(self) -> None:
-        self._commit.close()
+        self._next.submit(offsets)
 
 
 class WorkerExit(RuntimeError):

@@ -36,4 +36,20 @@ class Step(Protocol[P]):
         ...
 
 
-__all__ = ["Offsets", "Step"]
+class Forwarding:
+    """`poll`, `join` and `close` passed on to the next step, for a step whose own work is all
+    done in `submit` (it holds nothing between calls)."""
+
+    _next: Step[...]
+
+    def poll(self) -> None:
+        self._next.poll()
+
+    def join(self) -> None:
+        self._next.join()
+
+    def close(self) -> None:
+        self._next.close()
+
+
+__all__ = ["Forwarding", "Offsets", "Step"]

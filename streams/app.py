@@ -35,7 +35,7 @@ from schemas import ControlEvent
 from schemas.scope import ScopeError, parse_scope
 from schemas.settings import get_settings
 from streams.loop import StreamLoop
-from streams.processor import BadInputStorm
+from streams.storm import BadInputStorm
 
 log = logging.getLogger(__name__)
 settings = get_settings()

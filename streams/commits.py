@@ -41,10 +41,9 @@ class CommitTracker:
         done: dict[tuple[str, int], int] = {}
         batches = self.batches
         while batches and batches[0].remaining <= 0:
-            head = batches.popleft()
-            if head.error is not None:
-                raise DeliveryFailed(f"an output was not delivered: {head.error}")
-            done.update(head.offsets)
+            if batches[0].error is not None:  # stays at the head: nothing past it is ever handed out
+                raise DeliveryFailed(f"an output was not delivered: {batches[0].error}")
+            done.update(batches.popleft().offsets)
         for pending in batches:
             if pending.error is not None:
                 raise DeliveryFailed(f"an output was not delivered: {pending.error}")

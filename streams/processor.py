@@ -11,13 +11,10 @@ watermarks are exactly the event that crossed the threshold.
 from __future__ import annotations
 
 import enum
-import json
-from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -35,17 +32,14 @@ from schemas.validation import (
     json_too_deep,
     validator_for,
 )
+from streams.batch import Batch, Emits, PartitionSink, Record
 from streams.extract import TurnSignals, extract, extract_batch
 from streams.policy import decide
 from streams.signals import ScopeSignals, tenant_row_key
+from streams.storm import StormGuard
 
 if TYPE_CHECKING:
-    from confluent_kafka import KafkaError
-
-
-class BadInputStorm(RuntimeError):
-    """Most recent input is invalid: a broken producer, not bad luck. Stop instead of
-    dead-lettering the whole stream."""
+    pass
 
 
 class JobOutcome(msgspec.Struct):
@@ -67,141 +61,6 @@ class _Missing(enum.Enum):
 _MISSING: Final = _Missing.MISSING
 """Not in the batch's rows yet (a one-member enum, so `is _MISSING` narrows the row's type)."""
 _NO_ROWS: Final[Mapping[str, bytes]] = MappingProxyType({})
-
-T = TypeVar("T")
-T_contra = TypeVar("T_contra", contravariant=True)
-
-
-class Record(Protocol):
-    """What the worker reads of a consumed record: confluent-kafka's Message accessors. Its stubs
-    type topic, partition and offset Optional, as a client-level error event lacks them; they are
-    read only off records without an error (and the partition off a partition-EOF event)."""
-
-    def error(self) -> KafkaError | None: ...
-    def topic(self) -> str: ...
-    def partition(self) -> int: ...
-    def offset(self) -> int: ...
-    def key(self) -> bytes | None: ...
-    def value(self) -> bytes | None: ...
-
-
-class Appends(Protocol[T_contra]):
-    def append(self, item: T_contra, /) -> None: ...
-
-
-class Emits(Protocol):
-    """Where `forget` and `decide` put what they emit: an Outputs, or a batch's _PartitionSink."""
-
-    @property
-    def jobs(self) -> Appends[DreamJob]: ...
-    @property
-    def events(self) -> Appends[JobLifecycleEvent]: ...
-
-    forgotten: bool
-
-
-@dataclass
-class Outputs:
-    dead_letters: list[DeadLetter] = field(default_factory=list)
-    jobs: list[DreamJob] = field(default_factory=list)
-    events: list[JobLifecycleEvent] = field(default_factory=list)
-    forgotten: bool = False
-    """The scope asked to be forgotten: its signals row must be deleted, not written."""
-
-
-@dataclass
-class Batch(Outputs):
-    """What one batch of records produces. Jobs, lifecycle events and dead letters keep the
-    partition they must be published to (the input's: co-partitioning)."""
-
-    job_partitions: list[int] = field(default_factory=list)
-    event_partitions: list[int] = field(default_factory=list)
-    letter_partitions: list[int] = field(default_factory=list)
-    rows: dict[tuple[int, str], ScopeSignals | None] = field(default_factory=dict)
-    """(partition, scope) → the row to write, or None for a tombstone (forgotten scope)."""
-    guards: set[int] = field(default_factory=set)
-    """Partitions whose storm-guard window changed (their guard row is written with the batch)."""
-    offsets: dict[tuple[str, int], int] = field(default_factory=dict)
-    """(topic, partition) → the offset to commit once everything above is delivered."""
-    counts: dict[tuple[str, str], int] = field(default_factory=dict)
-    """(topic, outcome) → events: accepted | dead_lettered | duplicate."""
-
-
-# --------------------------------------------------------------------------- the storm guard
-
-
-class PartitionWindow:
-    """The last `window` verdicts (bad or not) of one partition's input events, and how far into
-    each topic they reach, so a redelivered event is not counted twice."""
-
-    __slots__ = ("flags", "bad", "offsets")
-
-    def __init__(self, window: int) -> None:
-        self.flags: deque[bool] = deque(maxlen=window)
-        self.bad = 0
-        self.offsets: dict[str, int] = {}
-
-    def encode(self) -> bytes:
-        return json.dumps(
-            {"flags": "".join("1" if f else "0" for f in self.flags), "offsets": self.offsets}, separators=(",", ":")
-        ).encode()
-
-    @classmethod
-    def decode(cls, raw: bytes, window: int) -> PartitionWindow:
-        data = json.loads(raw)
-        restored = cls(window)
-        restored.flags.extend(ch == "1" for ch in data.get("flags", "")[-window:])
-        restored.bad = sum(restored.flags)
-        restored.offsets = {str(k): int(v) for k, v in data.get("offsets", {}).items()}
-        return restored
-
-
-class StormGuard:
-    """Stops the worker when the share of bad events over a partition's window passes the limit.
-
-    The window is per partition and travels with it: it is written to the signals changelog
-    (key `#guard/<partition>`) with every batch, before that batch's offsets are committed, and
-    read back on assignment. A restart therefore resumes the same window, and re-reading the
-    batch that crossed the limit crosses it again. It judges once the window holds
-    `bad_share_min_events` events (or the whole window, when smaller)."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.window = settings.bad_share_window
-        self.limit = settings.max_bad_share
-        self.min_events = min(settings.bad_share_min_events, self.window)
-        self.partitions: dict[int, PartitionWindow] = {}
-
-    @staticmethod
-    def key(partition: int) -> str:
-        return f"#guard/{partition}"
-
-    def restore(self, partition: int, raw: bytes | None) -> None:
-        self.partitions[partition] = PartitionWindow.decode(raw, self.window) if raw else PartitionWindow(self.window)
-
-    def drop(self, partition: int) -> None:
-        self.partitions.pop(partition, None)
-
-    def count(self, topic: str, partition: int, offset: int, bad: bool) -> bool:
-        """Record one verdict; False when this event was already counted. Raises BadInputStorm."""
-        win = self.partitions.get(partition)
-        if win is None:
-            win = self.partitions[partition] = PartitionWindow(self.window)
-        if offset < win.offsets.get(topic, 0):
-            return False
-        win.offsets[topic] = offset + 1
-        flags = win.flags
-        if len(flags) == self.window:
-            win.bad -= flags[0]
-        flags.append(bad)
-        win.bad += bad
-        if bad and len(flags) >= self.min_events and win.bad > self.limit * len(flags):
-            raise BadInputStorm(
-                f"{win.bad} of the last {len(flags)} events on partition {partition} were invalid "
-                f"(limit {self.limit:.0%}); stopping before this batch is published or committed "
-                f"instead of dead-lettering everything"
-            )
-        return True
-
 
 # --------------------------------------------------------------------------- the processor
 
@@ -414,12 +273,12 @@ class Processor:
         kinds, validate, count = self.kinds, self.validator.validate, self.guard.count
         offsets, counts, guards = batch.offsets, batch.counts, batch.guards
         decode_row = ScopeSignals.decode
-        sinks: dict[int, _PartitionSink] = {}
+        sinks: dict[int, PartitionSink] = {}
 
-        def sink(partition: int) -> _PartitionSink:
+        def sink(partition: int) -> PartitionSink:
             found = sinks.get(partition)
             if found is None:
-                found = sinks[partition] = _PartitionSink(batch, partition)
+                found = sinks[partition] = PartitionSink(batch, partition)
             return found
 
         decide_for = self.decide
@@ -494,28 +353,6 @@ class Processor:
                 batch.dead_letters.append(self.dead_letter(fresh, topic, partition, offset, msg.key(), msg.value()))
                 batch.letter_partitions.append(partition)
         return batch
-
-
-class _PartitionSink:
-    """An Outputs-like view of a batch that records the partition of whatever is appended."""
-
-    __slots__ = ("jobs", "events", "forgotten")
-
-    def __init__(self, batch: Batch, partition: int) -> None:
-        self.jobs = _Tagged(batch.jobs, batch.job_partitions, partition)
-        self.events = _Tagged(batch.events, batch.event_partitions, partition)
-        self.forgotten = False
-
-
-class _Tagged(Generic[T]):
-    __slots__ = ("items", "tags", "tag")
-
-    def __init__(self, items: list[T], tags: list[int], tag: int) -> None:
-        self.items, self.tags, self.tag = items, tags, tag
-
-    def append(self, item: T) -> None:
-        self.items.append(item)
-        self.tags.append(self.tag)
 
 
 def steering_of(signals: ScopeSignals) -> Steering | None:

@@ -13,7 +13,7 @@ from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from streams.commits import CommitTracker
 from streams.due_index import DueIndex
-from streams.loop import _scope_of, changelog_key
+from streams.rows import changelog_key, scope_of
 from streams.signals import ScopeSignals
 from tests.timer_loop import TimerOnlyLoop
 
@@ -109,5 +109,5 @@ def test_broker_health_logs_once_per_interval_and_recovers(caplog):
 
 def test_changelog_keys_are_the_scope_as_a_json_string():
     assert changelog_key("acme/support-bot/u1") == b'"acme/support-bot/u1"'
-    assert _scope_of(b'"acme/support-bot/u1"') == "acme/support-bot/u1"
-    assert _scope_of(b'"a\\u00e9/b/c"') == "a\u00e9/b/c"
+    assert scope_of(b'"acme/support-bot/u1"') == "acme/support-bot/u1"
+    assert scope_of(b'"a\\u00e9/b/c"') == "a\u00e9/b/c"

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from schemas.settings import Settings
 from schemas.validation import home_partition
 from streams.processor import Processor
+from streams.rows import SignalTables
 from streams.signals import ID_FILTER_BYTES, ID_FILTER_FULL, RECENT_TURNS, ScopeSignals
 from tests.kafka_record import Record
 
@@ -39,7 +40,8 @@ class Stream:
 
     def __init__(self) -> None:
         self.processor = Processor(SETTINGS)
-        self.tables: dict[int, dict[str, bytes]] = {p: {} for p in range(SETTINGS.partitions)}
+        self.state = SignalTables(self.processor.policy, {p: {} for p in range(SETTINGS.partitions)})
+        self.tables = self.state.rows
         self.offsets: dict[str, int] = {}
 
     def batch(self, *records: tuple[str, bytes], scope: str = SCOPE):
@@ -53,11 +55,7 @@ class Stream:
 
     def run(self, records: list[Record]):
         batch = self.processor.process_batch(records, self.tables, 1000.0)
-        for (partition, scope), row in batch.rows.items():
-            if row is None:
-                self.tables[partition].pop(scope, None)
-            else:
-                self.tables[partition][scope] = row.encode()
+        self.state.write(batch.rows)
         return batch
 
 

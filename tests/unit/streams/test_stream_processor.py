@@ -11,8 +11,10 @@ from schemas import JobLifecycleEvent
 from schemas.policy import TriggerPolicy
 from schemas.settings import Settings
 from schemas.validation import home_partition
-from streams.processor import BadInputStorm, Outputs, Processor
+from streams.batch import Outputs
+from streams.processor import Processor
 from streams.signals import ScopeSignals
+from streams.storm import BadInputStorm
 from tests.kafka_record import Record
 
 POLICY = TriggerPolicy(
