@@ -21,9 +21,12 @@ replayed or repeated pass finds nothing. Instruction-like messages (prompt injec
 `language.injection`, judged per message in Python on normalised text) are data: they are
 counted, never read for signal. The patterns are the language layer's
 (`language.patterns`), the ones the offline engine's clause classifier (`language.clauses`) uses,
-so the two never disagree about what a correction looks like. Everything runs as column
-expressions; the only Python loops are the light stemmer applied to the distinct words of the
-complaint clauses and the lead-in rounds (until a round strips nothing, as in Python).
+so the two never disagree about what a correction looks like. The text work runs as column
+expressions, fused into few queries (a pass on a small scope costs polars' fixed price per
+collect: 59 collects a pass before, 4-6 now: the window, the clauses, their kinds, the entities);
+Python only does the bookkeeping on the few rows they return (which messages, the last message
+of each thread), the light stemmer on the distinct words of complaint clauses, and the lead-in
+rounds past the first three (until a round strips nothing, as in Python).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ MIN_COMPLAINT_THREADS = 2
 _MAX_LISTED = 5
 _MIN_THEME_CHARS = 3
 _MAX_SUMMARY_CHARS = 2_000  # Motive.summary's limit
+_LEAD_IN_ROUNDS = 3
+"""Lead-in rounds inside the clause query; a clause with more goes on to the fixed point after it."""
 COMPLAINT_VOCABULARY = canonical_tokens(" ".join(patterns.COMPLAINT_WORDS))
 """Words that say "I am unhappy" rather than what about: never a theme."""
 STATEMENT_KINDS = ("fact", "preference", "introduction")
@@ -82,19 +87,22 @@ def gather(snapshot: Snapshot) -> Signals:
     pending = tuple(sorted(snapshot.pending_add_ids))
     frame = with_threads(transcript_frame(snapshot))
     # Judged in Python: the text is normalised first (NFKC, invisible characters, confusables).
-    injected = frame.filter(pl.col("message_id").is_in(list(snapshot.injected_message_ids)))
-    readable = frame.filter(~pl.col("message_id").is_in(injected["message_id"].implode()))
-    fresh = classify_clauses(readable.filter(pl.col("is_new")))  # only new messages carry new signal
-
+    flagged = snapshot.injected_message_ids
+    ids = frame["message_id"].to_list()
+    injected = tuple(i for i in ids if i in flagged)
+    readable = frame.filter(~pl.col("message_id").is_in(list(injected))) if injected else frame
+    fresh = classify_clauses(readable.lazy().filter(pl.col("is_new")))  # only new messages carry new signal
+    kinds = list(zip(fresh["message_id"].to_list(), fresh["kind"].to_list()))
+    new_user = readable.filter(pl.col("is_new") & (pl.col("role") == "user"))
     signals = Signals(
-        corrections=_ids(fresh.filter(pl.col("kind") == "correction")),
-        decisions=_ids(fresh.filter(pl.col("kind") == "decision")),
-        statements=_ids(fresh.filter(pl.col("kind").is_in(STATEMENT_KINDS))),
-        repeated_entities=repeated_entities(readable.filter(pl.col("is_new") & (pl.col("role") == "user"))),
+        corrections=_ids(kinds, ("correction",)),
+        decisions=_ids(kinds, ("decision",)),
+        statements=_ids(kinds, STATEMENT_KINDS),
+        repeated_entities=repeated_entities(new_user),
         pending_adds=pending,
-        unresolved=unresolved_threads(readable, fresh),
-        complaint=recurring_complaint(readable, fresh),
-        injected=tuple(injected["message_id"].to_list()),
+        unresolved=unresolved_threads(readable, _ids(kinds, ("question", "request"))),
+        complaint=recurring_complaint(readable, fresh) if any(k == "dissatisfaction" for _, k in kinds) else None,
+        injected=injected,
         pending_corrections=tuple(e.request_id for e in snapshot.corrections),
         messages=frame.height,
         new_messages=int(frame["is_new"].sum()),
@@ -123,25 +131,34 @@ def _any_of(column: pl.Expr, sources: tuple[str, ...]) -> pl.Expr:
     return expr
 
 
-def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
+def classify_clauses(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """One row per clause of every user message, with what the clause does (the kinds and their
-    precedence are the offline engine's: `language.clauses.classify`)."""
+    precedence are the offline engine's: `language.clauses.classify`). Two collects: the clauses
+    with their lead-ins stripped, then their kinds (the injection verdicts come from Python between)."""
     text = (
         pl.col("content")
         .str.replace_all(patterns.CLAUSE_COMMA_CAPTURING, "\n${1}")
         .str.replace_all(r"([.!?])\s+", "${1}\n")
         .str.replace_all(r"\s*;\s*", "\n")
     )
+    body = pl.col("clause").str.strip_chars()
+    for _ in range(_LEAD_IN_ROUNDS):
+        body = _strip_lead_in(body)
     rows = (
-        frame.filter(pl.col("role") == "user")
+        frame.lazy()
+        .filter(pl.col("role") == "user")
         .select("message_id", "session_id", "thread", "is_new", clause=text.str.split("\n"))
         .explode("clause")
         .with_columns(pl.col("clause").str.strip_chars())
         .filter(pl.col("clause").str.contains(r"[[:alnum:]]"))
+        .with_columns(body=body)
+        .with_columns(more=_strip_lead_in(pl.col("body")) != pl.col("body"))
+        .collect()
     )
-    rows = rows.with_columns(body=strip_lead_ins_column(rows["clause"]))
+    if rows["more"].any():  # more lead-ins than the rounds above: on to the fixed point
+        rows = rows.with_columns(body=strip_lead_ins_column(rows["body"]))
     # The injection rules read normalised text (NFKC, invisible characters, confusables): Python.
-    rows = rows.with_columns(pl.Series("injected", [is_injection(body) for body in rows["body"]], dtype=pl.Boolean))
+    injected = pl.Series("injected", [is_injection(b) for b in rows["body"]], dtype=pl.Boolean)
     b = pl.col("body")
     decision = b.str.contains(patterns.DECISION_MARKER)
     first_word = b.str.extract(patterns.FIRST_WORD, 1).str.to_lowercase()
@@ -177,7 +194,12 @@ def classify_clauses(frame: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("fact"))
         .otherwise(pl.lit("other"))
     )
-    return rows.with_columns(kind=kind).drop("injected")
+    return rows.lazy().with_columns(injected).with_columns(kind=kind).drop("injected", "more").collect()
+
+
+def _strip_lead_in(body: pl.Expr) -> pl.Expr:
+    """One round of `strip_lead_ins_column`: one lead-in off."""
+    return body.str.replace(patterns.LEAD_INS, "").str.strip_chars()
 
 
 def strip_lead_ins_column(clauses: pl.Series) -> pl.Series:
@@ -189,8 +211,9 @@ def strip_lead_ins_column(clauses: pl.Series) -> pl.Series:
     return body
 
 
-def _ids(rows: pl.DataFrame) -> tuple[str, ...]:
-    return tuple(rows["message_id"].unique(maintain_order=True).to_list())
+def _ids(kinds: list[tuple[str, str]], wanted: tuple[str, ...]) -> tuple[str, ...]:
+    """The messages with a clause of one of the `wanted` kinds, in clause order, each once."""
+    return tuple(dict.fromkeys(message_id for message_id, kind in kinds if kind in wanted))
 
 
 def _clean_entity(column: pl.Expr) -> pl.Expr:
@@ -201,17 +224,21 @@ def repeated_entities(user_turns: pl.DataFrame) -> tuple[tuple[str, tuple[str, .
     """Entities the user names in at least MIN_REPETITIONS messages, most mentioned first.
 
     A capitalised word opening a sentence counts only if it is also capitalised mid-sentence
-    somewhere ("Change of plan" is not an entity, "Project Falcon" is).
+    somewhere ("Change of plan" is not an entity, "Project Falcon" is). One lazy query, one collect.
     """
     if user_turns.is_empty():
         return ()
-    found = user_turns.select(
-        "message_id",
-        every=pl.col("content").str.extract_all(patterns.ENTITY_RUN),
-        initial=pl.col("content").str.extract_all(patterns.SENTENCE_INITIAL_ENTITY_RUN),
-    ).with_row_index("order")
+    found = (
+        user_turns.lazy()
+        .select(
+            "message_id",
+            every=pl.col("content").str.extract_all(patterns.ENTITY_RUN),
+            initial=pl.col("content").str.extract_all(patterns.SENTENCE_INITIAL_ENTITY_RUN),
+        )
+        .with_row_index("order")
+    )
 
-    def mentions(column: str, strip_prefix: bool) -> pl.DataFrame:
+    def mentions(column: str, strip_prefix: bool) -> pl.LazyFrame:
         name = pl.col(column)
         if strip_prefix:
             name = name.str.replace(r"^[.!?\n]?\s*", "")
@@ -227,13 +254,14 @@ def repeated_entities(user_turns: pl.DataFrame) -> tuple[tuple[str, tuple[str, .
     counts = every.group_by("message_id", "name").agg(pl.len().alias("n"), pl.col("order").first())
     initial = mentions("initial", strip_prefix=True).group_by("message_id", "name").agg(pl.len().alias("n_initial"))
     counts = counts.join(initial, on=["message_id", "name"], how="left").with_columns(pl.col("n_initial").fill_null(0))
-    confirmed = counts.filter(pl.col("n") > pl.col("n_initial"))["name"].unique()
+    confirmed = counts.filter(pl.col("n") > pl.col("n_initial")).select("name").unique()
     per_name = (
-        counts.filter(pl.col("name").is_in(confirmed.implode()))
+        counts.join(confirmed, on="name", how="semi")
         .sort("order")
         .group_by("name", maintain_order=True)
         .agg(pl.col("message_id"))
         .filter(pl.col("message_id").list.len() >= MIN_REPETITIONS)
+        .collect()
     )
     ranked = sorted(
         ((row["name"], tuple(row["message_id"])) for row in per_name.iter_rows(named=True)),
@@ -242,12 +270,20 @@ def repeated_entities(user_turns: pl.DataFrame) -> tuple[tuple[str, tuple[str, .
     return tuple(ranked)
 
 
-def unresolved_threads(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> tuple[str, ...]:
-    """New user questions or requests that end a thread with nothing after them."""
-    asking = fresh_clauses.filter(pl.col("kind").is_in(("question", "request")))["message_id"].unique()
-    last = readable.group_by("thread", maintain_order=True).agg(pl.all().last())
-    open_ = last.filter((pl.col("role") == "user") & pl.col("is_new") & pl.col("message_id").is_in(asking.implode()))
-    return tuple(open_.sort("thread")["message_id"].to_list())
+def unresolved_threads(readable: pl.DataFrame, asking: tuple[str, ...]) -> tuple[str, ...]:
+    """New user questions or requests (`asking`: the messages with such a clause) that end a
+    thread with nothing after them."""
+    if not asking:
+        return ()
+    wanted = set(asking)
+    last: dict[int, tuple[str, str, bool]] = {}
+    for message_id, role, is_new, thread in readable.select("message_id", "role", "is_new", "thread").iter_rows():
+        last[thread] = (message_id, role, is_new)
+    return tuple(
+        message_id
+        for _, (message_id, role, is_new) in sorted(last.items())
+        if role == "user" and is_new and message_id in wanted
+    )
 
 
 def recurring_complaint(readable: pl.DataFrame, fresh_clauses: pl.DataFrame) -> Complaint | None:
