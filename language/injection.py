@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 from language.injection_rules import PATTERNS, RULES
 from schemas import ConversationTurn
@@ -93,7 +94,14 @@ def injection_rule(text: str) -> str | None:
     return first[1] if first else None
 
 
+_JUDGED_TEXTS = 16_384
+"""How many texts' verdicts are kept: a message is judged by gather, the engine's clauses, apply
+and the gate, often several times a pass (about six times a message before)."""
+
+
+@lru_cache(maxsize=_JUDGED_TEXTS)
 def is_injection(text: str) -> bool:
+    """Whether `text` is instruction-like (a pure function of the text: its verdict is kept)."""
     normal = normalize(text)
     lowered = " " + normal.lower()
     return any(p.could_match(lowered) and p.regex.search(normal) for p in PATTERNS)

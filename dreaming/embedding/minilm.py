@@ -10,7 +10,8 @@ One onnxruntime session per process and thread count, opened on first use. Texts
 length and cut into the batches that cost the fewest padded token slots and calls
 (`batching.padded_groups`, at most `batch_size` rows each), and vectors are kept in a process-wide LRU cache by
 text, because the same message is embedded by the transcript index, the eval baseline and the
-engine.
+engine; behind it a second LRU by content hash of the token ids (`token_key`), so a memory text the
+model reads exactly as a text already embedded (case, accents, spacing) reuses that vector.
 
 Speed (`python3 -m dreaming.embedding.bench`: 2,000 distinct made-up sentences, 30 tokens each
 on average, cache off) on this 2-vCPU machine shared with other jobs (load average 4-5): 1 thread
@@ -31,8 +32,12 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 from dreaming.embedding.batching import padded_groups
 from dreaming.embedding.cache import VectorCache, embed_through_cache
@@ -92,10 +97,16 @@ class _Model:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # cores are shared
         self.session = onnxruntime.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
 
+    def tokenize(self, texts: Sequence[str]) -> list[Encoding]:
+        return list(self.tokenizer.encode_batch(list(texts), add_special_tokens=True))
+
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=True)
-        out = np.empty((len(texts), DIMS), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        return self.run(self.tokenize(texts), batch_size)
+
+    def run(self, encodings: Sequence[Encoding], batch_size: int) -> np.ndarray:
+        """Vectors of tokenised texts (`tokenize`)."""
+        out = np.empty((len(encodings), DIMS), dtype=np.float32)
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         for start, end in padded_groups([len(encodings[i].ids) for i in order], batch_size):
             rows = order[start:end]
             width = max(len(encodings[i].ids) for i in rows)
@@ -114,6 +125,12 @@ class _Model:
         return out
 
 
+def token_key(ids: Sequence[int]) -> str:
+    """The content hash of what the model reads: texts with the same token ids (the tokenizer
+    lowercases, strips accents and splits on spaces and punctuation) get the same vector."""
+    return hashlib.blake2b(np.asarray(ids, dtype=np.int32).tobytes(), digest_size=16).hexdigest()
+
+
 _models: dict[tuple[Path, int], _Model] = {}
 _models_lock = threading.Lock()
 
@@ -126,6 +143,9 @@ def _model(onnx_path: Path, threads: int) -> _Model:
 
 
 _shared_cache = VectorCache(16_384)  # ~25 MB of float32 rows; one per process, as the session
+_shared_token_cache = VectorCache(16_384)
+"""The same rows by content hash (`token_key`): a memory text the model reads exactly as a text it
+already embedded ("Ana lives in Graz." and "ana lives in graz .") reuses that vector."""
 
 
 def shared_cache() -> VectorCache:
@@ -147,6 +167,7 @@ class MiniLMEmbedder:
         self.threads = threads
         self.batch_size = batch_size
         self._cache = _shared_cache if cache is None else cache
+        self._by_tokens = _shared_token_cache if cache is None else VectorCache(cache.size)
         self._onnx_path = onnx_path
 
     def load(self) -> MiniLMEmbedder:
@@ -165,4 +186,24 @@ class MiniLMEmbedder:
         """(len(texts), 384) float32 unit rows."""
         if not texts:
             return np.zeros((0, DIMS), dtype=np.float32)
-        return embed_through_cache(self._cache, texts, lambda fresh: self._model().encode(fresh, self.batch_size))
+        return embed_through_cache(self._cache, texts, self._compute)
+
+    def _compute(self, texts: list[str]) -> np.ndarray:
+        """Texts the text cache lacks: tokenised, and only token sequences never seen are run."""
+        model = self._model()
+        encodings = model.tokenize(texts)
+        out = np.empty((len(texts), DIMS), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
+        for i, encoding in enumerate(encodings):
+            key = token_key(encoding.ids)
+            row = self._by_tokens.get(key)
+            if row is None:
+                todo.setdefault(key, []).append(i)
+            else:
+                out[i] = row
+        if todo:
+            fresh = model.run([encodings[rows[0]] for rows in todo.values()], self.batch_size)
+            for (key, rows), vector in zip(todo.items(), fresh):
+                out[rows] = vector
+                self._by_tokens.put(key, np.array(vector, dtype=np.float32))
+        return out

@@ -104,3 +104,35 @@ def test_make_embedder_follows_the_setting() -> None:
     assert make_embedder(Settings(embedder="minilm", embedding_threads=2)).threads == 2
     hashing = make_embedder(Settings(embedder="hashing", embedding_dims=64))
     assert isinstance(hashing, HashingEmbedder) and hashing.dims == 64
+
+
+def test_a_text_the_model_reads_as_one_already_embedded_reuses_its_vector(minilm: MiniLMEmbedder) -> None:
+    """The tokenizer lowercases and splits punctuation off: the content hash of the token ids
+    finds the earlier vector, and nothing is run for the second text."""
+    embedder = MiniLMEmbedder(cache=VectorCache(8))
+    first = embedder.embed_array(["The ferry to Vigo leaves at nine."])[0]
+    runs: list[int] = []
+    model = embedder._model()
+    real_run = model.run
+    model.run = lambda encodings, batch_size: runs.append(len(encodings)) or real_run(encodings, batch_size)  # type: ignore[method-assign]
+    try:
+        again = embedder.embed_array(["the ferry to vigo  leaves at nine ."])[0]
+        other = embedder.embed_array(["The ferry to Vigo leaves at ten."])[0]
+    finally:
+        del model.run
+    assert np.array_equal(first, again) and runs == [1]  # only the other text was run
+    assert not np.array_equal(first, other)
+
+
+def test_without_a_cache_nothing_is_reused_by_content_either() -> None:
+    embedder = MiniLMEmbedder(cache=VectorCache(0))  # the benchmark's floor: every text is run
+    embedder.embed_array(["The ferry to Vigo leaves at nine."])
+    runs: list[int] = []
+    model = embedder._model()
+    real_run = model.run
+    model.run = lambda encodings, batch_size: runs.append(len(encodings)) or real_run(encodings, batch_size)  # type: ignore[method-assign]
+    try:
+        embedder.embed_array(["the ferry to vigo leaves at nine."])
+    finally:
+        del model.run
+    assert runs == [1]
