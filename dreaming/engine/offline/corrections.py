@@ -30,18 +30,9 @@ from functools import lru_cache
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import is_reported_speech, what_was_said
 from dreaming.engine.offline.duplicates import values_conflict
-from dreaming.engine.offline.slots import (
-    MIN_FRAME_WORDS,
-    SlotReader,
-    Update,
-    clauses,
-    content_words,
-    frame_words,
-    frames,
-    rival_frames,
-    same_kind,
-    sentences,
-)
+from dreaming.engine.offline.slot_frames import MIN_FRAME_WORDS, clauses, content_words, frame_words, frames, sentences
+from dreaming.engine.offline.slot_rivalry import rival_frames, same_kind
+from dreaming.engine.offline.slots import SlotReader, Update
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import OPINION_WORDS, Value, ValueChange, mask_values, normal_values, values_in
 from language.chatter import NOT_CONTENT
