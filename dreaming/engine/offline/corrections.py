@@ -172,10 +172,14 @@ def records_change(text: str, change: ValueChange) -> bool:
     """`text` already says this very change ("chose Porto instead of Lisbon"): a later message that
     says it again ("… my plan to rent in Porto instead of Lisbon") restates it and corrects nothing."""
     old, new = canonical_tokens(change.old or ""), canonical_tokens(change.new)
+    if not old or not new:
+        return False
     for sentence in sentences(text):
         said = parse_change(sentence)
-        if said is not None and said.old is not None and canonical_tokens(said.old) == old:
-            if canonical_tokens(said.new) == new:
+        # Each side read as a phrase may take a neighbouring word ("Porto due" / "rental flat"):
+        # the memory's change holds the old value and shares a word of the new one.
+        if said is not None and said.old is not None and old <= canonical_tokens(said.old):
+            if new & canonical_tokens(said.new):
                 return True
     return False
 

@@ -409,7 +409,7 @@ def test_saying_a_change_again_corrects_nothing() -> None:
             "m1",
             0,
             "user",
-            "I've decided to rent a flat in Porto instead of Lisbon because the rents are lower.",
+            "I've decided to rent a flat in Porto instead of Lisbon due to the lower rents.",
             "2025-02-01T10:00:00+00:00",
         ),
         turn_row(
@@ -424,7 +424,7 @@ def test_saying_a_change_again_corrects_nothing() -> None:
     ]
     result = propose(build_snapshot(scope, rows))
     assert of_kind(result, SupersedeAction) == []
-    assert any("Porto instead of Lisbon because" in a.text for a in of_kind(result, CreateAction))
+    assert any("Porto instead of Lisbon due to" in a.text for a in of_kind(result, CreateAction))
 
 
 def test_an_update_never_swaps_the_new_value_into_the_old_sentence() -> None:
