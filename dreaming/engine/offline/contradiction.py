@@ -86,7 +86,7 @@ def judge(
                 continue
             verdict = statement_overrules(statement, claim.text, slots, subject, people, name, common)
             if isinstance(verdict, Update):
-                edited = updated_text(claim.text, verdict, turn.ts, subject)
+                edited = updated_text(claim.text, verdict, turn.ts)
                 if edited is not None:
                     return Finding("contradicted", turn.message_id, edited, clause.body, keeps_claim=True)
             if verdict:

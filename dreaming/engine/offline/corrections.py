@@ -30,20 +30,11 @@ from functools import lru_cache
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import is_reported_speech, what_was_said
 from dreaming.engine.offline.duplicates import values_conflict
-from dreaming.engine.offline.slots import (
-    MIN_FRAME_WORDS,
-    SlotReader,
-    Update,
-    clauses,
-    content_words,
-    frame_words,
-    frames,
-    rival_frames,
-    same_kind,
-    sentences,
-)
+from dreaming.engine.offline.slot_frames import content_words, frame_words, frames, sentences
+from dreaming.engine.offline.slot_rivalry import rival_frames
+from dreaming.engine.offline.slots import SlotReader, Update
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.changes import OPINION_WORDS, Value, ValueChange, mask_values, normal_values, values_in
+from language.changes import OPINION_WORDS, ValueChange, mask_values, parse_change
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 from language.person import PERSONAL_WORD
@@ -163,7 +154,7 @@ def overrules_change(
     if change.old is None or evidence_ts >= said_at or not names_something(change.old):
         return False
     body = without_stamp(text)
-    if not _holds(body, change.old):
+    if not _holds(body, change.old) or records_change(body, change):
         return False
     if context and is_bare(context[0], change):
         swapped = apply_change(body, change)
@@ -175,6 +166,22 @@ def overrules_change(
         said = what_was_said(without_stamp(text))
         return owned_by(body, subject, people) and slots.corrects(change, said, context, subject, reported=True)
     return owned_by(body, subject, people) and slots.corrects(change, body, context, subject)
+
+
+def records_change(text: str, change: ValueChange) -> bool:
+    """`text` already says this very change ("chose Porto instead of Lisbon"): a later message that
+    says it again ("… my plan to rent in Porto instead of Lisbon") restates it and corrects nothing."""
+    old, new = canonical_tokens(change.old or ""), canonical_tokens(change.new)
+    if not old or not new:
+        return False
+    for sentence in sentences(text):
+        said = parse_change(sentence)
+        # Each side read as a phrase may take a neighbouring word ("Porto due" / "rental flat"):
+        # the memory's change holds the old value and shares a word of the new one.
+        if said is not None and said.old is not None and old <= canonical_tokens(said.old):
+            if new & canonical_tokens(said.new):
+                return True
+    return False
 
 
 def names_something(phrase: str) -> bool:
@@ -313,54 +320,15 @@ def statement_rivals(
     return found
 
 
-def updated_text(old: str, update: Update, said_at: datetime, subject: str | None = None) -> str | None:
-    """The older memory given the new value, when it says more than the stale value: one value
-    for one value, swapped where the old clause gave it ("… and Raf's gym sessions are on Mondays"
-    -> "on Wednesdays", the rest of the sentence kept); else the stale sentence swapped for the
-    new one. None when the stale sentence's clause is all it says (the new statement replaces it)."""
+def updated_text(old: str, update: Update, said_at: datetime) -> str | None:
+    """The older memory with its stale sentence replaced by the new statement's own, when it says
+    other sentences besides (they stay, each as someone said it); None when the stale sentence is
+    all it says: the new statement's memory then replaces it, the old sentence kept as history
+    (`revisions`). A new value is never swapped into the older sentence: that writes a statement
+    nobody made, and wrong when the two values are of two things ("the gym fee is $48" swapped into
+    "the parking fee is $40 and the gym fee ...")."""
     parts = sentences(old)
-    if update.old_sentence not in parts:
+    if update.old_sentence not in parts or len(parts) < 2:
         return None
-    gone = [(v, f) for v, f in zip(update.old_values, update.old_forms) if v not in update.new_values]
-    fresh = [(v, f) for v, f in zip(update.new_values, update.new_forms) if v not in update.old_values]
-    stale = update.old_sentence
-    if (
-        len(gone) == 1
-        and len(fresh) == 1
-        and same_kind(gone[0][1], fresh[0][1])
-        and _says_more(stale, gone[0][0], subject)
-        and _others_still_said(stale, gone[0][0], update.new_sentence)
-    ):
-        swapped = re.sub(rf"(?<![\w$]){re.escape(gone[0][0])}(?![\w])", fresh[0][0], stale, count=1)
-        edited = " ".join(swapped if p == stale else p for p in parts)
-    elif len(parts) >= 2:
-        edited = " ".join(update.new_sentence if p == stale else p for p in parts)
-    else:
-        return None
+    edited = " ".join(update.new_sentence if p == update.old_sentence else p for p in parts)
     return stamped(edited, said_at) if stamp_day(old) is not None else edited
-
-
-def _others_still_said(sentence: str, value: str, new: str) -> bool:
-    """Every other value of the stale value's clause and the clause before it (what the value is
-    said of) is said by the new statement too: swapping one value must not leave beside it values
-    the new statement no longer vouches for ("printed 1,900 copies by May 1, which is 38% of the
-    run" -> "… 82%" would pair a new share with an old count and day)."""
-    pieces = clauses(sentence)
-    gone = Value(value, 0, 0).normal
-    at = next((i for i, p in enumerate(pieces) if any(v.normal == gone for v in values_in(p))), None)
-    if at is None:
-        return False
-    stated = normal_values(new)
-    near = " ".join(pieces[max(at - 1, 0) : at + 1])
-    return all(v.normal in stated or v.normal == gone for v in values_in(near))
-
-
-def _says_more(sentence: str, value: str, subject: str | None) -> bool:
-    """The sentence says something besides the clause giving `value` ("adopted a cat, and the flat
-    is on the # floor"); who says it is not something more."""
-    clauses = [c for c in frames(sentence, subject, (), 1) if value in c.said_values]
-    if not clauses:
-        return False
-    ignore = canonical_tokens(subject) if subject else frozenset()
-    rest = canonical_tokens(mask_values(sentence)) - ignore - frame_words(min(clauses, key=lambda c: len(c.masked)))
-    return len(rest) >= MIN_FRAME_WORDS

@@ -36,7 +36,7 @@ from dreaming.engine.offline.duplicates import find_duplicate
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.changes import ValueChange
+from language.changes import ValueChange, normal_values
 from language.clauses import Clause
 from language.dates import stamp_day, without_stamp
 from schemas import ConversationTurn
@@ -186,7 +186,7 @@ class Revisions:
             if _in_their_words(memory.text):
                 self._retire_reported_speech(memory, turn, rationale)
                 continue
-            edited = updated_text(memory.text, rival.update, turn.ts, subject) if rival.update else None
+            edited = updated_text(memory.text, rival.update, turn.ts) if rival.update else None
             if edited is None:
                 self.builder.supersede(memory.key, ref, (turn.message_id,), rationale)
                 self.working.retire(memory.key)
@@ -203,9 +203,13 @@ class Revisions:
         both messages: a reader asking about the attribute finds it by the older statement's words
         too (a new value is often said in a short aside that names little), and sees which value
         is current. Only when the older memory's evidence is in the window (the gate checks every
-        cited id) and the older sentence is short enough to be worth its words."""
+        cited id), and when the older sentence is short enough to be worth its words or gives
+        values the new memory does not (other facts, which would otherwise be lost with it: the
+        new value is never swapped into the old sentence, `corrections.updated_text`)."""
         current = self.working.get(ref)
-        if current is None or not current.created_in_plan or len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS:
+        if current is None or not current.created_in_plan:
+            return
+        if len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS and not _other_values(old_sentence, current.text):
             return
         cited = tuple(i for i in old.evidence_ids if i in self.window)
         if not cited or len(cited) != len(old.evidence_ids):
@@ -280,6 +284,11 @@ def _made_from(said: frozenset[str], made: Sequence[tuple[str, str]]) -> str | N
         if share >= best_share and (best is None or share > best_share):
             best, best_share = ref, share
     return best
+
+
+def _other_values(old_sentence: str, new_text: str) -> bool:
+    """The older sentence gives more than one value the newer text does not say (the stale one and another)."""
+    return len(normal_values(old_sentence) - normal_values(without_stamp(new_text))) >= 2
 
 
 def _lowered(sentence: str) -> str:

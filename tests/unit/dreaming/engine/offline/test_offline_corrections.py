@@ -22,8 +22,9 @@ def test_only_someones_attribute_in_the_first_sentence_is_a_slot_with_a_word_val
 SAID = datetime(2025, 4, 2, 9, 0, tzinfo=UTC)
 
 
-def test_a_value_is_swapped_into_the_older_sentence_only_beside_values_the_new_statement_still_says() -> None:
-    # The rest of the sentence is another fact ("two dogs"): it stays, with the day swapped.
+def test_a_new_value_is_never_swapped_into_the_older_sentence() -> None:
+    # One sentence with another fact beside the value: swapping the day in would write a sentence
+    # nobody said; the new statement replaces it (its memory keeps the old sentence as history).
     gym = Update(
         "Raf's gym sessions are on Mondays at 7 PM, and Raf has two dogs.",
         "Raf's gym sessions moved to Wednesdays at 7 PM.",
@@ -33,17 +34,16 @@ def test_a_value_is_swapped_into_the_older_sentence_only_beside_values_the_new_s
         ("day", "clock"),
         ("day", "clock"),
     )
-    edited = updated_text(gym.old_sentence, gym, SAID, "Raf")
-    assert edited == "Raf's gym sessions are on Wednesdays at 7 PM, and Raf has two dogs."
-    # The count and the day beside the share are not the new statement's: swapping the share alone
-    # would pair a new share with an old count, so the newer statement replaces the sentence.
-    atlas = Update(
-        "The press has printed 1,900 copies of the atlas by May 1, which is 38% of the 5,000-copy run.",
-        "The press has printed 4,100 copies of the atlas by August 3, which is 82% of the 5,000-copy run.",
-        0.95,
-        ("38%", "5,000"),
-        ("82%", "5,000"),
-        ("percent", "number"),
-        ("percent", "number"),
+    assert updated_text(gym.old_sentence, gym, SAID) is None
+    # Other sentences stay, each as someone said it; the stale one gives way to the new statement's own.
+    kiln = Update(
+        "The pottery kiln fires at 1,200 degrees.",
+        "The pottery kiln now fires at 1,240 degrees for stoneware.",
+        0.93,
+        ("1,200 degrees",),
+        ("1,240 degrees",),
+        ("unit:degre",),
+        ("unit:degre",),
     )
-    assert updated_text(atlas.old_sentence, atlas, SAID) is None
+    edited = updated_text("[2025-03-01] The pottery kiln fires at 1,200 degrees. Odile glazes on Fridays.", kiln, SAID)
+    assert edited == "[2025-04-02] The pottery kiln now fires at 1,240 degrees for stoneware. Odile glazes on Fridays."

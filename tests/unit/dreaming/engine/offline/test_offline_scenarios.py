@@ -397,3 +397,63 @@ def test_a_new_number_for_the_same_thing_supersedes_the_old_one_and_a_new_event_
             "Lina's test score improved to 78%. (previously, 2024-01-10: Lina's test score was 65% last term)",
         ),
     }
+
+
+def test_saying_a_change_again_corrects_nothing() -> None:
+    """A later message that restates a decision already remembered ("… rent in Porto instead of
+    Lisbon") is no correction of the memory that records it."""
+    scope = "test/movers/ines"
+    rows = [
+        turn_row(
+            scope,
+            "m1",
+            0,
+            "user",
+            "I've decided to rent a flat in Porto instead of Lisbon due to the lower rents.",
+            "2025-02-01T10:00:00+00:00",
+        ),
+        turn_row(
+            scope,
+            "m2",
+            0,
+            "user",
+            "I signed the lease for the garage, and now I wonder how it changes my plan to rent in Porto instead of"
+            " Lisbon.",
+            "2025-02-20T10:00:00+00:00",
+        ),
+    ]
+    result = propose(build_snapshot(scope, rows))
+    assert of_kind(result, SupersedeAction) == []
+    assert any("Porto instead of Lisbon due to" in a.text for a in of_kind(result, CreateAction))
+
+
+def test_an_update_never_swaps_the_new_value_into_the_old_sentence() -> None:
+    """The newer statement is the replacement in its own words; the older sentence, which says other
+    facts beside the stale value, stays as its history however long it is."""
+    scope = "test/bakery/noor"
+    rows = [
+        turn_row(
+            scope,
+            "k1",
+            0,
+            "user",
+            "Our bakery's sourdough batch is 40 loaves a morning, we open at 7 AM on weekdays, the rye starter is"
+            " fed twice a day, and the oven was serviced on March 3 by the technician from the co-op down the road.",
+            "2025-03-10T06:00:00+00:00",
+        ),
+        turn_row(
+            scope,
+            "k2",
+            0,
+            "user",
+            "We raised the sourdough batch to 55 loaves a morning.",
+            "2025-04-10T06:00:00+00:00",
+        ),
+    ]
+    result = propose(build_snapshot(scope, rows))
+    texts = {a.ref: without_stamp(a.text) for a in of_kind(result, CreateAction)}
+    [supersede] = of_kind(result, SupersedeAction)
+    new = texts[supersede.replacement]
+    assert "raised the sourdough batch to 55 loaves a morning. (previously, 2025-03-10: " in new
+    assert "7 AM" in new and "March 3" in new, "the older sentence's other facts stay as history"
+    assert not any("is 55 loaves" in text for text in texts.values()), "no sentence nobody said"

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from dreaming.embedding.minilm import MiniLMEmbedder
-from dreaming.engine.offline.slots import SlotReader, compounds_of, frames, holder, names_in
+from dreaming.engine.offline.slot_frames import frames, holder, names_in
+from dreaming.engine.offline.slots import SlotReader, compounds_of
 from language.changes import parse_change
 
 

@@ -1,0 +1,146 @@
+"""Could two frames' values be one attribute's old and new value? The cheap checks, no model:
+the same holder and named things, a value the newer statement no longer gives, of the same kind
+beside some of the same words, and not two events or two numbered things. `slots` then asks the
+sentence embeddings whether the two frames are one attribute.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from dreaming.embedding import canonical_tokens
+from dreaming.engine.offline.slot_frames import Frame, frames
+from language.changes import Numbered, Value, identifiers, modifiers_clash, normal_values, period_of, titles_in
+from language.dates import without_stamp
+
+ANCHORED_SHARED_WORDS = 2
+"""A pair whose newer value is said to be the new one is *anchored* (compared at
+`slots.ANCHORED_SLOT_COSINE`) only when the two values share this many anchor words that say which quantity it is
+("climbing gym fee" / "climbing gym fee"; "gym fee" / "parking fee" share one)."""
+
+
+def same_kind(a: str, b: str, near_a: frozenset[str] = frozenset(), near_b: frozenset[str] = frozenset()) -> bool:
+    """Two values could be one attribute's: the same kind, or a bare number beside the word the
+    other counts ("reached 165" near "commits" / "150 commits")."""
+    if a == b:
+        return True
+    if a == "number" and b.startswith("unit:"):
+        return b[5:] in near_a
+    if b == "number" and a.startswith("unit:"):
+        return a[5:] in near_b
+    return False
+
+
+def other_names(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Each side names something the other does not: "Project Cobra" / "Project Orca"."""
+    return bool(a - b) and bool(b - a)
+
+
+def rival_frames(
+    new: str, old: str, subject: str | None = None, common: frozenset[str] = frozenset()
+) -> list[tuple[Frame, Frame]]:
+    """(new frame, old frame) pairs whose values could be one attribute's new and old value: what
+    the sentence embeddings are then asked about (cheap checks first, no model)."""
+    new_frames, old_frames = frames(new, subject), frames(old, subject)
+    if not new_frames or not old_frames:
+        return []
+    stated_now = normal_values(without_stamp(new))
+    return [(f, s) for f in new_frames for s in old_frames if _rivals(f, s, stated_now, common)]
+
+
+def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> bool:
+    """Values that could be one attribute's old and new value: of the same holder and named
+    things, the newer statement no longer gives one the older gave, and the pair is not two events."""
+    return rivalry(fresh, stale, stated_now, common) is not None
+
+
+PLAIN, MOVED, ANCHORED = "plain", "moved", "anchored"
+"""How strongly a pair of frames' values look like one attribute's old and new value: *moved*, the
+newer value is itself said to be the new one ("raised the rent to #"; a change word elsewhere
+in the clause — "has gone from # to #" beside "completed # problems" — says nothing of the other
+value); *anchored*, moved and of the same specific kind beside the same qualifying words."""
+
+
+def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
+    """None when the frames are no old and new value of one attribute; else PLAIN, MOVED or ANCHORED."""
+    if not fresh.values or not stale.values or fresh.holder != stale.holder or other_names(fresh.names, stale.names):
+        return None
+    if other_names(titles_in(fresh.sentence), titles_in(stale.sentence)):
+        return None  # a score in one titled course and one in another: two things
+    if _a_list(stale) or _a_list(fresh):
+        return None  # "a box of 30, 40 and 50 cm": measurements of one thing, not one attribute's value
+    moved = fresh.moved or (False,) * len(fresh.said_values)
+    gone = [
+        (f, a, i, said)
+        for n, f, a, i, said in zip(_normals(stale), stale.forms, stale.anchors, stale.intents, stale.said_values)
+        if n not in stated_now
+    ]
+    fresh_values = [
+        (f, a, i, said, m)
+        for n, f, a, i, said, m in zip(
+            _normals(fresh), fresh.forms, fresh.anchors, fresh.intents, fresh.said_values, moved
+        )
+        if n not in stale.values
+    ]
+    pairs = [
+        (fo, fn, m, m and len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS)
+        for fo, ao, io, so in gone
+        for fn, an, i_n, sn, m in fresh_values
+        if same_kind(fo, fn, ao, an)
+        and io == i_n
+        and (ao & an) - common
+        and _same_period(period_of(stale.sentence, so), period_of(fresh.sentence, sn))
+    ]
+    if not pairs:
+        return None
+    shared = frozenset().union(*((ao & an) for _, ao, _, _ in gone for _, an, _, _, _ in fresh_values))
+    if modifiers_clash(stale.sentence, fresh.sentence, shared):
+        return None  # "the parking fee" / "the gym fee": one noun, two things
+    if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
+        return None  # "Stage 2" / "the first stage": two stages, each with its own date
+    if fresh.additive or ((fresh.event or stale.event) and not fresh.changed):
+        return None  # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more
+    if not any(form != "day" for form, _, _, _ in gone) and not any(m for fo, fn, m, _ in pairs if fn == "day"):
+        # Two days are usually two events; only a day itself said to be the new one ("moved the
+        # ferry to #", "the new # exam date") replaces one ("switching to a new tuner after #" does not).
+        return None
+    if not (fresh.changed or any(form != "day" for form, _, _, _ in gone)):
+        return None
+    if any(anchored and fo == fn and fo != "number" for fo, fn, _, anchored in pairs):
+        return ANCHORED
+    return MOVED if any(m for _, _, m, _ in pairs) else PLAIN
+
+
+_PERIOD_WORDS = canonical_tokens("day days week weeks month months year years night nights hour minute per")
+
+
+def _qualifiers(shared: frozenset[str], form: str) -> frozenset[str]:
+    """Shared anchor words that say *which* quantity it is: not the counted noun itself (the same
+    form already says it) nor a period ("a week")."""
+    unit = frozenset({form[5:]}) if form.startswith("unit:") else frozenset()
+    return shared - unit - _PERIOD_WORDS
+
+
+def _same_period(a: str, b: str) -> bool:
+    """A rate per day and one per week are two attributes, not an old and a new value."""
+    return not a or not b or a == b
+
+
+def other_numbered(a: frozenset[Numbered], b: frozenset[Numbered]) -> bool:
+    """One noun is numbered differently on each side, by a name on at least one side ("Sprint 2" /
+    "the first sprint"; `language.changes.identifiers`): two ordinals are often the values."""
+    return any(x.noun == y.noun and x.number != y.number and (x.named or y.named) for x in a for y in b) and not (a & b)
+
+
+def _a_list(frame: Frame) -> bool:
+    """Three or more values of one kind in one clause, or a value of a list."""
+    return "list" in frame.forms or any(frame.forms.count(form) >= 3 for form in set(frame.forms))
+
+
+def _normals(frame: Frame) -> list[str]:
+    return [_normal(text) for text in frame.said_values]
+
+
+@lru_cache(maxsize=65536)
+def _normal(said: str) -> str:
+    return Value(said, 0, 0).normal
