@@ -61,8 +61,8 @@ class Frame:
     intents: tuple[bool, ...]
     """Whether each value is wanted or planned rather than stated as is (`language.changes.intended`)."""
     anchors: tuple[frozenset[str], ...]
-    """The content words next to each value ("grocery budget was increased to #": grocery,
-    budget): a value of the same attribute sits beside some of the same words."""
+    """The content words next to each value ("heating bill was raised to #": heating,
+    bill): a value of the same attribute sits beside some of the same words."""
     changed: bool
     event: bool
     holder: str = ""
