@@ -79,11 +79,12 @@ def is_value_swap(a: frozenset[str], b: frozenset[str]) -> bool:
     return values_conflict(a, b) and jaccard(a, b) >= SWAP_JACCARD
 
 
-def is_paraphrase(a: MergeCandidate, b: MergeCandidate, cosine: float) -> bool:
-    """Close in meaning and not disagreeing on any value."""
-    if cosine < PARAPHRASE_COSINE or differing_values(a.text, b.text):
+def is_paraphrase(a: str, a_tokens: frozenset[str], b: str, b_tokens: frozenset[str], cosine: float) -> bool:
+    """Texts `a` and `b` (with their canonical tokens, at sentence cosine `cosine`) are close in
+    meaning and do not disagree on any value."""
+    if cosine < PARAPHRASE_COSINE or differing_values(a, b):
         return False
-    return cosine >= SAME_MEANING_COSINE or not is_value_swap(a.tokens, b.tokens)
+    return cosine >= SAME_MEANING_COSINE or not is_value_swap(a_tokens, b_tokens)
 
 
 def find_duplicate(tokens: frozenset[str], working: WorkingSet) -> WorkingMemory | None:
@@ -138,7 +139,9 @@ def merge_groups(candidates: list[MergeCandidate], embedder: Embedder) -> list[M
                 continue
             if all(
                 is_duplicate(ordered[m].tokens, ordered[j].tokens)
-                or is_paraphrase(ordered[m], ordered[j], float(cosine[m, j]))
+                or is_paraphrase(
+                    ordered[m].text, ordered[m].tokens, ordered[j].text, ordered[j].tokens, float(cosine[m, j])
+                )
                 for m in members
             ):
                 members.append(j)

@@ -19,6 +19,7 @@ from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import assistant_note
 from dreaming.engine.offline.duplicates import find_duplicate, new_values
 from dreaming.engine.offline.extraction import Fact, message_facts
+from dreaming.engine.offline.paraphrases import Paraphrases
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.revisions import Revisions
 from dreaming.engine.offline.slots import SlotReader
@@ -52,8 +53,11 @@ class TranscriptPass:
         prefetch: Callable[[list[str]], object] = lambda texts: None,
         slots: SlotReader | None = None,
         window: frozenset[str] = frozenset(),
+        paraphrases: Paraphrases | None = None,
     ) -> None:
         self.builder = builder
+        self.paraphrases = paraphrases
+        """Grows the memory a person's statement paraphrases instead of making a second one."""
         self.working = working
         self.roles = roles
         self.user_name = roles.user_name
@@ -204,6 +208,10 @@ class TranscriptPass:
             if found is None:
                 return None
             rivals = found
+            if not rivals and self.paraphrases is not None and self.paraphrases.absorb(
+                turn.message_id, turn.ts, turn.content, text
+            ):
+                return None
         who = "the assistant" if kind == "assistant turn" else subject or "the user"
         ref = self._create(text, tokens, turn, f"{kind} by {who} in {turn.message_id}", confidence)
         self.revisions.supersede_rivals(turn, ref, rivals, subject)
