@@ -84,10 +84,12 @@ class WorkingSet:
         return self._common
 
     def tokens_above(self, share: float, min_memories: int = 3) -> frozenset[str]:
-        """Tokens in more than `share` of the live memories (given at least `min_memories`), not cached."""
+        """Tokens in more than `share` of the live memories, and in two at least (given at least
+        `min_memories`); not cached."""
         if self._live < min_memories:
             return frozenset()
-        return frozenset().union(*(tokens for count, tokens in self._by_count.items() if count > share * self._live))
+        above = max(share * self._live, 1)
+        return frozenset().union(*(tokens for count, tokens in self._by_count.items() if count > above))
 
     def changes_since(self, position: int) -> list[str]:
         """The keys added or retired since `position` changes were logged (a reader's cursor)."""
