@@ -120,7 +120,9 @@ class Housekeeping:
                     self.builder.supersede(rival.key, winner.key, evidence, rationale)
                 self.working.retire(rival.key)
 
-    def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated], unchecked: frozenset[str]) -> set[str]:
+    def _merge(
+        self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated], unchecked: frozenset[str]
+    ) -> set[str]:
         """Merge duplicates, comparing texts with dates resolved so "next Tuesday" meets "2026-03-10";
         only groups holding an unchecked memory."""
         plain = {r.memory_id: without_stamp(dated[r.memory_id].plain) for r in candidates}

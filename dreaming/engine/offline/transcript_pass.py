@@ -208,8 +208,10 @@ class TranscriptPass:
             if found is None:
                 return None
             rivals = found
-            if not rivals and self.paraphrases is not None and self.paraphrases.absorb(
-                turn.message_id, turn.ts, turn.content, text
+            if (
+                not rivals
+                and self.paraphrases is not None
+                and self.paraphrases.absorb(turn.message_id, turn.ts, turn.content, text)
             ):
                 return None
         who = "the assistant" if kind == "assistant turn" else subject or "the user"
