@@ -2,7 +2,9 @@
 
 Merging is by meaning: the sentence embeddings are close and a value guard finds no disagreement
 (no number, date or name on one side only, on both sides; no single swapped word as in "window
-seats" / "aisle seats"). The older token rule below still catches near-verbatim repeats.
+seats" / "aisle seats"). The older token rule below still catches near-verbatim repeats. The walk
+applies the rules as it meets each statement (`paraphrases.py`); housekeeping merges the memories
+no pass has compared yet (memory-adds) with `merge_groups`.
 
 Two memories are duplicates when their canonical tokens overlap strongly (Jaccard >= 0.75) AND
 they do not disagree on a value: if each holds a content token the other lacks ("window" vs

@@ -53,8 +53,10 @@ class ParaphraseIndex:
         self._cursor = 0
         self._keys: list[str] = []
         self._rows: dict[str, int] = {}
-        self._live: list[bool] = []
+        self._live = np.zeros(0, dtype=bool)
         self._matrix: np.ndarray | None = None
+        """Rows of the memories indexed so far; capacity doubles, so adding one is not a copy of all."""
+        self._size = 0
 
     def _sync(self) -> None:
         changed = self.working.changes_since(self._cursor)
@@ -70,11 +72,19 @@ class ParaphraseIndex:
         if not fresh:
             return
         vectors = np.asarray(self.embed([without_stamp(m.text) for m in fresh]), dtype=np.float32)
-        for memory in fresh:
-            self._rows[memory.key] = len(self._keys)
+        end = self._size + len(fresh)
+        if self._matrix is None or end > len(self._matrix):
+            grown = np.zeros((max(2 * end, 64), vectors.shape[1]), dtype=np.float32)
+            live = np.zeros(len(grown), dtype=bool)
+            if self._matrix is not None:
+                grown[: self._size], live[: self._size] = self._matrix[: self._size], self._live[: self._size]
+            self._matrix, self._live = grown, live
+        self._matrix[self._size : end] = vectors
+        self._live[self._size : end] = True
+        for offset, memory in enumerate(fresh):
+            self._rows[memory.key] = self._size + offset
             self._keys.append(memory.key)
-            self._live.append(True)
-        self._matrix = vectors if self._matrix is None else np.vstack((self._matrix, vectors))
+        self._size = end
 
     def find(self, text: str, tokens: frozenset[str]) -> tuple[WorkingMemory, float] | None:
         """The live memory `text` paraphrases (the closest one, ties by text), with the cosine."""
@@ -82,8 +92,7 @@ class ParaphraseIndex:
         if self._matrix is None or not tokens:
             return None
         vector = np.asarray(self.embed([text]), dtype=np.float32)[0]
-        cosine = self._matrix @ vector
-        cosine[~np.asarray(self._live)] = -1.0
+        cosine = np.where(self._live[: self._size], self._matrix[: self._size] @ vector, -1.0)
         hits = [(float(cosine[row]), self._keys[row]) for row in np.flatnonzero(cosine >= PARAPHRASE_COSINE)]
         ranked = [(c, m) for c, key in hits if (m := self.working.get(key)) is not None]
         for similarity, memory in sorted(ranked, key=lambda hit: (-hit[0], hit[1].text)):
