@@ -57,6 +57,8 @@ class ParaphraseIndex:
         self._matrix: np.ndarray | None = None
         """Rows of the memories indexed so far; capacity doubles, so adding one is not a copy of all."""
         self._size = 0
+        self._asked: dict[str, np.ndarray] = {}
+        """The texts asked about since the last sync, with their vectors."""
 
     def _sync(self) -> None:
         changed = self.working.changes_since(self._cursor)
@@ -70,8 +72,14 @@ class ParaphraseIndex:
             if memory is not None and self.working.is_live(key) and absorbs(memory):
                 fresh.append(memory)
         if not fresh:
+            self._asked.clear()
             return
-        vectors = np.asarray(self.embed([without_stamp(m.text) for m in fresh]), dtype=np.float32)
+        texts = [without_stamp(m.text) for m in fresh]
+        # Most new memories are the statement just asked about: its vector is at hand.
+        missing = [t for t in dict.fromkeys(texts) if t not in self._asked]
+        known = dict(zip(missing, np.asarray(self.embed(missing), dtype=np.float32))) if missing else {}
+        vectors = np.stack([self._asked[t] if t in self._asked else known[t] for t in texts])
+        self._asked.clear()
         end = self._size + len(fresh)
         if self._matrix is None or end > len(self._matrix):
             grown = np.zeros((max(2 * end, 64), vectors.shape[1]), dtype=np.float32)
@@ -92,6 +100,7 @@ class ParaphraseIndex:
         if self._matrix is None or not tokens:
             return None
         vector = np.asarray(self.embed([text]), dtype=np.float32)[0]
+        self._asked[text] = vector
         cosine = np.where(self._live[: self._size], self._matrix[: self._size] @ vector, -1.0)
         hits = [(float(cosine[row]), self._keys[row]) for row in np.flatnonzero(cosine >= PARAPHRASE_COSINE)]
         ranked = [(c, m) for c, key in hits if (m := self.working.get(key)) is not None]
