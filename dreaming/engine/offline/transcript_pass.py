@@ -57,6 +57,7 @@ class TranscriptPass:
     ) -> None:
         self.builder = builder
         self.paraphrases = paraphrases
+        self._changing = False
         """Grows the memory a person's statement paraphrases instead of making a second one."""
         self.working = working
         self.roles = roles
@@ -136,9 +137,12 @@ class TranscriptPass:
         subject = speaker.name
         handled: list[str] = []
         context = (speaker.body, *((reading.answered.content,) if reading.answered is not None else ()))
-        for clause in clauses_of(turn, speaker.body):
+        clauses = clauses_of(turn, speaker.body)
+        for clause in clauses:
             if self._clause(turn, clause, subject, context):
                 handled.append(clause.body)
+        # A message stating a change makes its own memories: a paraphrase of the old value is the correction.
+        self._changing = any(c.change is not None for c in clauses)
         if turn.message_id in self.consumed:
             return  # an earlier pass consolidated this message
         for fact in reading.facts:
@@ -210,6 +214,7 @@ class TranscriptPass:
             rivals = found
             if (
                 not rivals
+                and not self._changing
                 and self.paraphrases is not None
                 and self.paraphrases.absorb(turn.message_id, turn.ts, turn.content, text)
             ):
