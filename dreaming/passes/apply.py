@@ -207,8 +207,10 @@ class _Applier:
         label = f"update {a.target!r}"
         record = self.resolve(a.target, label)
         evidence = self.evidence(a.evidence_message_ids, label)
-        if record is None or self.problems or a.text == record.text:
+        if record is None or self.problems:
             return
+        if a.text == record.text and set(evidence) <= set(record.evidence_message_ids):
+            return  # nothing new: the same words on the same evidence (new evidence alone is kept)
         after = record.model_copy(
             update={
                 "text": a.text,

@@ -2,7 +2,9 @@
 
 Merging is by meaning: the sentence embeddings are close and a value guard finds no disagreement
 (no number, date or name on one side only, on both sides; no single swapped word as in "window
-seats" / "aisle seats"). The older token rule below still catches near-verbatim repeats.
+seats" / "aisle seats"). The older token rule below still catches near-verbatim repeats. The walk
+applies the rules as it meets each statement (`paraphrases.py`); housekeeping merges the memories
+no pass has compared yet (memory-adds) with `merge_groups`.
 
 Two memories are duplicates when their canonical tokens overlap strongly (Jaccard >= 0.75) AND
 they do not disagree on a value: if each holds a content token the other lacks ("window" vs
@@ -79,11 +81,12 @@ def is_value_swap(a: frozenset[str], b: frozenset[str]) -> bool:
     return values_conflict(a, b) and jaccard(a, b) >= SWAP_JACCARD
 
 
-def is_paraphrase(a: MergeCandidate, b: MergeCandidate, cosine: float) -> bool:
-    """Close in meaning and not disagreeing on any value."""
-    if cosine < PARAPHRASE_COSINE or differing_values(a.text, b.text):
+def is_paraphrase(a: str, a_tokens: frozenset[str], b: str, b_tokens: frozenset[str], cosine: float) -> bool:
+    """Texts `a` and `b` (with their canonical tokens, at sentence cosine `cosine`) are close in
+    meaning and do not disagree on any value."""
+    if cosine < PARAPHRASE_COSINE or differing_values(a, b):
         return False
-    return cosine >= SAME_MEANING_COSINE or not is_value_swap(a.tokens, b.tokens)
+    return cosine >= SAME_MEANING_COSINE or not is_value_swap(a_tokens, b_tokens)
 
 
 def find_duplicate(tokens: frozenset[str], working: WorkingSet) -> WorkingMemory | None:
@@ -138,7 +141,9 @@ def merge_groups(candidates: list[MergeCandidate], embedder: Embedder) -> list[M
                 continue
             if all(
                 is_duplicate(ordered[m].tokens, ordered[j].tokens)
-                or is_paraphrase(ordered[m], ordered[j], float(cosine[m, j]))
+                or is_paraphrase(
+                    ordered[m].text, ordered[m].tokens, ordered[j].text, ordered[j].tokens, float(cosine[m, j])
+                )
                 for m in members
             ):
                 members.append(j)

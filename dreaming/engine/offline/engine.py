@@ -27,6 +27,7 @@ from dreaming.engine.offline.corrections import generic_tokens
 from dreaming.engine.offline.dissatisfaction import complaint_memory_text
 from dreaming.engine.offline.duplicates import find_duplicate
 from dreaming.engine.offline.housekeeping import Housekeeping
+from dreaming.engine.offline.paraphrases import Paraphrases
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.speaker_roles import AssistantRole, read_roles
@@ -79,6 +80,8 @@ class OfflineEngine:
             for message_id in memory.evidence_message_ids:
                 cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
         slots = SlotReader(self.embedder.embed_array)
+        names = frozenset().union(*(canonical_tokens(p) for p in (*roles.people, user_name or "")))
+        paraphrases = Paraphrases(builder, working, self.embedder.embed_array, names)
         TranscriptPass(
             builder,
             working,
@@ -91,7 +94,9 @@ class OfflineEngine:
             self.embedder.embed_array,
             slots,
             frozenset(messages),
+            paraphrases,
         ).run(readable)
+        paraphrases.flush()
         if signals.complaint is not None:
             self._remember_complaint(
                 builder,
@@ -105,7 +110,7 @@ class OfflineEngine:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
         name_tokens = canonical_tokens(user_name) if user_name else frozenset()
         Housekeeping(builder, working, messages, self.embedder, name_tokens, notes, slots, roles.people).run(
-            snapshot.memories
+            snapshot.memories, self._unchecked(snapshot)
         )
         plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)
         notes.extend(steered)
@@ -114,6 +119,20 @@ class OfflineEngine:
     def _similarity(self, a: str, b: str) -> float:
         vectors = self.embedder.embed_array([a, b])
         return float(vectors[0] @ vectors[1])
+
+    @staticmethod
+    def _unchecked(snapshot: Snapshot) -> frozenset[str]:
+        """The stored memories no pass has compared with the others yet: the pending memory-adds,
+        and any record citing a message this pass is the first to read. Every other one met the
+        memories live when it was made (the walk's rules), so comparing it again would make the
+        result depend on where the pass boundaries fell (and the gate refuses such a change anyway:
+        its evidence is not new)."""
+        new = snapshot.new_message_ids
+        return frozenset(
+            m.memory_id
+            for m in snapshot.memories
+            if m.memory_id in snapshot.pending_add_ids or any(i in new for i in m.evidence_message_ids)
+        )
 
     @staticmethod
     def _consumed_messages(snapshot: Snapshot, turns: list[ConversationTurn]) -> frozenset[str]:

@@ -1,5 +1,10 @@
 """Tidy the memories the transcript walk left alone: rival values, duplicates, relative dates.
 
+Only memories no pass has compared yet take part (`unchecked`: the pending memory-adds, a record
+citing a message first read now): one the walk made, in this pass or an earlier one, already met
+every memory live when it was made, by the walk's rules (`transcript_pass`, `paraphrases`).
+Judging the stored ones again would make the store depend on where the pass boundaries fell.
+
 - Two existing memories giving one attribute different values: the one with newer evidence wins.
 - Paraphrased duplicates become one MergeAction (older/shorter survivor; apply unions provenance).
 - A memory saying "next Tuesday" is rewritten with the absolute date, resolved from the timestamp
@@ -52,12 +57,14 @@ class Housekeeping:
         self.slots = slots if slots is not None else SlotReader(embedder.embed_array)
         self.people = people
 
-    def run(self, records: tuple[MemoryRecord, ...]) -> None:
-        self._resolve_rivals(records)
+    def run(self, records: tuple[MemoryRecord, ...], unchecked: frozenset[str] | None = None) -> None:
+        """`unchecked`: the ids of the records no pass has compared yet (None: every record)."""
+        unchecked = frozenset(r.memory_id for r in records) if unchecked is None else unchecked
+        self._resolve_rivals(records, unchecked)
         candidates = [r for r in records if self._eligible(r)]
         dated = {r.memory_id: self._dated(r) for r in candidates}
-        merged = self._merge(candidates, dated)
-        for record in candidates:
+        merged = self._merge(candidates, dated, unchecked)
+        for record in (r for r in candidates if r.memory_id in unchecked):
             annotated = dated[record.memory_id].annotated
             if record.memory_id not in merged and annotated is not None:
                 self._update_dates(record, annotated)
@@ -87,10 +94,10 @@ class Housekeeping:
             text = stamped(text or record.text, reference)
         return _Dated(plain, text)
 
-    def _resolve_rivals(self, records: tuple[MemoryRecord, ...]) -> None:
+    def _resolve_rivals(self, records: tuple[MemoryRecord, ...], unchecked: frozenset[str]) -> None:
         live = [m for r in records if (m := self.working.get(r.memory_id)) is not None and self.working.is_live(m.key)]
         for winner in sorted(live, key=lambda m: (m.evidence_ts, m.key), reverse=True):
-            if not self.working.is_live(winner.key) or self.builder.touched(winner.key):
+            if winner.key not in unchecked or not self.working.is_live(winner.key) or self.builder.touched(winner.key):
                 continue
             evidence = tuple(i for i in winner.evidence_ids if i in self.messages)
             owner = owner_of(winner.text, self.people)
@@ -113,8 +120,11 @@ class Housekeeping:
                     self.builder.supersede(rival.key, winner.key, evidence, rationale)
                 self.working.retire(rival.key)
 
-    def _merge(self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated]) -> set[str]:
-        """Merge duplicates, comparing texts with dates resolved so "next Tuesday" meets "2026-03-10"."""
+    def _merge(
+        self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated], unchecked: frozenset[str]
+    ) -> set[str]:
+        """Merge duplicates, comparing texts with dates resolved so "next Tuesday" meets "2026-03-10";
+        only groups holding an unchecked memory."""
         plain = {r.memory_id: without_stamp(dated[r.memory_id].plain) for r in candidates}
         merge_input = [
             MergeCandidate(r.memory_id, plain[r.memory_id], canonical_tokens(plain[r.memory_id]), r.created_at)
@@ -122,6 +132,8 @@ class Housekeeping:
         ]
         merged: set[str] = set()
         for group in merge_groups(merge_input, self.embedder):
+            if not any(m.key in unchecked for m in (group.survivor, *group.duplicates)):
+                continue
             survivor, duplicates = group.survivor.key, tuple(d.key for d in group.duplicates)
             self.builder.merge(
                 survivor,

@@ -19,6 +19,7 @@ from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import assistant_note
 from dreaming.engine.offline.duplicates import find_duplicate, new_values
 from dreaming.engine.offline.extraction import Fact, message_facts
+from dreaming.engine.offline.paraphrases import Paraphrases
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.revisions import Revisions
 from dreaming.engine.offline.slots import SlotReader
@@ -52,8 +53,12 @@ class TranscriptPass:
         prefetch: Callable[[list[str]], object] = lambda texts: None,
         slots: SlotReader | None = None,
         window: frozenset[str] = frozenset(),
+        paraphrases: Paraphrases | None = None,
     ) -> None:
         self.builder = builder
+        self.paraphrases = paraphrases
+        self._changing = False
+        """Grows the memory a person's statement paraphrases instead of making a second one."""
         self.working = working
         self.roles = roles
         self.user_name = roles.user_name
@@ -132,9 +137,12 @@ class TranscriptPass:
         subject = speaker.name
         handled: list[str] = []
         context = (speaker.body, *((reading.answered.content,) if reading.answered is not None else ()))
-        for clause in clauses_of(turn, speaker.body):
+        clauses = clauses_of(turn, speaker.body)
+        for clause in clauses:
             if self._clause(turn, clause, subject, context):
                 handled.append(clause.body)
+        # A message stating a change makes its own memories: a paraphrase of the old value is the correction.
+        self._changing = any(c.change is not None for c in clauses)
         if turn.message_id in self.consumed:
             return  # an earlier pass consolidated this message
         for fact in reading.facts:
@@ -204,6 +212,13 @@ class TranscriptPass:
             if found is None:
                 return None
             rivals = found
+            if (
+                not rivals
+                and not self._changing
+                and self.paraphrases is not None
+                and self.paraphrases.absorb(turn.message_id, turn.ts, turn.content, text)
+            ):
+                return None
         who = "the assistant" if kind == "assistant turn" else subject or "the user"
         ref = self._create(text, tokens, turn, f"{kind} by {who} in {turn.message_id}", confidence)
         self.revisions.supersede_rivals(turn, ref, rivals, subject)

@@ -27,6 +27,8 @@ class WorkingMemory:
     """When its newest evidence was said (message ts), or when it was written if none is known."""
     protected: bool = False
     created_in_plan: bool = False
+    origin: str = "transcript"
+    """The record's origin ("memory_add" for an agent's note); a memory this plan makes is "transcript"."""
 
 
 def newest_evidence_ts(record: MemoryRecord, message_ts: Mapping[str, datetime]) -> datetime:
@@ -49,6 +51,8 @@ class WorkingSet:
         self._counts: dict[str, int] = {}
         self._by_count: dict[int, set[str]] = {}
         self._live = 0
+        self._changes: list[str] = []
+        """Every key added or retired, in order: what an index kept beside this set must redo."""
 
     @classmethod
     def from_records(cls, records: tuple[MemoryRecord, ...], message_ts: Mapping[str, datetime]) -> WorkingSet:
@@ -63,6 +67,7 @@ class WorkingSet:
                         evidence_ids=record.evidence_message_ids,
                         evidence_ts=newest_evidence_ts(record, message_ts),
                         protected=record.protected,
+                        origin=record.origin,
                     )
                 )
         return working
@@ -78,8 +83,21 @@ class WorkingSet:
                 self._common = frozenset().union(*above)
         return self._common
 
+    def tokens_above(self, share: float, min_memories: int = 3) -> frozenset[str]:
+        """Tokens in more than `share` of the live memories, and in two at least (given at least
+        `min_memories`); not cached."""
+        if self._live < min_memories:
+            return frozenset()
+        above = max(share * self._live, 1)
+        return frozenset().union(*(tokens for count, tokens in self._by_count.items() if count > above))
+
+    def changes_since(self, position: int) -> list[str]:
+        """The keys added or retired since `position` changes were logged (a reader's cursor)."""
+        return self._changes[position:]
+
     def add(self, memory: WorkingMemory) -> None:
         self._common = None
+        self._changes.append(memory.key)
         if self.is_live(memory.key):
             self._count(self._entries[memory.key].tokens, -1)
         self._entries[memory.key] = memory
@@ -95,6 +113,7 @@ class WorkingSet:
             self._count(self._entries[key].tokens, -1)
         self._retired.add(key)
         self._common = None
+        self._changes.append(key)
 
     def _count(self, tokens: frozenset[str], step: int) -> None:
         self._live += step
