@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dreaming.embedding import canonical_tokens
-from dreaming.engine.offline.assistant_notes import assistant_note
+from dreaming.engine.offline.assistant_notes import assistant_notes
 from dreaming.engine.offline.duplicates import find_duplicate, new_values
 from dreaming.engine.offline.extraction import Fact, message_facts
 from dreaming.engine.offline.plan_builder import PlanBuilder
@@ -115,8 +115,7 @@ class TranscriptPass:
                 )
             else:
                 recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
-                note = assistant_note(turn, replied[0] if replied else None, self.user_name, self.roles.people, recent)
-                facts = [note] if note is not None else []
+                facts = assistant_notes(turn, replied[0] if replied else None, self.user_name, self.roles.people, recent)
             readings.append(_Reading(turn, speaker, last_assistant.get(turn.session_id), facts))
             if turn.role == "assistant":
                 last_assistant[turn.session_id] = turn
