@@ -30,7 +30,7 @@ INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 _ADVERB = (
     r"(?:\w+(?:ally|ently|antly|ously|ively|arly|ully)|always|never|often|sometimes|also|still|just|only"
     r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually|usually|finally"
-    r"|recently|totally|kinda|sorta|def)"
+    r"|recently|totally|kinda|sorta|def|ever|once|first|then|too|again|soon|later)"
 )
 _VERB = r"(?:[a-z]+n't|[a-z]+n\u2019t|[a-z]+)"
 # "I" in any case ("i went", "Im", "Ive": chat is typed fast), but never "i.e." or a list marker "i)".

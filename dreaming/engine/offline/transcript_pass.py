@@ -31,6 +31,10 @@ from schemas import ConversationTurn
 
 NOTED_COSINE = 0.55
 """A memory-add citing a message says what the message says at this cosine."""
+NOTED_EXTRA_WORDS = 1
+"""...and the message's statement has at most this many content words the add lacks: an add's
+paraphrase ("grooms her dogs") leaves out the words said ("daily brushing, baths and nail trims"),
+which a reader may ask about."""
 FACT_CONFIDENCE = 0.8
 TOLD_MESSAGES = 5
 """An assistant turn is news only for values the user's last this many messages of the session lack."""
@@ -164,7 +168,11 @@ class TranscriptPass:
         fact's "2024-06-08"), a number in words as its digits ("two hours" = "2 hours")."""
         for noted in self.cited_by.get(turn.message_id, ()):
             said = rewrite_relative_time(without_stamp(noted), turn.ts, annotate=True).text
-            if self.similarity(body, without_stamp(noted)) >= NOTED_COSINE and _adds_no_value(body, said):
+            if (
+                self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
+                and _adds_no_value(body, said)
+                and len(_words_beyond(body, said)) <= NOTED_EXTRA_WORDS
+            ):
                 return True
         return False
 
@@ -233,6 +241,12 @@ def _adds_no_value(body: str, noted: str) -> bool:
     if not normal_values(body) <= said:
         return False  # a number, amount or day the note lacks ("three" where it says "two")
     return all((normal := normal_values(value)) and normal <= said for value in new_values(body, noted))
+
+
+def _words_beyond(body: str, noted: str) -> frozenset[str]:
+    """The content words of `body` that `noted` lacks, values aside (`_adds_no_value` compares
+    those as meant: "two" / "2", a resolved day)."""
+    return frozenset(t for t in canonical_tokens(body) - canonical_tokens(noted) if not normal_values(t))
 
 
 @dataclass(frozen=True)

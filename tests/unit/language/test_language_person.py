@@ -22,6 +22,7 @@ from language.person import detect_user_name, third_person_verb, to_third_person
         ("I sold my bike and I need a new one", "Noor sold Noor's bike and Noor needs a new one"),
         ("I taught myself to knit", "Noor taught themself to knit"),
         ("I, for one, agree", "Noor, for one, agree"),
+        ("if I ever get to row the lake", "If Noor ever gets to row the lake"),
     ],
 )
 def test_no_first_person_left_and_verbs_agree(said: str, written: str) -> None:
