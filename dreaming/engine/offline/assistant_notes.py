@@ -90,6 +90,10 @@ def what_was_said(text: str) -> str:
     return text
 
 
+_FORMULA = re.compile(r"\\[a-zA-Z]+\s*[{(\[]|\\[()\[\]]")
+"""LaTeX ("\\frac{10}{22}", "\\( x \\)"): a formula is worked maths, not a sentence to remember."""
+_EXAMPLE = re.compile(r"(?i)^(?:examples?|for example|for instance|e\.g\.)\b[:,]?")
+"""An illustration ("Example: if you score 70% ..."): an invented case, behind what the turn says of the user's."""
 _LABEL = re.compile(r"^[A-Z][\w'&/ -]{0,40}:\s+")
 """A plan's item label ("Weekly Review: ...", "Marital Deduction: ..."): capitalised as a title, not a name."""
 _TITLE_WORD = re.compile(r"\b[A-Z][\w'-]*")
@@ -135,6 +139,8 @@ def _score(sentence: str, known: set[str], asked: frozenset[str], people: tuple[
         score += 2
     elif _YOU.search(sentence):
         score += 1
+    if _EXAMPLE.match(sentence):
+        score -= 2
     return score
 
 
@@ -142,7 +148,11 @@ def _candidates(content: str) -> list[str]:
     found = []
     for sentence in sentences(plain_text(content)):
         words = len(_WORD.findall(sentence))
-        if 3 <= words <= SENTENCE_MAX_WORDS and classify_sentence(sentence) == "statement":
+        if (
+            3 <= words <= SENTENCE_MAX_WORDS
+            and classify_sentence(sentence) == "statement"
+            and not _FORMULA.search(sentence)
+        ):
             found.append(sentence)
     return found
 

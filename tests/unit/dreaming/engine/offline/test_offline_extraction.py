@@ -190,7 +190,9 @@ GARDEN_PLAN = (
     "- Order 1.5 cubic metres of topsoil; at 38 euros a cubic metre that is 57 euros.\n"
     "- Build the frame on March 9 and plant the garlic by March 16.\n"
     "- Water it regularly and mulch it well, since good habits matter more than tools.\n"
-    "- Think about what you enjoy eating most and plant more of it.\n\n"
+    "- Think about what you enjoy eating most and plant more of it.\n"
+    "- Example: if you sow 12 lettuces, you could pick 3 a week.\n"
+    "- The bed covers \\( 2 \\times 1.2 \\) = 2.4 square metres.\n\n"
     "Would you like a watering schedule too?"
 )
 
@@ -211,3 +213,4 @@ def test_an_assistant_turn_leaves_one_fact_per_memory_each_with_a_value() -> Non
     assert any("two apple trees" in n and "Ivo has" in n for n in notes), "a fact it stated about the user's world"
     assert any("57 euros" in n for n in notes), "a value it computed"
     assert not any("habits" in n or "enjoy" in n or "lovely" in n for n in notes), "prose without a value"
+    assert not any("lettuces" in n or "times" in n for n in notes), "an invented example, a formula"
