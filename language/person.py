@@ -237,7 +237,10 @@ _JOINT_SUBJECT = re.compile(
 
 # A quotation is words as said: a title ("Tell Me Your Secrets"), a sign, a line someone spoke.
 # Double or curly quotes; single quotes only around words (an apostrophe inside a word is not one).
-_QUOTATION = re.compile(r'"[^"\n]{1,120}"|\u201c[^\u201d\n]{1,120}\u201d|(?<![\w\'\u2019])\'[^\'\n]{1,80}\'(?![\w\'\u2019])')
+_QUOTATION = re.compile(
+    r'"[^"\n]{1,120}"|\u201c[^\u201d\n]{1,120}\u201d'
+    r"|(?<![\w'\u2019])'[^'\n]{1,80}'(?![\w'\u2019])"
+)
 _QUOTE_MARK = re.compile("\ue000(\\d+)\ue001")
 
 

@@ -119,7 +119,8 @@ class TranscriptPass:
                 )
             else:
                 recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
-                facts = assistant_notes(turn, replied[0] if replied else None, self.user_name, self.roles.people, recent)
+                answered = replied[0] if replied else None
+                facts = assistant_notes(turn, answered, self.user_name, self.roles.people, recent)
             readings.append(_Reading(turn, speaker, last_assistant.get(turn.session_id), facts))
             if turn.role == "assistant":
                 last_assistant[turn.session_id] = turn

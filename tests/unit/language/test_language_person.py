@@ -132,7 +132,10 @@ def test_you_as_an_object_takes_no_verb_ending() -> None:
     ("said", "written"),
     [
         ('I loved "Tell Me Your Secrets" at the film club', 'Noor loved "Tell Me Your Secrets" at the film club'),
-        ("My van has a sticker saying \u201cI brake for owls\u201d", "Noor's van has a sticker saying \u201cI brake for owls\u201d"),
+        (
+            "My van has a sticker saying \u201cI brake for owls\u201d",
+            "Noor's van has a sticker saying \u201cI brake for owls\u201d",
+        ),
         ("I named my boat 'My Other Car'", "Noor named Noor's boat 'My Other Car'"),
         ('You told me "we leave at dawn"', 'Ivo told Noor "we leave at dawn"'),
     ],
@@ -143,4 +146,5 @@ def test_quoted_words_are_kept_as_said(said: str, written: str) -> None:
 
 
 def test_an_apostrophe_is_not_a_quotation() -> None:
-    assert to_third_person("I can't find my keys and I'm late", "Noor") == "Noor can't find Noor's keys and Noor is late"
+    said = "I can't find my keys and I'm late"
+    assert to_third_person(said, "Noor") == "Noor can't find Noor's keys and Noor is late"
