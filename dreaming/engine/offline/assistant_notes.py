@@ -109,7 +109,7 @@ def _values(text: str, people: tuple[str, ...]) -> set[str]:
 
 
 def _is_title(text: str) -> bool:
-    """A heading in title case ("Understand The Annual Gift Exclusion"): its capitals name nothing."""
+    """A heading in title case ("Choose The Right Winter Tyres"): its capitals name nothing."""
     words = text.split()
     return len(words) >= 2 and len(_TITLE_WORD.findall(text)) * 2 >= len(words)
 
