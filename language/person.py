@@ -30,7 +30,7 @@ INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 _ADVERB = (
     r"(?:\w+(?:ally|ently|antly|ously|ively|arly|ully)|always|never|often|sometimes|also|still|just|only"
     r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually|usually|finally"
-    r"|recently|totally|kinda|sorta|def)"
+    r"|recently|totally|kinda|sorta|def|ever|once|first|then|too|again|soon|later)"
 )
 _VERB = r"(?:[a-z]+n't|[a-z]+n\u2019t|[a-z]+)"
 # "I" in any case ("i went", "Im", "Ive": chat is typed fast), but never "i.e." or a list marker "i)".
@@ -235,6 +235,30 @@ _JOINT_SUBJECT = re.compile(
 )
 
 
+# A quotation is words as said: a title ("Tell Me Your Secrets"), a sign, a line someone spoke.
+# Double or curly quotes; single quotes only around words (an apostrophe inside a word is not one).
+_QUOTATION = re.compile(
+    r'"[^"\n]{1,120}"|\u201c[^\u201d\n]{1,120}\u201d'
+    r"|(?<![\w'\u2019])'[^'\n]{1,80}'(?![\w'\u2019])"
+)
+_QUOTE_MARK = re.compile("\ue000(\\d+)\ue001")
+
+
+def _set_quotes_aside(statement: str) -> tuple[str, list[str]]:
+    """The statement with each quotation replaced by a placeholder no rule reads, and the quotations."""
+    quotes: list[str] = []
+
+    def mark(match: re.Match[str]) -> str:
+        quotes.append(match.group(0))
+        return f"\ue000{len(quotes) - 1}\ue001"
+
+    return _QUOTATION.sub(mark, statement), quotes
+
+
+def _put_quotes_back(statement: str, quotes: list[str]) -> str:
+    return _QUOTE_MARK.sub(lambda m: quotes[int(m.group(1))], statement) if quotes else statement
+
+
 def to_third_person(
     statement: str,
     name: str | None,
@@ -253,6 +277,7 @@ def to_third_person(
     possessive = f"{subject}'s"
     group = we or f"{subject} and others"
     group_possessive = (f"{group}'" if group.endswith("s") else f"{group}'s") if we else possessive
+    statement, quotes = _set_quotes_aside(statement)
     if other:
         statement = _second_person(statement, other, generic_you)
 
@@ -293,5 +318,5 @@ def to_third_person(
         raise AssertionError(f"unhandled first-person form {match.group(0)!r}")
 
     statement = _GONNA.sub(r"\1 going to", statement)
-    rewritten = _FIRST_PERSON.sub(replace, statement)
+    rewritten = _put_quotes_back(_FIRST_PERSON.sub(replace, statement), quotes)
     return rewritten[:1].upper() + rewritten[1:]

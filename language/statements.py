@@ -53,6 +53,17 @@ _DASH = re.compile(r"\s+[-\u2013\u2014]{1,2}\s+")
 _DEICTIC = frozenset({"it", "it's", "its", "that", "that's", "this", "they", "they're", "those", "these"})
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|im|ive|my|mine|me|we|we're|we've|our|ours|us)\b")
 _WORD = re.compile(r"[\w'\u2019]+")
+REQUEST_TOPIC_MIN_WORDS = 3
+"""A request or question of one's own ("can you help me plan the move of my studio to the loft?")
+keeps its topic when it names at least this many content words the statement beside it does not;
+"can you help me with that?" names none."""
+_ASKING_WORDS = frozenset(
+    """
+help helping please need want like would could can explain provide suggest suggestions show understand figure
+give make sure out better also way ways example examples tips advice approach some idea ideas any anything
+something recommend recommendations best possible maybe perhaps kind sort
+""".split()
+)
 JOIN_MAX_WORDS = 40
 """A sentence leaning on the previous one is joined to it while the two hold at most this many words."""
 
@@ -198,13 +209,24 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     # What is asked keeps the values the statement does not have ("... so can you tell me how it
     # was shortened to 5-7 months?"): the user's own world, stated in the form of a question.
     asked = ", ".join(split.dropped).rstrip(",; ")
-    if asked and _FIRST_PERSON.search(sentence) and new_values(asked, kept, ignore_names):
+    if (
+        asked
+        and _FIRST_PERSON.search(sentence)
+        and (new_values(asked, kept, ignore_names) or (not to_person and _names_a_topic(asked, kept)))
+    ):
         units.append(Unit(asked if asked.endswith("?") or not is_question else f"{asked}?", "asked", False))
     if units:
         return units
     if to_person and (advice := _advice(sentence, ignore_names)) is not None:
         return [advice]
     return []
+
+
+def _names_a_topic(asked: str, stated: str) -> bool:
+    """What is asked for names a topic of its own (`REQUEST_TOPIC_MIN_WORDS`), beyond the words of
+    asking and what the sentence already states."""
+    topic = set(content_words(asked)) - _ASKING_WORDS - set(content_words(stated))
+    return len(topic) >= REQUEST_TOPIC_MIN_WORDS
 
 
 def _only_names_left(text: str, ignore_names: tuple[str, ...]) -> bool:

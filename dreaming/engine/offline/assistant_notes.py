@@ -1,16 +1,19 @@
-"""What an AI assistant said that the conversation relies on, as one short attributed memory.
+"""What an AI assistant said that the conversation relies on, as short attributed memories.
 
 An assistant's turn is advice about the user's task, never the user's own statement: it is stored
 as "The assistant recommended: ..." or "The assistant said: ...", citing the turn. Assistant turns
 are long (plans, code, alternatives), so only the few sentences a later question would turn on
 are kept, chosen by the structure of the dialogue rather than by topic words:
 
-- sentences that carry a value the user did not give (a number, date, version, name: a computed
-  total, a date in the plan, the library it recommended), that answer the user's message (they
-  share its words), or that speak of the user's world ("your deadline", "you can ...");
+- a sentence is kept only when it carries a value the user did not give (a number, date, version,
+  name, a count in words: a computed total, a date in the plan, the library it recommended, "your
+  three children"); among those, the ones that answer the user's message (they share its words)
+  or speak of the user's world ("your deadline", "you can ...") first;
 - headings and list items of a plan count as sentences; code, greetings ("Certainly!") and
   questions back to the user never do;
-- the best of them, in the order said, up to `NOTE_MAX_WORDS` words.
+- each kept sentence is one memory (one fact per memory, found by its own words), at most
+  `NOTE_MAX_FACTS` of them and `NOTE_MAX_WORDS` words a turn, so the assistant's prose does not
+  flood memory.
 
 A turn with nothing of that kind (a greeting, a clarifying question, code alone, a confirmation
 that only repeats the user's values: "Noted: the deadline is May 3") leaves no memory.
@@ -28,15 +31,16 @@ from language.dates import rewrite_relative_time, stamped
 from language.injection import is_injection
 from language.markup import plain_text
 from language.person import to_third_person
-from language.values import new_values, value_words
+from language.values import numbers, value_words
 from schemas import ConversationTurn
 
 ATTRIBUTION = re.compile(r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?The assistant (?:recommended|said):")
 _ASKED = re.compile(
     r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?[\w' -]{1,40}? asked(?: (?:the assistant|[A-Z][\w'-]+))? to |^[^:]{1,60} asked: "
 )
-NOTE_MAX_WORDS = 45
-NOTE_MAX_SENTENCES = 3
+NOTE_MAX_WORDS = 60
+"""Words of one turn's notes together (before the attribution and the date)."""
+NOTE_MAX_FACTS = 3
 SENTENCE_MAX_WORDS = 35
 """Longer sentences are explanations, not the point a question turns on."""
 MIN_SCORE = 2
@@ -46,6 +50,11 @@ _ADVICE = re.compile(
     r"|reduce|replace)\b"
 )
 _YOU = re.compile(r"(?i)\b(?:you|your|you're|you've|you'll)\b")
+_COUNT = re.compile(
+    r"(?i)\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twenty|thirty|forty|fifty|hundred)"
+    r"\s+(?:more\s+|new\s+|extra\s+|full\s+)?[a-z]{3,}"
+)
+"""A count said in words ("three children", "two full days"): a value as much as "3 children"."""
 _WORD = re.compile(r"[\w'\u2019]+")
 
 
@@ -81,14 +90,57 @@ def what_was_said(text: str) -> str:
     return text
 
 
+_FORMULA = re.compile(r"\\[a-zA-Z]+\s*[{(\[]|\\[()\[\]]")
+"""LaTeX ("\\frac{10}{22}", "\\( x \\)"): a formula is worked maths, not a sentence to remember."""
+_EXAMPLE = re.compile(r"(?i)^(?:examples?|for example|for instance|e\.g\.)\b[:,]?")
+"""An illustration ("Example: if you score 70% ..."): an invented case, behind what the turn says of the user's."""
+_LABEL = re.compile(r"^[A-Z][\w'&/ -]{0,40}:\s+")
+"""A plan's item label ("Weekly Review: ...", "Marital Deduction: ..."): capitalised as a title, not a name."""
+_TITLE_WORD = re.compile(r"\b[A-Z][\w'-]*")
+_USER_WORLD = re.compile(
+    r"(?i)\b(?:you have|you've got|you own|you're|you are|you were|you've"
+    r"|your \w+(?: \w+)? (?:is|are|was|were|has|have))\b"
+)
+"""What the assistant says the user has or is ("you have three children", "your lease is ..."): the user's world."""
+
+
+def _values(text: str, people: tuple[str, ...]) -> set[str]:
+    return value_words(text, people) | {m.group(0).lower() for m in _COUNT.finditer(text)}
+
+
+def _is_title(text: str) -> bool:
+    """A heading in title case ("Choose The Right Winter Tyres"): its capitals name nothing."""
+    words = text.split()
+    return len(words) >= 2 and len(_TITLE_WORD.findall(text)) * 2 >= len(words)
+
+
+def _new_values(sentence: str, known: set[str], people: tuple[str, ...]) -> set[str]:
+    """The values `sentence` states that `known` lacks; a label's or a heading's capitals are not names."""
+    body = _LABEL.sub("", sentence)
+    found = (
+        _values(body, people)
+        if not _is_title(body)
+        else set(numbers(body)) | {m.group(0).lower() for m in _COUNT.finditer(body)}
+    )
+    return found - known
+
+
+def _has_new_value(sentence: str, known: set[str], people: tuple[str, ...]) -> bool:
+    return bool(_new_values(sentence, known, people))
+
+
 def _score(sentence: str, known: set[str], asked: frozenset[str], people: tuple[str, ...]) -> int:
     """What the sentence adds: a value the user did not give (2), words of the user's message
-    (up to 3: it answers it), the user's world ("your ...", 1)."""
-    score = 2 if new_values(sentence, known, people) else 0
+    (up to 3: it answers it), the user's world ("your ...": 1; what the user has or is: 2)."""
+    score = 2 if _has_new_value(sentence, known, people) else 0
     shared = canonical_tokens(sentence) & asked
     score += min(len(shared), 3)
-    if _YOU.search(sentence):
+    if _USER_WORLD.search(sentence):
+        score += 2
+    elif _YOU.search(sentence):
         score += 1
+    if _EXAMPLE.match(sentence):
+        score -= 2
     return score
 
 
@@ -96,53 +148,59 @@ def _candidates(content: str) -> list[str]:
     found = []
     for sentence in sentences(plain_text(content)):
         words = len(_WORD.findall(sentence))
-        if 3 <= words <= SENTENCE_MAX_WORDS and classify_sentence(sentence) == "statement":
+        if (
+            3 <= words <= SENTENCE_MAX_WORDS
+            and classify_sentence(sentence) == "statement"
+            and not _FORMULA.search(sentence)
+        ):
             found.append(sentence)
     return found
 
 
-def assistant_note(
+def assistant_notes(
     turn: ConversationTurn,
     asked: ConversationTurn | None,
     user_name: str | None,
     people: tuple[str, ...] = (),
     told: str = "",
-) -> Fact | None:
-    """The memory an assistant turn leaves, or None (`asked`: the user message it answers;
-    `told`: what the user said before in the session, whose values the assistant only repeats)."""
+) -> list[Fact]:
+    """The memories an assistant turn leaves, one sentence each, in the order said (`asked`: the
+    user message it answers; `told`: what the user said before in the session, whose values the
+    assistant only repeats)."""
     candidates = _candidates(turn.content)
     if not candidates:
-        return None
+        return []
     asked_text = plain_text(asked.content) if asked is not None else ""
     asked_tokens = canonical_tokens(asked_text)
-    known = value_words(f"{asked_text}\n{told}", people)
-    scored = [(_score(s, known, asked_tokens, people), -i, s) for i, s in enumerate(candidates)]
+    known = _values(f"{asked_text}\n{told}", people)
+    scored = [
+        (_score(s, known, asked_tokens, people), -i, s)
+        for i, s in enumerate(candidates)
+        if _has_new_value(s, known, people)
+    ]
     chosen: list[tuple[int, str]] = []
     words = 0
     for score, neg_index, sentence in sorted(scored, reverse=True):
         size = len(_WORD.findall(sentence))
-        if score < MIN_SCORE or len(chosen) >= NOTE_MAX_SENTENCES:
+        if score < MIN_SCORE or len(chosen) >= NOTE_MAX_FACTS:
             break
         if words + size > NOTE_MAX_WORDS:
             continue
         chosen.append((-neg_index, sentence))
         words += size
-    if not chosen or not any(new_values(s, known, people) for _, s in chosen):
-        return None  # it only repeats what the user said ("Noted: the deadline is May 3")
-    said = " ".join(
-        finish_sentence(
+    notes = []
+    for _, sentence in sorted(chosen):
+        said = finish_sentence(
             to_third_person(
-                rewrite_relative_time(s, turn.ts).text,
+                rewrite_relative_time(sentence, turn.ts).text,
                 "the assistant",
                 other=user_name or "the user",
                 generic_you=False,  # an assistant's "you can ..." is advice to the user
             )
         )
-        for _, s in sorted(chosen)
-    )
-    verb = "recommended" if _ADVICE.search(said) else "said"
-    body = f"The assistant {verb}: {said}"
-    assert is_assistant_note(body)
-    if is_injection(body):
-        return None
-    return Fact(body, stamped(body, turn.ts), "assistant", turn.content)
+        verb = "recommended" if _ADVICE.search(said) else "said"
+        body = f"The assistant {verb}: {said}"
+        assert is_assistant_note(body)
+        if not is_injection(body):
+            notes.append(Fact(body, stamped(body, turn.ts), "assistant", turn.content))
+    return notes

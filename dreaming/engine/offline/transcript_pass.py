@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dreaming.embedding import canonical_tokens
-from dreaming.engine.offline.assistant_notes import assistant_note
+from dreaming.engine.offline.assistant_notes import assistant_notes
 from dreaming.engine.offline.duplicates import find_duplicate, new_values
 from dreaming.engine.offline.extraction import Fact, message_facts
 from dreaming.engine.offline.paraphrases import Paraphrases
@@ -32,6 +32,10 @@ from schemas import ConversationTurn
 
 NOTED_COSINE = 0.55
 """A memory-add citing a message says what the message says at this cosine."""
+NOTED_EXTRA_WORDS = 1
+"""...and the message's statement has at most this many content words the add lacks: an add's
+paraphrase ("grooms her dogs") leaves out the words said ("daily brushing, baths and nail trims"),
+which a reader may ask about."""
 FACT_CONFIDENCE = 0.8
 TOLD_MESSAGES = 5
 """An assistant turn is news only for values the user's last this many messages of the session lack."""
@@ -120,8 +124,8 @@ class TranscriptPass:
                 )
             else:
                 recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
-                note = assistant_note(turn, replied[0] if replied else None, self.user_name, self.roles.people, recent)
-                facts = [note] if note is not None else []
+                answered = replied[0] if replied else None
+                facts = assistant_notes(turn, answered, self.user_name, self.roles.people, recent)
             readings.append(_Reading(turn, speaker, last_assistant.get(turn.session_id), facts))
             if turn.role == "assistant":
                 last_assistant[turn.session_id] = turn
@@ -173,7 +177,11 @@ class TranscriptPass:
         fact's "2024-06-08"), a number in words as its digits ("two hours" = "2 hours")."""
         for noted in self.cited_by.get(turn.message_id, ()):
             said = rewrite_relative_time(without_stamp(noted), turn.ts, annotate=True).text
-            if self.similarity(body, without_stamp(noted)) >= NOTED_COSINE and _adds_no_value(body, said):
+            if (
+                self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
+                and _adds_no_value(body, said)
+                and len(_words_beyond(body, said)) <= NOTED_EXTRA_WORDS
+            ):
                 return True
         return False
 
@@ -249,6 +257,12 @@ def _adds_no_value(body: str, noted: str) -> bool:
     if not normal_values(body) <= said:
         return False  # a number, amount or day the note lacks ("three" where it says "two")
     return all((normal := normal_values(value)) and normal <= said for value in new_values(body, noted))
+
+
+def _words_beyond(body: str, noted: str) -> frozenset[str]:
+    """The content words of `body` that `noted` lacks, values aside (`_adds_no_value` compares
+    those as meant: "two" / "2", a resolved day)."""
+    return frozenset(t for t in canonical_tokens(body) - canonical_tokens(noted) if not normal_values(t))
 
 
 @dataclass(frozen=True)

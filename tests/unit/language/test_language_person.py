@@ -22,6 +22,7 @@ from language.person import detect_user_name, third_person_verb, to_third_person
         ("I sold my bike and I need a new one", "Noor sold Noor's bike and Noor needs a new one"),
         ("I taught myself to knit", "Noor taught themself to knit"),
         ("I, for one, agree", "Noor, for one, agree"),
+        ("if I ever get to row the lake", "If Noor ever gets to row the lake"),
     ],
 )
 def test_no_first_person_left_and_verbs_agree(said: str, written: str) -> None:
@@ -125,3 +126,25 @@ def test_you_as_an_object_takes_no_verb_ending() -> None:
         "Noor is sending Ivo the photos tonight"
     )
     assert to_third_person("I told you, and you agreed", "Noor", other="Ivo") == "Noor told Ivo, and Ivo agreed"
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ('I loved "Tell Me Your Secrets" at the film club', 'Noor loved "Tell Me Your Secrets" at the film club'),
+        (
+            "My van has a sticker saying \u201cI brake for owls\u201d",
+            "Noor's van has a sticker saying \u201cI brake for owls\u201d",
+        ),
+        ("I named my boat 'My Other Car'", "Noor named Noor's boat 'My Other Car'"),
+        ('You told me "we leave at dawn"', 'Ivo told Noor "we leave at dawn"'),
+    ],
+)
+def test_quoted_words_are_kept_as_said(said: str, written: str) -> None:
+    """A title, a sign, words someone said in quotes: the quotation is not rewritten."""
+    assert to_third_person(said, "Noor", other="Ivo") == written
+
+
+def test_an_apostrophe_is_not_a_quotation() -> None:
+    said = "I can't find my keys and I'm late"
+    assert to_third_person(said, "Noor") == "Noor can't find Noor's keys and Noor is late"

@@ -45,6 +45,21 @@ def test_what_is_asked_keeps_values_the_statement_lacks() -> None:
     ]
 
 
+def test_a_request_of_ones_own_keeps_its_topic() -> None:
+    """What was asked for, with its topic, not only that help was asked for."""
+    units = statement_units("Could you help me plan the move of my pottery studio into the old granary?")
+    assert [(u.kind, u.text) for u in units] == [
+        ("asked", "Could you help me plan the move of my pottery studio into the old granary?")
+    ]
+    beside = statement_units("My choir sings on Friday, can you help me rehearse the alto harmonies for those songs?")
+    assert [u.kind for u in beside] == ["statement", "asked"]
+    assert statement_units("Can you help me with that?") == [], "no topic"
+    assert texts("My train leaves at 7:40, can you set an alarm?") == ["My train leaves at 7:40"], "too little"
+    assert statement_units("Could you help me plan the move of my pottery studio?", to_person=True) == [], (
+        "to a person, a request is not the speaker's own record"
+    )
+
+
 def test_a_tag_question_is_a_statement() -> None:
     assert without_tag("Lilies stand for renewal, right?") == "Lilies stand for renewal"
     assert without_tag("Where is the key?") is None

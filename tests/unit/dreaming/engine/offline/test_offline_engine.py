@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dreaming.engine.offline.assistant_notes import is_assistant_note
+from dreaming.engine.offline.assistant_notes import is_assistant_note, is_reported_speech
 from language.dates import without_stamp
 from schemas import CreateAction, MergeAction, SupersedeAction
 from tests.unit.dreaming.engine.offline.engine_plans import created, of_kind, propose, targeted_ids
@@ -143,8 +143,10 @@ def test_lead_three_complaints_are_one_motive_and_one_memory() -> None:
     complaints = ("lead-s1#2", "lead-s1#5", "lead-s1#8")
     [motive] = [m for m in result.motives if m.kind == "dissatisfaction"]
     assert motive.message_ids == complaints
-    [memory] = of_kind(result, CreateAction)
+    made = of_kind(result, CreateAction)
+    [memory] = [a for a in made if set(a.evidence_message_ids) & set(complaints)]
     assert "direction" in memory.text and memory.evidence_message_ids == complaints
+    assert all(is_reported_speech(a.text) for a in made if a is not memory), "the rest: the user's requests, as asked"
 
 
 def test_every_fixture_plan_passes_the_apply_step_and_a_replay_is_a_no_op() -> None:

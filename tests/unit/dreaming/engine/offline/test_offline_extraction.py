@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dreaming.engine.offline import OfflineEngine
-from dreaming.engine.offline.assistant_notes import assistant_note, is_assistant_note, is_reported_speech
+from dreaming.engine.offline.assistant_notes import assistant_notes, is_assistant_note, is_reported_speech
 from dreaming.engine.offline.extraction import message_facts
 from dreaming.engine.offline.speaker_roles import OTHER_PERSON, configured_role, read_roles
 from dreaming.passes.gather import gather
@@ -106,10 +106,10 @@ def test_an_assistant_note_needs_a_value_the_user_did_not_give() -> None:
         scope="t/x/y", session_id="s", message_id="m0", role="user", content="My flat is in Graz.", ts=DAY.format(0)
     )
     echo = ask.model_copy(update={"message_id": "m1", "role": "assistant", "content": "Got it, your flat is in Graz."})
-    assert assistant_note(echo, ask, None) is None
+    assert assistant_notes(echo, ask, None) == []
     advice = echo.model_copy(update={"content": "Got it. The Graz tram pass costs 49 euros a month for you."})
-    note = assistant_note(advice, ask, "Mila")
-    assert note is not None and "49 euros" in note.text and "Mila" in note.text
+    [note] = assistant_notes(advice, ask, "Mila")
+    assert "49 euros" in note.text and "Mila" in note.text
 
 
 def test_reported_speech_is_recognised() -> None:
@@ -181,3 +181,36 @@ def test_what_each_message_states_does_not_depend_on_where_the_pass_starts() -> 
     for cut in range(1, len(turns)):
         later = read(turns[cut - 1 :])  # a pass starting at `cut` still reads the message it answers
         assert {m: later[m] for m in list(later)[1:]} == {m: whole[m] for m in list(later)[1:]}, cut
+
+
+GARDEN_PLAN = (
+    "Of course! A raised bed is a lovely project, and planning ahead always pays off.\n\n"
+    "### Your plan\n"
+    "- You have two apple trees and a shady north corner, so keep the bed on the south side.\n"
+    "- Order 1.5 cubic metres of topsoil; at 38 euros a cubic metre that is 57 euros.\n"
+    "- Build the frame on March 9 and plant the garlic by March 16.\n"
+    "- Water it regularly and mulch it well, since good habits matter more than tools.\n"
+    "- Think about what you enjoy eating most and plant more of it.\n"
+    "- Example: if you sow 12 lettuces, you could pick 3 a week.\n"
+    "- The bed covers \\( 2 \\times 1.2 \\) = 2.4 square metres.\n\n"
+    "Would you like a watering schedule too?"
+)
+
+
+def test_an_assistant_turn_leaves_one_fact_per_memory_each_with_a_value() -> None:
+    ask = ConversationTurn(
+        scope="t/g/h",
+        session_id="s",
+        message_id="m0",
+        role="user",
+        content="I'm building a raised bed this spring, can you plan it with me?",
+        ts=DAY.format(0),
+    )
+    plan = ask.model_copy(update={"message_id": "m1", "role": "assistant", "content": GARDEN_PLAN})
+    notes = [without_stamp(n.text) for n in assistant_notes(plan, ask, "Ivo")]
+    assert 2 <= len(notes) <= 3, notes
+    assert all(is_assistant_note(n) and n.count(". ") == 0 for n in notes), "one sentence a memory"
+    assert any("two apple trees" in n and "Ivo has" in n for n in notes), "a fact it stated about the user's world"
+    assert any("57 euros" in n for n in notes), "a value it computed"
+    assert not any("habits" in n or "enjoy" in n or "lovely" in n for n in notes), "prose without a value"
+    assert not any("lettuces" in n or "times" in n for n in notes), "an invented example, a formula"

@@ -217,7 +217,7 @@ def test_kim_complaints_without_a_shared_reason_make_no_motive() -> None:
     assert result.plan.actions == () and result.motives == ()
 
 
-def test_assistant_claims_are_attributed_and_requests_without_a_value_are_not_facts() -> None:
+def test_assistant_claims_are_attributed_and_requests_are_records_of_asking_not_facts() -> None:
     scope = "test/travel-bot/lena"
     events = [
         turn_row(scope, "l1", 0, "user", "Can you find me a hotel near the harbour?", "2026-09-01T09:00:00+00:00"),
@@ -228,9 +228,10 @@ def test_assistant_claims_are_attributed_and_requests_without_a_value_are_not_fa
     result = propose(build_snapshot(scope, events))
     texts = {a.evidence_message_ids: without_stamp(a.text) for a in of_kind(result, CreateAction)}
     assert texts == {
+        ("l1#0",): "The user asked the assistant to find the user a hotel near the harbour.",
         ("l1#1",): "The assistant said: The user's gate is B12 and the user prefers suites.",
         ("l1#3",): "The user asked the assistant to find the user a hotel in Oslo for May 3.",
-    }, "what the assistant claimed is its claim, never the user's; a request keeps the plan it states"
+    }, "what the assistant claimed is its claim, never the user's; a request keeps its topic, as asked"
 
 
 def test_injection_variants_produce_no_action_but_a_note() -> None:
