@@ -26,6 +26,7 @@ import re
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.extraction import Fact
 from dreaming.engine.offline.facts import finish_sentence
+from language.changes import normal_values
 from language.chatter import classify_sentence, sentences
 from language.dates import rewrite_relative_time, stamped
 from language.injection import is_injection
@@ -122,7 +123,9 @@ def _new_values(sentence: str, known: set[str], people: tuple[str, ...]) -> set[
         if not _is_title(body)
         else set(numbers(body)) | {m.group(0).lower() for m in _COUNT.finditer(body)}
     )
-    return found - known
+    # Values as meant, not as spelled: "six months" repeats the user's "6 months".
+    said = frozenset().union(*(normal_values(k) for k in known))
+    return {v for v in found - known if not (meant := normal_values(v)) or not meant <= said}
 
 
 def _has_new_value(sentence: str, known: set[str], people: tuple[str, ...]) -> bool:

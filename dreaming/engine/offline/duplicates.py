@@ -21,8 +21,9 @@ from datetime import datetime
 
 import numpy as np
 
-from dreaming.embedding import Embedder
+from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.changes import normal_values
 
 DUPLICATE_JACCARD = 0.75
 PARAPHRASE_COSINE = 0.8
@@ -69,6 +70,12 @@ def mask_quantities(text: str) -> str:
 def new_values(text: str, known: str) -> set[str]:
     """Numbers, dates and names `text` states that `known` does not."""
     return set(_VALUE.findall(text)) - set(_VALUE.findall(known))
+
+
+def words_beyond(body: str, noted: str) -> frozenset[str]:
+    """The content words of `body` that `noted` lacks, values aside (callers compare those as
+    meant: "two" / "2", a resolved day)."""
+    return frozenset(t for t in canonical_tokens(body) - canonical_tokens(noted) if not normal_values(t))
 
 
 def differing_values(a: str, b: str) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import assistant_notes
-from dreaming.engine.offline.duplicates import find_duplicate, new_values
+from dreaming.engine.offline.duplicates import find_duplicate, new_values, words_beyond
 from dreaming.engine.offline.extraction import Fact, message_facts
 from dreaming.engine.offline.paraphrases import Paraphrases
 from dreaming.engine.offline.plan_builder import PlanBuilder
@@ -180,7 +180,7 @@ class TranscriptPass:
             if (
                 self.similarity(body, without_stamp(noted)) >= NOTED_COSINE
                 and _adds_no_value(body, said)
-                and len(_words_beyond(body, said)) <= NOTED_EXTRA_WORDS
+                and len(words_beyond(body, said)) <= NOTED_EXTRA_WORDS
             ):
                 return True
         return False
@@ -257,12 +257,6 @@ def _adds_no_value(body: str, noted: str) -> bool:
     if not normal_values(body) <= said:
         return False  # a number, amount or day the note lacks ("three" where it says "two")
     return all((normal := normal_values(value)) and normal <= said for value in new_values(body, noted))
-
-
-def _words_beyond(body: str, noted: str) -> frozenset[str]:
-    """The content words of `body` that `noted` lacks, values aside (`_adds_no_value` compares
-    those as meant: "two" / "2", a resolved day)."""
-    return frozenset(t for t in canonical_tokens(body) - canonical_tokens(noted) if not normal_values(t))
 
 
 @dataclass(frozen=True)

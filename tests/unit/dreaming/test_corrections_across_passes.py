@@ -233,4 +233,4 @@ def test_a_reply_quoted_with_its_question_is_retired_by_a_newer_value_never_rewr
     assert any("6 months" in t for t in texts), texts
     assert not any(t.startswith("Asked") and "6-month" in t for t in texts), texts
     assert not any("3-month emergency fund" in t for t in texts), texts
-    assert all(t.startswith("Asked") for t in texts if "said:" in t)
+    assert all(t.startswith("Asked") for t in texts if "said:" in t), texts

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from dreaming.engine.offline import OfflineEngine
-from dreaming.engine.offline.transcript_pass import _adds_no_value, _words_beyond
+from dreaming.engine.offline.duplicates import words_beyond
+from dreaming.engine.offline.transcript_pass import _adds_no_value
 from dreaming.passes.gather import gather
 from schemas import CreateAction, UpdateAction
 from tests.unit.snapshot_factory import build_snapshot, turn_row
@@ -93,6 +94,6 @@ def test_values_are_compared_as_meant_not_as_spelled(fact: str, noted: str, same
 def test_a_message_saying_more_words_than_its_memory_add_keeps_them() -> None:
     """The add's paraphrase is not the words said: what it leaves out is still the message's."""
     said = "Ines waxes her skis every Sunday evening before the club race."
-    assert {"wax", "club", "race"} <= _words_beyond(said, "Ines takes care of her skis.")
-    assert len(_words_beyond(said, "Ines waxes her skis every Sunday evening before a club race.")) <= 1
-    assert not _words_beyond("Ines finished in two hours.", "Ines finished in 2 hours."), "a value spelled otherwise"
+    assert {"wax", "club", "race"} <= words_beyond(said, "Ines takes care of her skis.")
+    assert len(words_beyond(said, "Ines waxes her skis every Sunday evening before a club race.")) <= 1
+    assert not words_beyond("Ines finished in two hours.", "Ines finished in 2 hours."), "a value spelled otherwise"

@@ -93,3 +93,24 @@ def test_ordinary_words_need_two_memories_at_least() -> None:
     assert working.tokens_above(0.25) == frozenset()
     working.add(memory("d", "green clocks"))
     assert working.tokens_above(0.25) == frozenset({"green", "clock"} & canonical_tokens("green clocks"))
+
+
+def test_a_statement_that_says_more_than_the_memory_keeps_its_own() -> None:
+    """Close in meaning, but two words the memory lacks beyond its values ("mostly on trains"):
+    merged, a reader asking where would find nothing; a value alone (a name) still grows it."""
+    for new, grows in (
+        ("Nadia knits wool scarves, mostly on trains.", False),
+        ("Nadia knits scarves of wool for Ilse.", True),
+    ):
+        builder, working = PlanBuilder(), WorkingSet()
+        working.add(
+            WorkingMemory(
+                "s",
+                "[2026-03-01] Nadia knits scarves of wool.",
+                canonical_tokens("Nadia knits scarves of wool."),
+                ("m0",),
+                SAID,
+            )
+        )
+        paraphrases = Paraphrases(builder, working, EMBED, frozenset({"nadia"}))
+        assert paraphrases.absorb("m1", LATER, f"Nadia: {new}", new) is grows, new
