@@ -120,3 +120,14 @@ def test_every_file_of_the_review_page_is_package_data() -> None:
     files = sorted(p.relative_to(base) for p in (base / "ui").iterdir() if p.is_file())
     assert files and "ui/index.html" in {str(f) for f in files}
     assert [f for f in files if not any(f.match(g) for g in globs)] == []
+
+
+def test_ci_installs_a_hash_pinned_pip_before_the_lock() -> None:
+    """A new machine's pip (23.2) refuses requirements.lock once the index has a newer release of a
+    package the lock pins and another asks for with an extra; CI brings its own pip first."""
+    bootstrap = (REPO / ".ci" / "pip.lock").read_text()
+    pins = re.findall(r"^([A-Za-z0-9_.-]+)==(\S+) \\\n\s+--hash=sha256:[0-9a-f]{64}$", bootstrap, re.M)
+    assert [name for name, _ in pins] == ["pip"], ".ci/pip.lock pins pip alone, with its hash"
+    script = (REPO / ".ci" / "run").read_text()
+    bootstrap_at = script.index("pip install --require-hashes -r .ci/pip.lock")
+    assert bootstrap_at < script.index("pip install --require-hashes -r requirements.lock")
