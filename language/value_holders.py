@@ -35,7 +35,7 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|#|[,;:!?()/\u2013\u2014\"]")
 here: "Dr. Lee"; sentences are split before)."""
 _LINKS = frozenset(
     "of to at on by for from is are was were be been being has have had get gets got it it's its now currently "
-    "just only about around nearly almost roughly approximately over under up down back total a an the set "
+    "just only about around nearly almost roughly approximately over under up down back total a an the set aside away "
     "already still also even finally officially recently new newly latest current revised updated".split()
 )
 """Words between a holder and its value that say nothing of what the value is of."""
@@ -50,7 +50,7 @@ _QUALIFYING = frozenset("of with for in".split())
 """Prepositions that join a qualifying phrase to a holder ("the call with my mentor", "budget for books")."""
 _NOT_NOUNS = frozenset(
     """
-i me you we us they them he him she her it this that these those there here what which who whom whose
+i me you we us they them he him she her it this that these those there here what which who whom whose whether how why
 my our your their his its and or but so if than then when while because since though although
 not no never very too really just only also kinda sorta pretty quite
 can could would should might must will shall may do does did don't doesn't didn't is are was were
@@ -116,6 +116,7 @@ def holder_of(sentence: str, start: int, end: int) -> Holder | None:
     return None
 
 
+_HAVING = frozenset("has have had get gets got set".split())
 _COPULAS = frozenset("is are was were be been of".split())
 _ADVERBS = frozenset(
     "about around nearly almost only just now currently roughly approximately over under still".split()
@@ -192,9 +193,13 @@ def _backward(tokens: list[str]) -> Holder | None:
     """The noun run before the value once linking words, other values and words of change are passed."""
     index = len(tokens) - 1
     skipped = 0
+    linked = False
     while index >= 0 and skipped <= MAX_SKIP:
         token = tokens[index]
         lower = token.lower()
+        linked = linked or lower in _PREPOSITIONS or lower in _COPULAS
+        if not linked and lower in _HAVING:
+            return None  # "Ava has set aside #": the value is the verb's object, the name its agent
         verb = index > 0 and tokens[index - 1].lower() in _SUBJECTS  # "the pupils I teach has grown to #"
         if (
             token in ("(", ")")
@@ -208,7 +213,9 @@ def _backward(tokens: list[str]) -> Holder | None:
             skipped += 1
             continue
         if lower.endswith("ed") and len(lower) > 4 and lower not in _NOT_NOUNS:
-            index -= 1  # "was rated #", "got extended to #"
+            if not linked:
+                return None  # "Ava has allocated #": the value is the verb's object, the name its agent
+            index -= 1  # "was rated at #", "got extended to #"
             skipped += 1
             continue
         break
@@ -255,14 +262,16 @@ def _holder(run: list[str], qualifier: list[str], joint: str = "") -> Holder | N
 
 
 def holders_clash(one: Holder, other: Holder, one_sentence: str, other_sentence: str) -> bool:
-    """One noun qualified otherwise on each side ("coverage of the API module" / "coverage of the UI
-    module", "the algebra course's score" / "the biology course's score"): two things. Neither
-    side's qualifier may appear anywhere in the other sentence ("the budget for books" / "the book
-    budget is now #" is one budget)."""
-    if one.head != other.head or not one.modifiers or not other.modifiers or one.modifiers & other.modifiers:
+    """One noun qualified otherwise on each side ("coverage of the billing module" / "coverage of
+    the search module", "the parking fee" / "the gym fee"): two things. A qualifier one side lacks
+    but the other sentence says elsewhere does not count ("the budget for books" / "the book budget
+    is now #" is one budget)."""
+    if one.head != other.head:
         return False
-    one_words, other_words = _stems(one_sentence), _stems(other_sentence)
-    return not (one.modifiers & other_words) and not (other.modifiers & one_words)
+    mine, theirs = one.modifiers - other.modifiers, other.modifiers - one.modifiers
+    if not mine or not theirs:
+        return False
+    return not (mine & _stems(other_sentence)) and not (theirs & _stems(one_sentence))
 
 
 def same_holder(one: Holder, other: Holder, one_sentence: str, other_sentence: str) -> bool:
