@@ -35,7 +35,7 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|#|[,;:!?()/\u2013\u2014\"]")
 here: "Dr. Lee"; sentences are split before)."""
 _LINKS = frozenset(
     "of to at on by for from is are was were be been being has have had get gets got it it's its now currently "
-    "just only about around nearly almost roughly approximately over under up down back total a an the set aside away "
+    "just only about around nearly almost roughly approximately over under up down back a an the set aside away "
     "already still also even finally officially recently new newly latest current revised updated".split()
 )
 """Words between a holder and its value that say nothing of what the value is of."""
@@ -51,6 +51,7 @@ _QUALIFYING = frozenset("of with for in".split())
 _NOT_NOUNS = frozenset(
     """
 i me you we us they them he him she her it this that these those there here what which who whom whose whether how why
+user
 my our your their his its and or but so if than then when while because since though although
 not no never very too really just only also kinda sorta pretty quite
 can could would should might must will shall may do does did don't doesn't didn't is are was were
@@ -58,6 +59,8 @@ be been am has have had get got make made need want try trying going think feel 
 went came grew rose fell hit stood last next every spent paid put kept made won lost sold bought
 """.split()
 )
+_ADVERB = re.compile(r"(?:ally|ively|ously|fully|ently|antly|ately|edly|arly|ectly)$")
+"""Manner words ("specifically", "currently"), not "monthly", "supply" or "family"."""
 _SUBJECTS = frozenset("i we you they he she".split())
 """A pronoun before a word makes it a verb ("the pupils I teach"), the verb of a relative clause
 when it comes between a holder and its value ("the pupils I teach has grown to #")."""
@@ -149,8 +152,8 @@ def _is_noun_like(word: str, previous: str = "", following: str = "") -> bool:
         return False
     if lower in _NOT_NOUNS or lower in _PREPOSITIONS or lower in _DETERMINERS or lower in STOPWORDS:
         return False
-    if lower.endswith(("'s", "\u2019s")) or says_changed(lower):
-        return False
+    if lower.endswith(("'s", "\u2019s")) or _ADVERB.search(lower) or says_changed(lower):
+        return False  # a possessive, a manner word ("specifically"), a word of change
     if lower.endswith("ed") and len(lower) > 4:
         return False  # a verb or a participle ("allocated", "moved")
     if lower.endswith("ing") and len(lower) > 5 and previous.lower() not in _DETERMINERS:
