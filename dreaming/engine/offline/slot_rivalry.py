@@ -61,9 +61,9 @@ PLAIN, MOVED, HELD, ANCHORED = "plain", "moved", "held", "anchored"
 newer value is itself said to be the new one ("raised the rent to #"; a change word elsewhere
 in the clause — "has gone from # to #" beside "completed # problems" — says nothing of the other
 value); *held*, both values belong to one noun phrase, qualified alike ("5 job offers" / "the job
-offers grew to 7", `language.value_holders`): the framing around them may differ as much as a
-worry and a question do; *anchored*, moved and of the same specific kind beside the same
-qualifying words."""
+offers grew to 7", `language.value_holders`), the newer said to be new or both holders qualified by
+a word in common: the framing around them may differ as much as a worry and a question do;
+*anchored*, moved and of the same specific kind beside the same qualifying words."""
 
 
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
@@ -101,7 +101,9 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         for fn, an, i_n, sn, m, hn, added in fresh_values:
             if ho is not None and hn is not None and holders_clash(hn, ho, fresh.sentence, stale.sentence):
                 continue  # "coverage of the billing module" / "coverage of the search module": two things
-            held = _held(hn, ho, fresh.sentence, stale.sentence) and not added and fo == fn
+            held = (
+                _held(hn, ho, fresh.sentence, stale.sentence) and not added and fo == fn and (m or _qualified(hn, ho))
+            )
             if (
                 same_kind(fo, fn, ao, an)
                 and io == i_n
@@ -149,6 +151,13 @@ def _held(one: Holder | None, other: Holder | None, one_sentence: str, other_sen
         and one.head not in _GENERIC_HEADS
         and same_holder(one, other, one_sentence, other_sentence)
     )
+
+
+def _qualified(one: Holder | None, other: Holder | None) -> bool:
+    """Both holders say which one by a word in common ("the snack budget" / "the party snack budget"):
+    a bare noun ("accuracy", "words", "cost") held by both sides is often two things' unless the new
+    value is said to be the new one."""
+    return one is not None and other is not None and bool(one.modifiers & other.modifiers)
 
 
 def _holders(frame: Frame) -> tuple[Holder | None, ...]:
