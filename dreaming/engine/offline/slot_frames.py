@@ -45,6 +45,7 @@ _MARKERS = frozenset("no not actually correction instead rather sorry mean meant
 _SUBJECT_TOKENS = canonical_tokens("the user's")
 _WORDS = re.compile(r"[a-z]{2,}")
 _SHARP = "\u266f"
+_HISTORY = re.compile(r"^\(previously\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,8 @@ def frames(
     to #")."""
     found: list[Frame] = []
     for original in sentences(text):
+        if _HISTORY.match(original):
+            continue  # "(previously, DAY: …)": a value already replaced, history rather than a statement
         sentence = original.replace(MASK, _SHARP)  # a "#" of its own ("C#", a code comment) is not a mask
         found_values = values_in(sentence)
         values = [v.normal for v in found_values]

@@ -286,3 +286,14 @@ def test_the_same_compound_holds_the_old_value_whatever_the_embedder_makes_of_th
     assert hashing.corrects(change, "The user always reserves a window seat on night trains.", [said])
     assert not hashing.corrects(change, "The user's office has a window facing the river.", [said])
     assert compounds_of("good", "I try to see the good instead of the bad.") == []  # a bare value has none
+
+
+def test_the_history_a_memory_keeps_is_not_a_statement_to_update(slots: SlotReader) -> None:
+    # "(previously, DAY: …)" says a value already replaced: a newer value of another thing must not
+    # replace it as if it were the memory's own statement.
+    old = (
+        "[2024-06-10] The user now pays $90 a month for the allotment. "
+        "(previously, 2024-03-02: the user paid about $60 monthly for the allotment)"
+    )
+    assert all(not f.sentence.startswith("(previously") for f in frames(old))
+    assert slots.update("The user's phone plan went up to $75 monthly.", old) is None
