@@ -184,9 +184,7 @@ def test_a_value_said_to_be_new_updates_the_same_quantity_whatever_frames_it(
 
 
 @pytest.mark.parametrize(("old", "new"), HELD_UPDATES)
-def test_a_new_value_of_the_same_holder_is_an_update_whatever_frames_it(
-    slots: SlotReader, old: str, new: str
-) -> None:
+def test_a_new_value_of_the_same_holder_is_an_update_whatever_frames_it(slots: SlotReader, old: str, new: str) -> None:
     update = slots.update(new, old, _subject(old))
     assert update is not None and update.old_sentence == old and update.new_sentence == new
 
