@@ -76,6 +76,8 @@ _COUNT_WORDS = frozenset(stem(w) for w in "number amount count total quantity".s
 """Nouns that only say a count is meant: "the number of mentees" counts mentees."""
 MAX_RUN = 4
 """Most words a noun run takes ("initial patent filing fees")."""
+WINDOW_CHARS = 160
+"""How far either side of a value its holder is looked for: a few words, never the whole sentence."""
 MAX_SKIP = 6
 """Most linking words and words of change passed between a value and the holder before it."""
 
@@ -85,8 +87,8 @@ def holder_of(sentence: str, start: int, end: int) -> Holder | None:
     """The holder of the value at `sentence[start:end]`, or None when the words beside it name none
     (a pronoun, "it was moved to #")."""
     value = Value(sentence[start:end], start, end)
-    after = _tokens(sentence[end:])
-    before = _tokens(sentence[:start])
+    after = _tokens(sentence[end : end + WINDOW_CHARS])
+    before = _tokens(sentence[max(start - WINDOW_CHARS, 0) : start])
     if value.kind != "amount":
         return _backward(before)  # a day or a time: the event it schedules comes first
     named = _run_forward(after)  # "5 job offers", "$50 budget", "78% coverage"
@@ -146,13 +148,18 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(mask_values(text))
 
 
+@lru_cache(maxsize=16384)
+def _changes(word: str) -> bool:
+    return says_changed(word)
+
+
 def _is_noun_like(word: str, previous: str = "", following: str = "") -> bool:
     lower = word.lower()
     if previous.lower() in _VERB_MARKERS:
         return False
     if lower in _NOT_NOUNS or lower in _PREPOSITIONS or lower in _DETERMINERS or lower in STOPWORDS:
         return False
-    if lower.endswith(("'s", "\u2019s")) or _ADVERB.search(lower) or says_changed(lower):
+    if lower.endswith(("'s", "\u2019s")) or _ADVERB.search(lower) or _changes(lower):
         return False  # a possessive, a manner word ("specifically"), a word of change
     if lower.endswith("ed") and len(lower) > 4:
         return False  # a verb or a participle ("allocated", "moved")
@@ -210,7 +217,7 @@ def _backward(tokens: list[str]) -> Holder | None:
             or lower in _LINKS | _MOVES
             or lower in _SUBJECTS
             or verb
-            or says_changed(lower)
+            or _changes(lower)
         ):
             index -= 1
             skipped += 1
@@ -282,5 +289,6 @@ def same_holder(one: Holder, other: Holder, one_sentence: str, other_sentence: s
     return one.head == other.head and not holders_clash(one, other, one_sentence, other_sentence)
 
 
+@lru_cache(maxsize=16384)
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w.lower()) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text))

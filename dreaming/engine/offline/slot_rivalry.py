@@ -99,16 +99,15 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     pairs = []
     for fo, ao, io, so, ho in gone:
         for fn, an, i_n, sn, m, hn, added in fresh_values:
+            if not same_kind(fo, fn, ao, an) or io != i_n:
+                continue  # the cheap checks first: this loop runs for every memory sharing a word
             if ho is not None and hn is not None and holders_clash(hn, ho, fresh.sentence, stale.sentence):
                 continue  # "coverage of the billing module" / "coverage of the search module": two things
             held = (
-                _held(hn, ho, fresh.sentence, stale.sentence) and not added and fo == fn and (m or _qualified(hn, ho))
+                not added and fo == fn and (m or _qualified(hn, ho)) and _held(hn, ho, fresh.sentence, stale.sentence)
             )
-            if (
-                same_kind(fo, fn, ao, an)
-                and io == i_n
-                and (held or (ao & an) - common)
-                and _same_period(period_of(stale.sentence, so), period_of(fresh.sentence, sn))
+            if (held or (ao & an) - common) and _same_period(
+                period_of(stale.sentence, so), period_of(fresh.sentence, sn)
             ):
                 anchored = m and len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS
                 pairs.append((fo, fn, m, anchored, held))
