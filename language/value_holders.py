@@ -27,7 +27,7 @@ class Holder:
     modifiers: frozenset[str]
     """Stems of the words that say which one ("book", "monthly"; "creative", "director")."""
     phrase: str
-    """The holder as said, for a reader or an embedder ("Zoom call with the creative director")."""
+    """The holder as said, for a reader or an embedder ("the video call with my landlord")."""
 
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|#|[,;:!?()/\u2013\u2014\"]")
