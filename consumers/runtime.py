@@ -56,7 +56,9 @@ def open_runtime(settings: Settings, engine: Engine | None = None, client: Store
     client = client if client is not None else open_qdrant(settings)
     embedder = make_embedder(settings)
     prefix = settings.collection_prefix
-    transcripts = TranscriptStore(client, prefix, embedder.dims, embedder.embed)
+    transcripts = TranscriptStore(
+        client, prefix, embedder.dims, embedder.embed, embed_on_index=settings.index_embeds_turns
+    )
     memories = MemoryStore(
         client,
         prefix,

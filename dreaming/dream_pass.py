@@ -42,6 +42,7 @@ from dreaming.passes.prune import prune
 from dreaming.passes.verify import verify
 from dreaming.signals import Signals
 from dreaming.snapshot import Snapshot
+from dreaming.statement_vectors import fill_message_vectors
 from dreaming.store import AppliedJob, Diary, DiaryEntry, GenerationInfo, MemoryStore, ScopeState, TranscriptStore
 from dreaming.store.corrections import CorrectionInbox
 from dreaming.store.memories import Embed
@@ -116,9 +117,11 @@ def dream(
     privacy: PrivacyFilter,
     lap: Callable[[str], None] = lambda phase: None,
     embed: Embed | None = None,
+    before_verify: Callable[[Candidate], object] = lambda candidate: None,
 ) -> Dreamed:
     """The phases between reading and writing, over an immutable snapshot; `search` is the
-    transcript index the verify step asks (TranscriptStore.search, or `window_search`)."""
+    transcript index the verify step asks (TranscriptStore.search, or `window_search`), and
+    `before_verify` gets the plan as applied first (the new messages' vectors come from it)."""
     orientation = orient(snapshot)
     lap("orient")
     signals = gather(snapshot)
@@ -151,6 +154,7 @@ def dream(
         out.status, out.reason = "failed", f"plan rejected: {err}"
         return out
     lap("apply")
+    before_verify(candidate)
     checked = verify(
         snapshot, candidate, engine, search, top_k=settings.verify_top_k, max_claims=settings.verify_max_claims
     )
@@ -250,6 +254,7 @@ class DreamPass:
                 self._privacy,
                 lap,
                 self._memories.embed,
+                lambda candidate: fill_message_vectors(self._memories, self._transcripts, job.scope, candidate),
             )
             out.notes.extend(leftover_notes)
             cleared = leftovers + sorted(out.candidate.dropped_adds if out.candidate else ())
@@ -271,10 +276,12 @@ class DreamPass:
             else:
                 phase = "write"
                 result = self._write(state, snapshot, job, out, lap, marks)
+            self._flush_vectors(job)
             self._absorb(job, cleared)  # after the diary names them: they can never be absorbed otherwise
             self._clear_corrections(job, out.candidate, result.status)
             return result
         except Exception as err:
+            self._transcripts.forget_unflushed(job.scope)
             if is_transient_store(err):
                 raise StoreUnavailable(
                     f"pass {job.job_id} on {job.scope}: store unreachable during {phase}: {err}"
@@ -414,6 +421,18 @@ class DreamPass:
                     f"text (a new fact needs a new id); dropped: {add.text[:80]!r}"
                 )
         return ids, notes
+
+    def _flush_vectors(self, job: DreamJob) -> None:
+        """Write the message vectors the pass made (from its statements, or embedded for a
+        search). After the outcome is recorded, like `_absorb`: a vector left unwritten is only
+        made again by a later search, so failing here must not fail the pass."""
+        try:
+            self._transcripts.flush_vectors(job.scope)
+        except Exception as err:
+            if is_transient_store(err):
+                raise StoreUnavailable(f"writing the message vectors of {job.job_id}: {err}") from err
+            log.exception("pass %s on %s: message vectors not written, made again when needed", job.job_id, job.scope)
+            self._transcripts.forget_unflushed(job.scope)
 
     def _absorb(self, job: DreamJob, add_ids: list[str]) -> None:
         """After promotion the pass has succeeded: failing to clear the inbox must not turn it into

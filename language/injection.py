@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
-from language.injection_rules import PATTERNS, RULES
+from language.injection_rules import RULES, candidates
 from schemas import ConversationTurn
 
 __all__ = ["RULES", "injection_message_ids", "injection_note", "injection_rule", "is_injection", "normalize"]
@@ -86,11 +86,10 @@ def injection_rule(text: str) -> str | None:
     normal = normalize(text)
     lowered = " " + normal.lower()  # a leading space: `needs` may ask for a word start (" ai")
     first: tuple[int, str] | None = None
-    for pattern in PATTERNS:
-        if pattern.could_match(lowered):
-            found = pattern.regex.search(normal)
-            if found is not None and (first is None or found.start() < first[0]):
-                first = (found.start(), pattern.rule)
+    for pattern in candidates(lowered):
+        found = pattern.regex.search(normal)
+        if found is not None and (first is None or found.start() < first[0]):
+            first = (found.start(), pattern.rule)
     return first[1] if first else None
 
 
@@ -104,7 +103,7 @@ def is_injection(text: str) -> bool:
     """Whether `text` is instruction-like (a pure function of the text: its verdict is kept)."""
     normal = normalize(text)
     lowered = " " + normal.lower()
-    return any(p.could_match(lowered) and p.regex.search(normal) for p in PATTERNS)
+    return any(p.regex.search(normal) for p in candidates(lowered))
 
 
 def injection_message_ids(turns: Iterable[ConversationTurn]) -> tuple[str, ...]:

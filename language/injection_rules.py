@@ -435,5 +435,18 @@ PATTERNS: tuple[Pattern, ...] = tuple(
     Pattern(rule, re.compile(source, re.IGNORECASE), needs) for rule, source, needs in _SOURCES
 )
 RULES: tuple[str, ...] = tuple(dict.fromkeys(p.rule for p in PATTERNS))
+_NEEDED = tuple(sorted({word for p in PATTERNS for group in p.needs for word in group}))
+_GROUPS = tuple((p, tuple(frozenset(group) for group in p.needs)) for p in PATTERNS)
+
+
+def candidates(lowered: str) -> list[Pattern]:
+    """The patterns that `could_match` the lower-cased text, found at once: each needed word is
+    looked for once, not once per pattern that names it (a third of the time a verdict took)."""
+    present = {word for word in _NEEDED if word in lowered}
+    if not present:
+        return []
+    return [p for p, groups in _GROUPS if all(not group.isdisjoint(present) for group in groups)]
+
+
 """What instruction-like text asks: authority, protection, future-rule, addressed-to-system,
 forget-reveal-override."""

@@ -89,6 +89,12 @@ class Settings(BaseSettings):
         description="a memory written from messages: embed its text (embed), or reuse the mean of its "
         "evidence messages' indexed vectors (evidence: one embedding per message in all)",
     )
+    transcript_vectors: Literal["statements", "embed"] = Field(
+        default="statements",
+        description="a transcript message's vector: the mean of the statements a pass makes of it, or its text "
+        "embedded when a search needs one (statements: the index step embeds nothing), or its text embedded "
+        "by the index step (embed; memory_vectors=evidence implies it)",
+    )
     api_read_threads: int = Field(default=2, ge=1, le=64, description="HTTP API: store reads run at once")
     api_read_queue: int = Field(
         default=32, ge=0, le=10_000, description="HTTP API: reads waiting for a thread; beyond that a 429 at once"
@@ -323,6 +329,12 @@ class Settings(BaseSettings):
     @property
     def topics(self) -> TopicCatalog:
         return TopicCatalog(self.topic_prefix, self.partitions, self.replication_factor, self.app_id)
+
+    @property
+    def index_embeds_turns(self) -> bool:
+        """Whether the index step embeds each turn: `transcript_vectors=embed`, or the memories
+        reuse their messages' vectors (`memory_vectors=evidence` needs real ones at once)."""
+        return self.transcript_vectors == "embed" or self.memory_vectors == "evidence"
 
     @property
     def qdrant_path(self) -> Path:

@@ -236,7 +236,7 @@ class MemoryStore:
             return
         tenant, agent, subject = parse_scope(scope)
         records = sorted(records, key=lambda m: (m.created_at, m.memory_id))
-        matrix = self._vectors_for(scope, records)
+        matrix = self.vectors_for(scope, records)
         vectors = matrix.tolist()
         points = [
             models.PointStruct(
@@ -269,10 +269,10 @@ class MemoryStore:
             return {}
         return {embedding_text(m.text): entry.vectors[i] for i, m in enumerate(entry.records)}
 
-    def _vectors_for(self, scope: str, records: Sequence[MemoryRecord]) -> np.ndarray:
-        """Vectors of a generation's texts: a text the active generation already holds keeps its
-        stored vector (most of a scope is unchanged from one generation to the next); only new or
-        changed texts are embedded, in one call."""
+    def vectors_for(self, scope: str, records: Sequence[MemoryRecord]) -> np.ndarray:
+        """Vectors of a generation's texts, one row each: a text the active generation already
+        holds keeps its stored vector (most of a scope is unchanged from one generation to the
+        next); only new or changed texts are embedded, in one call."""
         texts = [embedding_text(m.text) for m in records]
         known = self.active_vectors(scope)
         if self._evidence_vectors is not None:

@@ -115,27 +115,28 @@ def _is_title(text: str) -> bool:
     return len(words) >= 2 and len(_TITLE_WORD.findall(text)) * 2 >= len(words)
 
 
-def _new_values(sentence: str, known: set[str], people: tuple[str, ...]) -> set[str]:
-    """The values `sentence` states that `known` lacks; a label's or a heading's capitals are not names."""
+def _new_values(sentence: str, known: set[str], said: frozenset[str], people: tuple[str, ...]) -> set[str]:
+    """The values `sentence` states that `known` lacks (`said`: their normal values, `_meant`); a
+    label's or a heading's capitals are not names."""
     body = _LABEL.sub("", sentence)
     found = (
         _values(body, people)
         if not _is_title(body)
         else set(numbers(body)) | {m.group(0).lower() for m in _COUNT.finditer(body)}
     )
-    # Values as meant, not as spelled: "six months" repeats the user's "6 months".
-    said = frozenset().union(*(normal_values(k) for k in known))
     return {v for v in found - known if not (meant := normal_values(v)) or not meant <= said}
 
 
-def _has_new_value(sentence: str, known: set[str], people: tuple[str, ...]) -> bool:
-    return bool(_new_values(sentence, known, people))
+def _meant(known: set[str]) -> frozenset[str]:
+    """Values as meant, not as spelled: "six months" repeats the user's "6 months"."""
+    return frozenset().union(*(normal_values(k) for k in known))
 
 
-def _score(sentence: str, known: set[str], asked: frozenset[str], people: tuple[str, ...]) -> int:
-    """What the sentence adds: a value the user did not give (2), words of the user's message
-    (up to 3: it answers it), the user's world ("your ...": 1; what the user has or is: 2)."""
-    score = 2 if _has_new_value(sentence, known, people) else 0
+def _score(sentence: str, asked: frozenset[str]) -> int:
+    """What a sentence stating a value the user did not give adds: that value (2), words of the
+    user's message (up to 3: it answers it), the user's world ("your ...": 1; what the user has or
+    is: 2)."""
+    score = 2
     shared = canonical_tokens(sentence) & asked
     score += min(len(shared), 3)
     if _USER_WORLD.search(sentence):
@@ -176,10 +177,11 @@ def assistant_notes(
     asked_text = plain_text(asked.content) if asked is not None else ""
     asked_tokens = canonical_tokens(asked_text)
     known = _values(f"{asked_text}\n{told}", people)
+    meant = _meant(known)
     scored = [
-        (_score(s, known, asked_tokens, people), -i, s)
+        (_score(s, asked_tokens), -i, s)
         for i, s in enumerate(candidates)
-        if _has_new_value(s, known, people)
+        if _new_values(s, known, meant, people)  # a note is a value the user did not give
     ]
     chosen: list[tuple[int, str]] = []
     words = 0

@@ -165,6 +165,8 @@ class SlotReader:
                         around.append(masked)
         old = change.old.lower().removesuffix("s")
         compounds = [p for text in context for p in compounds_of(change.old, text)]
+        if holding and around:  # one model call for the comparisons below, not one per pair
+            self.prefetch([*(f.masked for f in holding), *around])
         return any(
             f.holder == holder(c)
             and f.holder != old  # "instead of my brother": who did it changed, not what they do

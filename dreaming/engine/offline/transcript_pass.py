@@ -157,13 +157,18 @@ class TranscriptPass:
         self.revisions.settle(turn, self._made.get(turn.message_id, []))
 
     def _prefetch(self, readings: Sequence[_Reading]) -> None:
-        """Embed what the walk will compare with a memory-add in one batch (the embedder caches
-        by text) instead of two texts at a time inside it: the statements of messages an add
-        cites, and the adds."""
+        """Embed what the walk will embed in one batch (the embedder caches by text) instead of
+        one or two texts at a time inside it: every new statement (the paraphrase index and the
+        memory written from it ask for its vector: a model call per statement cost ~1.3x the CPU
+        of one batch on the fleet's scopes), and for the messages a memory-add cites, their
+        bodies and the adds."""
         texts: list[str] = []
         for reading in readings:
+            if reading.turn.message_id in self.consumed:
+                continue
+            texts.extend(without_stamp(fact.text) for fact in reading.facts)
             noted = self.cited_by.get(reading.turn.message_id, ())
-            if not noted or reading.turn.message_id in self.consumed:
+            if not noted:
                 continue
             texts.extend(fact.body for fact in reading.facts)
             texts.extend(without_stamp(n) for n in noted)

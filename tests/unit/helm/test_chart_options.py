@@ -54,6 +54,7 @@ def test_production_values_exceeding_partitions_fail_too(chart) -> None:
         ({"kafka": {"bootstrapServers": ""}}, "/kafka/bootstrapServers"),
         ({"qdrant": {"url": "qdrant:6333"}}, "/qdrant/url"),
         ({"engine": "gpt"}, "/engine"),
+        ({"dream": {"transcriptVectors": "text"}}, "/dream/transcriptVectors"),
         ({"topics": {"partitions": 0}}, "/topics/partitions"),
         ({"topics": {"partitions": "6"}}, "/topics/partitions"),
         ({"streams": {"replicas": 0}}, "/streams/replicas"),
