@@ -1,0 +1,60 @@
+"""Replies that answer the listener's news rather than tell the speaker's own
+(`language.chatter.answers_the_listener`), and feelings said without "I'm" (`is_own_feeling`); on
+sentences written for these tests, with look-alikes the rules must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.chatter import classify_sentence, is_own_feeling
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Congrats on the new job at the bakery!",
+        "Congratulations on finishing the marathon, what a day.",
+        "Thanks so much for the tip about the night train.",
+        "So glad you found a flat near the river.",
+        "Sorry to hear about the flood in the basement.",
+        "I'm so happy for you and your new puppy!",
+        "That must have been exhausting.",
+        "Must be so rewarding to teach those kids.",
+        "You must be so proud of Leo.",
+        "It must be hard living so far from your family.",
+        "Sounds like the move went well.",
+        "Sounds like Biscuit really is your shadow.",
+        "That sounds so fun!",
+        "Can't wait to see the photos of the garden.",
+        "Can't wait to hear how the interview goes.",
+    ],
+)
+def test_a_reply_to_the_listeners_news_is_chatter(text: str) -> None:
+    assert classify_sentence(text) == "chatter"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks to the new coach, my serve is much faster now.",
+        "Congrats to my brother, who passed the bar exam.",
+        "I'm sorry I missed your call, I was at the dentist.",
+        "Can't wait to see my sister in June.",
+        "You must be 18 or older to join the climbing gym.",
+        "The form must be signed by a parent.",
+        "It sounds like a plan, I'll book the cabin for June 3.",
+        "Sounds like the rent goes up to $950 in March.",
+        "I'm glad I switched to the night shift.",
+        "Glad to be part of the choir this year.",
+    ],
+)
+def test_look_alikes_that_tell_something_stay_statements(text: str) -> None:
+    assert classify_sentence(text) == "statement"
+
+
+def test_a_feeling_said_without_im_is_the_speakers_own() -> None:
+    assert is_own_feeling("Proud to be on the rowing team.")
+    assert is_own_feeling("Yeah, excited to start at the clinic on Monday.")
+    assert not is_own_feeling("Glad to help!"), "answers a thanks"
+    assert not is_own_feeling("Glad to hear it."), "answers the listener's news"
+    assert not is_own_feeling("Happy to see you guys."), "about the listener"
