@@ -252,17 +252,45 @@ def statement_units(text: str, ignore_names: Iterable[str] = (), *, to_person: b
             found = [Unit(sentence, "statement", True)]
         for unit in found:
             previous = units[-1] if units else None
-            if (
-                unit.leans_back
-                and previous is not None
-                and previous.kind == "statement"
-                and unit.kind == "statement"
-                and len(_WORD.findall(previous.text)) + len(_WORD.findall(unit.text)) <= JOIN_MAX_WORDS
-            ):
+            if previous is not None and previous.kind == unit.kind == "statement" and _continues(previous, unit):
                 units[-1] = previous._replace(text=f"{_with_stop(previous.text)} {unit.text}")
             else:
                 units.append(unit)
     return units
+
+
+def _continues(previous: Unit, unit: Unit) -> bool:
+    """`unit` belongs with the statement before it: it leans on it and the two stay short; it is
+    a fragment that cannot stand alone ("Building stamina!" after what was done at the pool); or
+    the one before only announced it ("I tried something new last weekend." + what it was)."""
+    size = len(_WORD.findall(previous.text)) + len(_WORD.findall(unit.text))
+    if unit.leans_back and size <= JOIN_MAX_WORDS:
+        return True
+    if len(_WORD.findall(unit.text)) <= FRAGMENT_MAX_WORDS:
+        return True
+    return announces(previous.text) and size <= ANNOUNCED_MAX_WORDS
+
+
+FRAGMENT_MAX_WORDS = 3
+"""A sentence of at most this many words ("Building stamina!", "Vibrant and warm.") says too
+little to be found on its own: it stays with the statement it follows."""
+ANNOUNCED_MAX_WORDS = 60
+"""An announcement and what it announces are kept together up to this many words."""
+_PLACEHOLDER = re.compile(
+    r"(?i)\b(?:something|some\s+news|(?:big|great|good|exciting|huge)\s+news|a\s+surprise)\b(?!(?:\s+\w+){0,2}\s+(?:like|called|named|about|of|in|with)\b)"
+)
+ANNOUNCEMENT_MAX_WORDS = 15
+
+
+def announces(sentence: str) -> bool:
+    """The sentence only announces what the next one says ("Something great happened last week.",
+    "I did something new that had a big impact on me."): a placeholder stands where the news
+    would be, and it names no value."""
+    return (
+        len(_WORD.findall(sentence)) <= ANNOUNCEMENT_MAX_WORDS
+        and bool(_PLACEHOLDER.search(sentence))
+        and not carries_value(sentence)
+    )
 
 
 def _describes_previous(sentence: str) -> bool:
