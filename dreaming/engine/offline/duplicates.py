@@ -24,6 +24,7 @@ import numpy as np
 from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import normal_values
+from language.values import value_words
 
 DUPLICATE_JACCARD = 0.75
 PARAPHRASE_COSINE = 0.8
@@ -76,6 +77,26 @@ def words_beyond(body: str, noted: str) -> frozenset[str]:
     """The content words of `body` that `noted` lacks, values aside (callers compare those as
     meant: "two" / "2", a resolved day)."""
     return frozenset(t for t in canonical_tokens(body) - canonical_tokens(noted) if not normal_values(t))
+
+
+EXTRA_WORDS = 1
+"""A text with more content words than this that a memory lacks says more than the memory: merged
+into it, its words beyond the values would be lost to a reader ("Ava paints landscapes in oils"
+folded into "Ava enjoys painting")."""
+
+
+def says_more(text: str, known: str) -> bool:
+    """`text` holds more than `EXTRA_WORDS` content words `known` lacks, its values aside (a merge
+    appends a text that adds a value)."""
+    return len(words_beyond(text, known) - canonical_tokens(" ".join(value_words(text)))) > EXTRA_WORDS
+
+
+def fullest(texts: list[str]) -> int:
+    """The index of the text that says what the others say (none says more than it), else 0."""
+    for index, text in enumerate(texts):
+        if not any(says_more(other, text) for other in texts if other is not text):
+            return index
+    return 0
 
 
 def differing_values(a: str, b: str) -> bool:

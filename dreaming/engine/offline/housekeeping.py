@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.engine.offline.corrections import owner_of, statement_rivals
-from dreaming.engine.offline.duplicates import MergeCandidate, MergeGroup, merge_groups, new_values
+from dreaming.engine.offline.duplicates import MergeCandidate, MergeGroup, fullest, merge_groups, new_values, says_more
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingSet
@@ -148,13 +148,20 @@ class Housekeeping:
 
     @staticmethod
     def _merged_text(group: MergeGroup, dated: Mapping[str, _Dated]) -> str | None:
-        """The survivor's wording, plus any duplicate that states a date, number or name it lacks:
-        a merge never loses a value."""
-        survivor = dated[group.survivor.key]
-        text = survivor.annotated or survivor.plain
-        extra = [d.text for d in group.duplicates if new_values(d.text, text)]
+        """The fullest wording (the survivor's unless a duplicate says more, `duplicates.fullest`),
+        plus any other that states a date, number or name it lacks: a merge never loses a value
+        nor the words a later, fuller note gives."""
+        members = (group.survivor, *group.duplicates)
+        chosen = fullest([m.text for m in members])
+        base = dated[members[chosen].key]
+        text = base.annotated or base.plain
+        extra = [
+            m.text
+            for n, m in enumerate(members)
+            if n != chosen and (new_values(m.text, text) or says_more(m.text, text))
+        ]
         if not extra:
-            return survivor.annotated
+            return base.annotated if chosen == 0 else text
         return " ".join((text, *extra))
 
     def _update_dates(self, record: MemoryRecord, text: str) -> None:
