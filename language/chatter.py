@@ -195,6 +195,13 @@ _GUESSES = re.compile(
 )
 _RESTATES = re.compile(r"(?i)^\W*(?:(?:that|it)\s+)?(?:sounds|sounded)\s+like\b")
 _LOOKING_FORWARD = re.compile(r"(?i)^\W*(?:can't|cannot|can\s+not)\s+wait\s+to\s+(?:see|hear|read|try|check)\b")
+_STAYS_IN_TOUCH = re.compile(
+    r"(?i)^\W*(?:(?:and|so|but|just|please|definitely)\s+)*(?:(?:i'll|i\s+will|will|i'd\s+love\s+to|gonna)\s+(?:definitely\s+|totally\s+)?)?"
+    r"(?:(?:keep|let)\s+(?:you|ya)\s+(?:posted|updated|know|in\s+the\s+loop)|let\s+me\s+know|keep\s+me\s+(?:posted|updated|in\s+the\s+loop)"
+    r"|(?:always\s+)?be\s+(?:here|there)\s+for\s+you|talk\s+(?:to\s+you\s+)?soon|catch\s+(?:you|ya)\s+later)\b"
+)
+STAY_IN_TOUCH_MAX_WORDS = 14
+"""Past this many words a "let me know …" carries something of its own."""
 FELT_WORDS = frozenset(
     """
 rewarding fulfilling satisfying exhausting stressful frustrating overwhelming relaxing calming
@@ -209,12 +216,16 @@ def answers_the_listener(words: list[str], sentence: str) -> bool:
     """The sentence answers the listener's news rather than telling any of the speaker's own: it
     congratulates or thanks them for it ("Congrats on the new job"), feels about it for them
     ("So glad you found a flat", "Sorry to hear that"), guesses how it felt ("That must have been
-    exhausting", "Sounds like a great weekend") or looks forward to seeing it ("Can't wait to see
-    the photos"). The listener's own message holds the fact. Never when the speaker speaks of
-    their own world too ("… I'll bring my tent"), nor for a value ("must be in by 5 May")."""
+    exhausting", "Sounds so fun"), says back what it sounds like ("Sounds like the move went
+    well"), looks forward to seeing it ("Can't wait to see the photos") or keeps in touch ("I'll
+    keep you posted", "Let me know how it goes"). The listener's own message holds the fact.
+    Never when the speaker speaks of their own world too ("… I'll bring my tent"), nor for a
+    value ("must be in by 5 May")."""
+    text = sentence.replace("\u2019", "'")
+    if _STAYS_IN_TOUCH.match(text) and len(words) <= STAY_IN_TOUCH_MAX_WORDS and not any(ch.isdigit() for ch in text):
+        return True
     if not words or set(words) & FIRST_PERSON - {"i'm", "i"}:
         return False
-    text = sentence.replace("\u2019", "'")
     if any(p.match(text) for p in (_GREETS_NEWS, _FEELING_ABOUT_YOU, _LOOKING_FORWARD)):
         return True
     if any(ch.isdigit() for ch in text):

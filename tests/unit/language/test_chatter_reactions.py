@@ -58,3 +58,29 @@ def test_a_feeling_said_without_im_is_the_speakers_own() -> None:
     assert not is_own_feeling("Glad to help!"), "answers a thanks"
     assert not is_own_feeling("Glad to hear it."), "answers the listener's news"
     assert not is_own_feeling("Happy to see you guys."), "about the listener"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll keep you posted!",
+        "Will keep you in the loop about the garden.",
+        "Let me know how the exam goes.",
+        "Keep me updated on the puppy.",
+        "I'll always be here for you.",
+    ],
+)
+def test_keeping_in_touch_is_chatter(text: str) -> None:
+    assert classify_sentence(text) == "chatter"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let me know by Friday the 12th if you still want the bike.",
+        "I'll keep working on the boat until the engine runs again next spring, whatever it takes and costs.",
+        "I'll keep the spare key under the blue pot by the door.",
+    ],
+)
+def test_look_alikes_of_keeping_in_touch_stay_statements(text: str) -> None:
+    assert classify_sentence(text) == "statement"
