@@ -266,7 +266,7 @@ def _continues(previous: Unit, unit: Unit) -> bool:
     size = len(_WORD.findall(previous.text)) + len(_WORD.findall(unit.text))
     if unit.leans_back and size <= JOIN_MAX_WORDS:
         return True
-    if len(_WORD.findall(unit.text)) <= FRAGMENT_MAX_WORDS:
+    if is_fragment(unit.text) and not previous.text.rstrip().endswith(":"):
         return True
     return announces(previous.text) and size <= ANNOUNCED_MAX_WORDS
 
@@ -274,23 +274,41 @@ def _continues(previous: Unit, unit: Unit) -> bool:
 FRAGMENT_MAX_WORDS = 3
 """A sentence of at most this many words ("Building stamina!", "Vibrant and warm.") says too
 little to be found on its own: it stays with the statement it follows."""
+_HEADING_WORD = re.compile(r"^(?:[A-Z0-9][\w'\u2019-]*[\])]?|[\[(#*].*)$")
+
+
+def is_fragment(sentence: str) -> bool:
+    """Too short to stand alone, and no heading, label or placeholder ("Body Paragraph 2.",
+    "[Your Name]"), which belongs with what follows it if with anything."""
+    words = sentence.strip().rstrip(".!:").split()
+    if not words or len(_WORD.findall(sentence)) > FRAGMENT_MAX_WORDS or sentence.rstrip().endswith(":"):
+        return False
+    return not all(_HEADING_WORD.match(w) for w in words) and not any(ch.isdigit() for ch in sentence)
+
+
 ANNOUNCED_MAX_WORDS = 60
 """An announcement and what it announces are kept together up to this many words."""
-_PLACEHOLDER = re.compile(
-    r"(?i)\b(?:something|some\s+news|(?:big|great|good|exciting|huge)\s+news|a\s+surprise)\b(?!(?:\s+\w+){0,2}\s+(?:like|called|named|about|of|in|with)\b)"
+_ANNOUNCEMENT = re.compile(
+    r"(?i)(?:\b(?:i|we|i've|we've)\s+(?:just\s+|finally\s+)?(?:did|tried|have|had|got|found|learned|learnt|made|saw|heard|"
+    r"started|bought|discovered)\s+(?:something|(?:some\s+)?(?:(?:big|great|good|exciting|huge)\s+)?news)\b"
+    r"|^\W*(?:something|some\s+news)\s+(?:\w+\s+){0,2}(?:happened|came\s+up)\b|^\W*guess\s+what\b)"
 )
 ANNOUNCEMENT_MAX_WORDS = 15
 
 
 def announces(sentence: str) -> bool:
     """The sentence only announces what the next one says ("Something great happened last week.",
-    "I did something new that had a big impact on me."): a placeholder stands where the news
-    would be, and it names no value."""
+    "I did something new that had a big impact on me.", "We have some news."): the speaker did or
+    has *something*, and names no value."""
     return (
         len(_WORD.findall(sentence)) <= ANNOUNCEMENT_MAX_WORDS
-        and bool(_PLACEHOLDER.search(sentence))
+        and bool(_ANNOUNCEMENT.search(sentence))
+        and not _NAMES_ITS_SOMETHING.search(sentence)
         and not carries_value(sentence)
     )
+
+
+_NAMES_ITS_SOMETHING = re.compile(r"(?i)\b(?:something|news)\s+(?:\w+\s+){0,2}(?:like|called|named|about|of|in|with)\b")
 
 
 def _describes_previous(sentence: str) -> bool:

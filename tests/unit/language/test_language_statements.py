@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from language.markup import plain_text
-from language.statements import Unit, announces, requested_action, statement_units, without_tag
+from language.statements import Unit, announces, is_fragment, requested_action, statement_units, without_tag
 from language.values import carries_value, new_values
 
 
@@ -183,7 +183,10 @@ def test_a_sentence_naming_its_something_is_no_announcement() -> None:
     assert len(units) == 2, "the first says what the something is"
     assert not announces("I bought something called a pasta maker.")
     assert not announces("Something like 40 people came to the reading.")
+    assert not announces("Starting with something kind before the criticism works best."), "no news to tell"
+    assert not announces("We have big news about the allotment."), "it says what the news is about"
     assert announces("Something great happened at work!")
+    assert announces("We have some exciting news!")
 
 
 def test_a_fragment_stays_with_the_statement_it_follows() -> None:
@@ -192,3 +195,7 @@ def test_a_fragment_stays_with_the_statement_it_follows() -> None:
         "hospital, and the wall near the station is open late. Building strength!"
     )
     assert len(units) == 1 and units[0].endswith("Building strength!")
+    assert is_fragment("Building strength!")
+    assert not is_fragment("Chapter Two Notes."), "a heading belongs with what follows"
+    assert not is_fragment("[Your Name]"), "a placeholder"
+    assert not is_fragment("Step 3 done."), "a value stands on its own"
