@@ -83,20 +83,18 @@ EXTRA_WORDS = 1
 """A text with more content words than this that a memory lacks says more than the memory: merged
 into it, its words beyond the values would be lost to a reader ("Ava paints landscapes in oils"
 folded into "Ava enjoys painting")."""
+MERGE_EXTRA_WORDS = 2
+"""A memory-add merged into a paraphrase joins its text past this many content words the survivor
+lacks: "does not eat meat" beside "is vegetarian" (two, the negation aside) says one thing twice;
+"paints harbour scenes in oils every Sunday" beside "enjoys painting" says what a reader may ask."""
+_NEGATIONS = frozenset({"not", "no", "never", "nor"})
 
 
-def says_more(text: str, known: str) -> bool:
-    """`text` holds more than `EXTRA_WORDS` content words `known` lacks, its values aside (a merge
-    appends a text that adds a value)."""
-    return len(words_beyond(text, known) - canonical_tokens(" ".join(value_words(text)))) > EXTRA_WORDS
-
-
-def fullest(texts: list[str]) -> int:
-    """The index of the text that says what the others say (none says more than it), else 0."""
-    for index, text in enumerate(texts):
-        if not any(says_more(other, text) for other in texts if other is not text):
-            return index
-    return 0
+def says_more(text: str, known: str, extra: int = EXTRA_WORDS) -> bool:
+    """`text` holds more than `extra` content words `known` lacks, its values (a merge appends a
+    text that adds a value) and negations aside."""
+    beyond = words_beyond(text, known) - canonical_tokens(" ".join(value_words(text))) - _NEGATIONS
+    return len(beyond) > extra
 
 
 def differing_values(a: str, b: str) -> bool:

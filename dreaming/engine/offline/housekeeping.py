@@ -21,7 +21,14 @@ from typing import NamedTuple
 
 from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.engine.offline.corrections import owner_of, statement_rivals
-from dreaming.engine.offline.duplicates import MergeCandidate, MergeGroup, fullest, merge_groups, new_values, says_more
+from dreaming.engine.offline.duplicates import (
+    MERGE_EXTRA_WORDS,
+    MergeCandidate,
+    MergeGroup,
+    merge_groups,
+    new_values,
+    says_more,
+)
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingSet
@@ -148,20 +155,16 @@ class Housekeeping:
 
     @staticmethod
     def _merged_text(group: MergeGroup, dated: Mapping[str, _Dated]) -> str | None:
-        """The fullest wording (the survivor's unless a duplicate says more, `duplicates.fullest`),
-        plus any other that states a date, number or name it lacks: a merge never loses a value
-        nor the words a later, fuller note gives."""
-        members = (group.survivor, *group.duplicates)
-        chosen = fullest([m.text for m in members])
-        base = dated[members[chosen].key]
-        text = base.annotated or base.plain
+        """The survivor's wording, plus any duplicate that states a date, number or name it lacks,
+        or words enough of its own (`MERGE_EXTRA_WORDS`): a merge never loses a value, nor what a
+        fuller note says."""
+        survivor = dated[group.survivor.key]
+        text = survivor.annotated or survivor.plain
         extra = [
-            m.text
-            for n, m in enumerate(members)
-            if n != chosen and (new_values(m.text, text) or says_more(m.text, text))
+            d.text for d in group.duplicates if new_values(d.text, text) or says_more(d.text, text, MERGE_EXTRA_WORDS)
         ]
         if not extra:
-            return base.annotated if chosen == 0 else text
+            return survivor.annotated
         return " ".join((text, *extra))
 
     def _update_dates(self, record: MemoryRecord, text: str) -> None:
