@@ -112,7 +112,9 @@ def content_words(sentence: str) -> list[str]:
     return [w for w in _WORD.findall(sentence.lower().replace("\u2019", "'")) if w not in NOT_CONTENT]
 
 
-def classify_sentence(sentence: str) -> str:
+def classify_sentence(sentence: str, *, to_person: bool = True) -> str:
+    """`to_person`: the listener is a person (a guess at how their news felt is a reaction; said
+    to an assistant, "It sounds like the first plan suits Leo best" is the speaker's conclusion)."""
     stripped = sentence.strip()
     if _CAPTION.fullmatch(stripped):
         return "caption"
@@ -122,7 +124,7 @@ def classify_sentence(sentence: str) -> str:
         return "question"
     if is_own_feeling(stripped):
         return "statement"
-    if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped):
+    if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped, to_person=to_person):
         return "chatter"
     return "statement"
 
@@ -166,14 +168,14 @@ people to remember those who served") is a statement."""
 _JUDGING_OPENERS = frozenset({"sounds", "looks", "seems"})
 
 
-def is_reaction(sentence: str) -> bool:
+def is_reaction(sentence: str, *, to_person: bool = True) -> bool:
     """It opens on the listener or on what was just said and judges it, adding little of its own
     ("That's a gorgeous song"), or says how the listener's news sounds ("Sounds like a lovely trip
     for your family"), or answers the listener's news (`answers_the_listener`)."""
     words = _WORD.findall(sentence.lower().replace("\u2019", "'"))
     while words and words[0] in INTERJECTIONS:
         words = words[1:]
-    if answers_the_listener(words, sentence):
+    if answers_the_listener(words, sentence, to_person=to_person):
         return True
     if not words or words[0] not in REACTION_OPENERS or not any(w in EVALUATIVE for w in words):
         return False
@@ -212,13 +214,14 @@ beautiful lovely tiring freeing peaceful magical cool exciting
 )
 
 
-def answers_the_listener(words: list[str], sentence: str) -> bool:
+def answers_the_listener(words: list[str], sentence: str, *, to_person: bool = True) -> bool:
     """The sentence answers the listener's news rather than telling any of the speaker's own: it
     congratulates or thanks them for it ("Congrats on the new job"), feels about it for them
     ("So glad you found a flat", "Sorry to hear that"), guesses how it felt ("That must have been
     exhausting", "Sounds so fun"), says back what it sounds like ("Sounds like the move went
     well"), looks forward to seeing it ("Can't wait to see the photos") or keeps in touch ("I'll
     keep you posted", "Let me know how it goes"). The listener's own message holds the fact.
+    Guessing and saying back are reactions only to a person (`to_person`).
     Never when the speaker speaks of their own world too ("… I'll bring my tent"), nor for a
     value ("must be in by 5 May")."""
     text = sentence.replace("\u2019", "'")
@@ -228,7 +231,7 @@ def answers_the_listener(words: list[str], sentence: str) -> bool:
         return False
     if any(p.match(text) for p in (_GREETS_NEWS, _FEELING_ABOUT_YOU, _LOOKING_FORWARD)):
         return True
-    if any(ch.isdigit() for ch in text):
+    if any(ch.isdigit() for ch in text) or not to_person:
         return False  # "Sounds like the rent is $900 now": a value is worth its memory
     return bool(_RESTATES.match(text)) or (
         bool(_GUESSES.match(text)) and any(w in FELT_WORDS or w in EVALUATIVE for w in words)

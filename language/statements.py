@@ -188,7 +188,7 @@ def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
 
 
 def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: bool = False) -> list[Unit]:
-    kind = classify_sentence(sentence)
+    kind = classify_sentence(sentence, to_person=to_person)
     if kind == "caption":
         return [Unit(sentence, "caption", False)]
     if kind == "code":
@@ -196,7 +196,7 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     if kind == "question":
         statement = without_tag(sentence)
         if statement is not None:
-            sentence, kind = statement, classify_sentence(statement)
+            sentence, kind = statement, classify_sentence(statement, to_person=to_person)
     is_question = sentence.rstrip().endswith("?")
     if sentence.rstrip().endswith(":") and not carries_value(sentence, ignore_names):
         return []  # "Here's what I have so far:" presents what follows (code, a list), says nothing
@@ -204,7 +204,11 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     kept = ", ".join(split.kept).rstrip(",?; ")
     units: list[Unit] = []
     kept = _without_interjections(kept)
-    if kept and classify_sentence(kept) == "statement" and not _only_names_left(kept, ignore_names):
+    if (
+        kept
+        and classify_sentence(kept, to_person=to_person) == "statement"
+        and not _only_names_left(kept, ignore_names)
+    ):
         units.append(Unit(kept, "statement", _first_word(kept) in _LEANS_BACK))
     # What is asked keeps the values the statement does not have ("... so can you tell me how it
     # was shortened to 5-7 months?"): the user's own world, stated in the form of a question.

@@ -84,3 +84,15 @@ def test_keeping_in_touch_is_chatter(text: str) -> None:
 )
 def test_look_alikes_of_keeping_in_touch_stay_statements(text: str) -> None:
     assert classify_sentence(text) == "statement"
+
+
+def test_saying_back_is_a_reaction_only_to_a_person() -> None:
+    said = "It sounds like the evening course suits my schedule best."
+    assert classify_sentence("Sounds like the move went well.") == "chatter"
+    assert classify_sentence("Sounds like the move went well.", to_person=False) == "statement", (
+        "to an assistant it is the speaker's own conclusion"
+    )
+    assert classify_sentence(said, to_person=False) == "statement"
+    assert classify_sentence("Congrats on the new job!", to_person=False) == "chatter", (
+        "thanks and congratulations alike"
+    )
