@@ -184,6 +184,8 @@ def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
     text = text.rstrip(",?; ")
     if len(content_words(text)) < MIN_ADVICE_CONTENT_WORDS or _only_names_left(text, ignore_names):
         return None
+    if is_reaction(_without_interjections(text)):
+        return None  # "Wow, it sounds like that spot means a lot" judges the news, it advises nothing
     return Unit(text, "suggested", False)
 
 

@@ -96,3 +96,12 @@ def test_saying_back_is_a_reaction_only_to_a_person() -> None:
     assert classify_sentence("Congrats on the new job!", to_person=False) == "chatter", (
         "thanks and congratulations alike"
     )
+
+
+def test_a_reply_to_a_persons_news_is_no_advice() -> None:
+    from language.statements import statement_units
+
+    people = ("Ines", "Tariq")
+    assert statement_units("Wow, it sounds like that cabin holds a lot of memories.", people, to_person=True) == []
+    [advice] = statement_units("Find a tailor who can take in the jacket before Friday.", people, to_person=True)
+    assert advice.kind == "suggested"
