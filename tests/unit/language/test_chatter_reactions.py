@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from language.chatter import classify_sentence, is_own_feeling
+from language.statements import statement_units
 
 
 @pytest.mark.parametrize(
@@ -99,8 +100,6 @@ def test_saying_back_is_a_reaction_only_to_a_person() -> None:
 
 
 def test_a_reply_to_a_persons_news_is_no_advice() -> None:
-    from language.statements import statement_units
-
     people = ("Ines", "Tariq")
     assert statement_units("Wow, it sounds like that cabin holds a lot of memories.", people, to_person=True) == []
     [advice] = statement_units("Find a tailor who can take in the jacket before Friday.", people, to_person=True)
