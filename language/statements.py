@@ -209,7 +209,7 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     if (
         kept
         and classify_sentence(kept, to_person=to_person) == "statement"
-        and not _only_names_left(kept, ignore_names)
+        and not _only_names_left(kept, ignore_names, to_person=to_person)
     ):
         units.append(Unit(kept, "statement", _first_word(kept) in _LEANS_BACK))
     # What is asked keeps the values the statement does not have ("... so can you tell me how it
@@ -235,14 +235,14 @@ def _names_a_topic(asked: str, stated: str) -> bool:
     return len(topic) >= REQUEST_TOPIC_MIN_WORDS
 
 
-def _only_names_left(text: str, ignore_names: tuple[str, ...]) -> bool:
+def _only_names_left(text: str, ignore_names: tuple[str, ...], *, to_person: bool = True) -> bool:
     """Once the names of the people talking are set aside, nothing but glue remains ("Thanks, Mel!")."""
     if not ignore_names:
         return False
     stripped = text
     for name in ignore_names:
         stripped = re.sub(rf"\b{re.escape(name)}\b", "", stripped)
-    return classify_sentence(stripped) != "statement"
+    return classify_sentence(stripped, to_person=to_person) != "statement"
 
 
 def statement_units(text: str, ignore_names: Iterable[str] = (), *, to_person: bool = False) -> list[Unit]:
