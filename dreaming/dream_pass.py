@@ -527,18 +527,22 @@ class DreamPass:
 def read_watermarks(
     job: DreamJob, snapshot: Snapshot, result: EngineResult | None, turns_topic: str, notes: list[str]
 ) -> dict[str, int]:
-    """How far the pass read: the job's watermarks, with the turns topic's stopped before the first
-    new message the engine left unread, so the next pass finds it new again."""
+    """How far the pass read: on the turns topic, past every message its snapshot held — a job
+    usually runs after the worker indexed turns beyond its watermarks, and the pass reads those too,
+    so the next pass must not take them for new (it would judge their memories again: merges and
+    rivals that one pass over the same messages never makes) — stopped before the first new
+    message the engine left unread, so the next pass finds that one new again."""
+    marks = dict(job.watermarks)
+    if snapshot.offsets:
+        marks[turns_topic] = max(marks.get(turns_topic, 0), max(snapshot.offsets.values()) + 1)
     unread = result.unread_message_ids if result else frozenset()
     if not unread:
-        return job.watermarks
+        return marks
     offsets = [snapshot.offsets[i] for i in unread if i in snapshot.offsets]
     if len(offsets) < len(unread):
         notes.append(f"{len(unread) - len(offsets)} unread messages have no offset in the snapshot: not re-read later")
-    if not offsets:
-        return job.watermarks
-    marks = dict(job.watermarks)
-    marks[turns_topic] = min(marks.get(turns_topic, min(offsets)), min(offsets))
+    if offsets:
+        marks[turns_topic] = min(marks[turns_topic], min(offsets))
     return marks
 
 

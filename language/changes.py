@@ -230,8 +230,11 @@ def titles_in(text: str) -> frozenset[str]:
     return frozenset(m.group(1).strip().lower() for m in _TITLE.finditer(text))
 
 
+@lru_cache(maxsize=65536)
 def normal_values(text: str, kind: str | None = None) -> frozenset[str]:
-    """The normalised values of `text` (of one kind when `kind` is given)."""
+    """The normalised values of `text` (of one kind when `kind` is given). Kept per text: an
+    assistant turn's candidate sentences are each checked against the same values the user gave
+    (~17 a sentence, a million and a half calls on a long chat)."""
     return frozenset(v.normal for v in values_in(text) if kind is None or v.kind == kind)
 
 
@@ -294,6 +297,8 @@ told began swam sang rode caught built threw brought taught felt kept sent
 """.split()
 )
 _WORD_RE = re.compile(r"[a-z']+", re.IGNORECASE)
+_REPORTING = frozenset("asked said told wondered mentioned noted explained".split())
+"""Verbs that report words ("the user asked: …"): the asking is the event, not the value's."""
 _ADJECTIVE_ED = frozenset("interested excited tired bored worried scared married retired based used".split())
 
 
@@ -351,6 +356,8 @@ def narrates_past_event(text: str) -> bool:
     "is due on #", "has visited # countries", "is interested in #") is not an event."""
     words = [w.lower() for w in _WORD_RE.findall(text)]
     for index, word in enumerate(words):
+        if word in _REPORTING:
+            continue
         past = word in _IRREGULAR_PAST or (len(word) > 4 and word.endswith("ed") and word not in _ADJECTIVE_ED)
         if past and (index == 0 or words[index - 1] not in _AUXILIARIES):
             return True
@@ -382,6 +389,19 @@ def adds_to(text: str) -> bool:
     """The statement gives a value beside an earlier one, not instead of it ("I'll also add $100",
     "another 3 books", "2 more chapters")."""
     return bool(_ADDITIVE.search(text))
+
+
+ADDED_BEFORE = 3
+"""Words before a value in which "another", "also", "extra" say it comes beside an earlier one."""
+_MORE_AFTER = re.compile(r"^\s+(?:more|extra|additional)\b", re.IGNORECASE)
+
+
+def value_added(text: str, value: Value) -> bool:
+    """This value comes beside an earlier one ("also added $100", "another 3 books", "2 more
+    chapters"), not instead of it: a word of addition elsewhere in the sentence ("to get more
+    callbacks") says nothing of this value."""
+    before = " ".join(text[: value.start].split()[-ADDED_BEFORE:])
+    return bool(_ADDITIVE.search(before)) or bool(_MORE_AFTER.match(text[value.end :]))
 
 
 _NAMED_NUMBER = re.compile(r"\b([A-Z][a-z]{2,})\s+$")

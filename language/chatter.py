@@ -122,6 +122,8 @@ def classify_sentence(sentence: str, *, to_person: bool = True) -> str:
         return "code"
     if stripped.endswith("?"):
         return "question"
+    if is_pleasantry(stripped):
+        return "chatter"
     if is_own_feeling(stripped):
         return "statement"
     if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped, to_person=to_person):
@@ -157,6 +159,32 @@ def _min_content_words(sentence: str) -> int:
     """Speaking of oneself, one content word is a fact ("I'm vegetarian"); otherwise it takes two."""
     words = set(_WORD.findall(sentence.lower().replace("\u2019", "'")))
     return 1 if words & FIRST_PERSON else MIN_CONTENT_WORDS
+
+
+_THANKS = re.compile(
+    r"(?i)^(?:(?:ok(?:ay)?|great|awesome|perfect|yeah|yes|sure|cool|alright)\W+)?"
+    r"(?:thanks|thank\s+you|many\s+thanks|much\s+appreciated|i\s+(?:really\s+)?appreciate)\b(?!\s+to\b)"
+)
+_SIGN_OFF = re.compile(
+    r"(?i)^(?:\W*\w+[,!.]\s+)?(?:i'll|i\s+will)\s+(?:(?:keep|go)\s+\w+(?:\s+\w+)?\s+and\s+)?"
+    r"(?:come\s+back|reach\s+out|get\s+back|check\s+back|circle\s+back|let\s+you\s+know|keep\s+you\s+posted|be\s+in\s+touch)"
+    r"(?:\s+(?:again|later|soon|to\s+you|with\s+you)){0,2}\s*(?:[.!]+$|$|,?\s+(?:if|when|once|after)\s+(?:i|we)\b)"
+)
+_SPEAKER_CLAUSE = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|we|we're|we've)\b")
+
+
+def is_pleasantry(sentence: str) -> bool:
+    """Thanks for what the listener did ("Thanks for the help with my budget!") or a sign-off
+    ("I'll keep at it and come back if I get stuck"): social glue, however many content words it
+    holds. Not when it goes on to say something of the speaker's own ("thanks for the tip, I
+    bought the blue one") or carries a value, and "thanks to" gives a cause, not thanks."""
+    text = sentence.replace("\u2019", "'")
+    if any(ch.isdigit() for ch in text):
+        return False
+    thanks = _THANKS.match(text)
+    if thanks:
+        return not _SPEAKER_CLAUSE.search(text[thanks.end() :])
+    return bool(_SIGN_OFF.match(text))
 
 
 REACTION_MAX_CONTENT_WORDS = 2

@@ -21,12 +21,14 @@ from language.changes import (
     mask_values,
     narrates_past_event,
     says_changed,
+    value_added,
     values_in,
 )
 from language.chatter import NOT_CONTENT
 from language.dates import without_stamp
 from language.sentences import split_sentences
 from language.tokens import STOPWORDS, stem
+from language.value_holders import Holder, holder_of
 
 MIN_FRAME_WORDS = 1
 """A frame needs this many content words (values and the subject aside) to say what it is about."""
@@ -43,6 +45,7 @@ _MARKERS = frozenset("no not actually correction instead rather sorry mean meant
 _SUBJECT_TOKENS = canonical_tokens("the user's")
 _WORDS = re.compile(r"[a-z]{2,}")
 _SHARP = "\u266f"
+_HISTORY = re.compile(r"^\(previously\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,10 @@ class Frame:
     """The named things the clause is about ("Project Orca", "Zoom"): another name is another subject."""
     moved: tuple[bool, ...] = ()
     """Whether each value is itself said to be the new one (`language.changes.changed_at`)."""
+    holders: tuple[Holder | None, ...] = ()
+    """What each value belongs to (`language.value_holders`): "job offers" for "4 job offers"."""
+    added: tuple[bool, ...] = ()
+    """Whether each value is said to come beside an earlier one ("another 3 books", "2 more chapters")."""
 
 
 def sentences(text: str) -> list[str]:
@@ -104,6 +111,8 @@ def frames(
     to #")."""
     found: list[Frame] = []
     for original in sentences(text):
+        if _HISTORY.match(original):
+            continue  # "(previously, DAY: …)": a value already replaced, history rather than a statement
         sentence = original.replace(MASK, _SHARP)  # a "#" of its own ("C#", a code comment) is not a mask
         found_values = values_in(sentence)
         values = [v.normal for v in found_values]
@@ -114,6 +123,8 @@ def frames(
         clauses_at = _clause_of_each(found_values, sentence)
         intents = [intended(sentence, v, clauses_at[i]) for i, v in enumerate(found_values)]
         moved = [changed_at(sentence, v) for v in found_values]
+        holders = [holder_of(sentence, v.start, v.end) for v in found_values]
+        added = [value_added(sentence, v) for v in found_values]
         pieces = [p for p in _CLAUSE.split(mask_values(sentence)) if p and p.strip()]
         taken = 0
         spans: list[tuple[str, str, list[int]]] = []
@@ -152,6 +163,8 @@ def frames(
                         holder=holder(unmasked),
                         names=names_in(masked),
                         moved=tuple(moved[i] for i in positions),
+                        holders=tuple(holders[i] for i in positions),
+                        added=tuple(added[i] for i in positions),
                     )
                 )
     return tuple(found)
@@ -223,7 +236,11 @@ def _clause_of_each(values: Sequence[Value], sentence: str) -> list[str]:
 
 
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-zA-Z0-9'-]+")
-_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "The", "A", "An", "My", "Our", "We"})
+_NOT_NAMES = frozenset(
+    "I I'm I've I'll I'd The A An My Our We What What's How Why When Where Which Who Can Could Should Would Is Are "
+    "Do Does Let's Thanks Yes No Sure".split()
+)
+"""Capitalised by grammar: a question or a reply often opens mid-record ("asked: What's …")."""
 
 
 def names_in(text: str) -> frozenset[str]:

@@ -12,6 +12,8 @@ from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import Frame, frames
 from language.changes import Numbered, Value, identifiers, modifiers_clash, normal_values, period_of, titles_in
 from language.dates import without_stamp
+from language.tokens import stem
+from language.value_holders import Holder, holders_clash, same_holder
 
 ANCHORED_SHARED_WORDS = 2
 """A pair whose newer value is said to be the new one is *anchored* (compared at
@@ -54,61 +56,111 @@ def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     return rivalry(fresh, stale, stated_now, common) is not None
 
 
-PLAIN, MOVED, ANCHORED = "plain", "moved", "anchored"
+PLAIN, MOVED, HELD, ANCHORED = "plain", "moved", "held", "anchored"
 """How strongly a pair of frames' values look like one attribute's old and new value: *moved*, the
 newer value is itself said to be the new one ("raised the rent to #"; a change word elsewhere
 in the clause — "has gone from # to #" beside "completed # problems" — says nothing of the other
-value); *anchored*, moved and of the same specific kind beside the same qualifying words."""
+value); *held*, both values belong to one noun phrase, qualified alike ("5 job offers" / "the job
+offers grew to 7", `language.value_holders`), the newer said to be new or both holders qualified by
+a word in common: the framing around them may differ as much as a worry and a question do;
+*anchored*, moved and of the same specific kind beside the same qualifying words."""
 
 
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
-    """None when the frames are no old and new value of one attribute; else PLAIN, MOVED or ANCHORED."""
+    """None when the frames are no old and new value of one attribute; else PLAIN, MOVED, HELD or
+    ANCHORED."""
     if not fresh.values or not stale.values or fresh.holder != stale.holder or other_names(fresh.names, stale.names):
         return None
     if other_names(titles_in(fresh.sentence), titles_in(stale.sentence)):
         return None  # a score in one titled course and one in another: two things
     if _a_list(stale) or _a_list(fresh):
         return None  # "a box of 30, 40 and 50 cm": measurements of one thing, not one attribute's value
-    moved = fresh.moved or (False,) * len(fresh.said_values)
     gone = [
-        (f, a, i, said)
-        for n, f, a, i, said in zip(_normals(stale), stale.forms, stale.anchors, stale.intents, stale.said_values)
+        (f, a, i, said, h)
+        for n, f, a, i, said, h in zip(
+            _normals(stale), stale.forms, stale.anchors, stale.intents, stale.said_values, _holders(stale)
+        )
         if n not in stated_now
     ]
     fresh_values = [
-        (f, a, i, said, m)
-        for n, f, a, i, said, m in zip(
-            _normals(fresh), fresh.forms, fresh.anchors, fresh.intents, fresh.said_values, moved
+        (f, a, i, said, m, h, added)
+        for n, f, a, i, said, m, h, added in zip(
+            _normals(fresh),
+            fresh.forms,
+            fresh.anchors,
+            fresh.intents,
+            fresh.said_values,
+            fresh.moved or (False,) * len(fresh.said_values),
+            _holders(fresh),
+            fresh.added or (False,) * len(fresh.said_values),
         )
         if n not in stale.values
     ]
-    pairs = [
-        (fo, fn, m, m and len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS)
-        for fo, ao, io, so in gone
-        for fn, an, i_n, sn, m in fresh_values
-        if same_kind(fo, fn, ao, an)
-        and io == i_n
-        and (ao & an) - common
-        and _same_period(period_of(stale.sentence, so), period_of(fresh.sentence, sn))
-    ]
+    pairs = []
+    for fo, ao, io, so, ho in gone:
+        for fn, an, i_n, sn, m, hn, added in fresh_values:
+            if not same_kind(fo, fn, ao, an) or io != i_n:
+                continue  # the cheap checks first: this loop runs for every memory sharing a word
+            if ho is not None and hn is not None and holders_clash(hn, ho, fresh.sentence, stale.sentence):
+                continue  # "coverage of the billing module" / "coverage of the search module": two things
+            held = (
+                not added and fo == fn and (m or _qualified(hn, ho)) and _held(hn, ho, fresh.sentence, stale.sentence)
+            )
+            if (held or (ao & an) - common) and _same_period(
+                period_of(stale.sentence, so), period_of(fresh.sentence, sn)
+            ):
+                anchored = m and len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS
+                pairs.append((fo, fn, m, anchored, held))
     if not pairs:
         return None
-    shared = frozenset().union(*((ao & an) for _, ao, _, _ in gone for _, an, _, _, _ in fresh_values))
+    shared = frozenset().union(*((g[1] & f[1]) for g in gone for f in fresh_values))
     if modifiers_clash(stale.sentence, fresh.sentence, shared):
         return None  # "the parking fee" / "the gym fee": one noun, two things
     if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
         return None  # "Stage 2" / "the first stage": two stages, each with its own date
-    if fresh.additive or ((fresh.event or stale.event) and not fresh.changed):
-        return None  # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more
-    if not any(form != "day" for form, _, _, _ in gone) and not any(m for fo, fn, m, _ in pairs if fn == "day"):
+    held_only = all(p[4] for p in pairs)
+    if (fresh.additive and not held_only) or ((fresh.event or stale.event) and not fresh.changed):
+        # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more (a
+        # pair of one holder was judged by the words about its own value, `Frame.added`)
+        return None
+    if not any(g[0] != "day" for g in gone) and not any(m for fo, fn, m, _, _ in pairs if fn == "day"):
         # Two days are usually two events; only a day itself said to be the new one ("moved the
         # ferry to #", "the new # exam date") replaces one ("switching to a new tuner after #" does not).
         return None
-    if not (fresh.changed or any(form != "day" for form, _, _, _ in gone)):
+    if not (fresh.changed or any(g[0] != "day" for g in gone)):
         return None
-    if any(anchored and fo == fn and fo != "number" for fo, fn, _, anchored in pairs):
+    if any(anchored and fo == fn and fo != "number" for fo, fn, _, anchored, _ in pairs):
         return ANCHORED
-    return MOVED if any(m for _, _, m, _ in pairs) else PLAIN
+    if any(p[4] for p in pairs):
+        return HELD
+    return MOVED if any(m for _, _, m, _, _ in pairs) else PLAIN
+
+
+_GENERIC_HEADS = frozenset(
+    stem(w) for w in "thing stuff one part item lot bit time way total amount number figure value level point".split()
+)
+"""Heads that name no attribute of their own: "a total of #" is held by whatever the sentence counts."""
+
+
+def _held(one: Holder | None, other: Holder | None, one_sentence: str, other_sentence: str) -> bool:
+    """Both values belong to one specific noun (`language.value_holders`)."""
+    return (
+        one is not None
+        and other is not None
+        and one.head not in _GENERIC_HEADS
+        and same_holder(one, other, one_sentence, other_sentence)
+    )
+
+
+def _qualified(one: Holder | None, other: Holder | None) -> bool:
+    """Both holders say which one by a word in common ("the snack budget" / "the party snack budget"):
+    a bare noun ("accuracy", "words", "cost") held by both sides is often two things' unless the new
+    value is said to be the new one."""
+    return one is not None and other is not None and bool(one.modifiers & other.modifiers)
+
+
+def _holders(frame: Frame) -> tuple[Holder | None, ...]:
+    return frame.holders or (None,) * len(frame.said_values)
 
 
 _PERIOD_WORDS = canonical_tokens("day days week weeks month months year years night nights hour minute per")

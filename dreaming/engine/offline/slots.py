@@ -29,7 +29,7 @@ import numpy as np
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import content_words, frames, holder, names_in, sentences, without_subject
-from dreaming.engine.offline.slot_rivalry import ANCHORED, MOVED, other_names, rival_frames, rivalry
+from dreaming.engine.offline.slot_rivalry import ANCHORED, HELD, MOVED, other_names, rival_frames, rivalry
 from language.changes import ValueChange, mask_values, normal_values, says_changed, values_in
 from language.chatter import NOT_CONTENT
 
@@ -47,6 +47,11 @@ beside some of the same words ("gym fee", "exam date"): the rest of each clause 
 `tests/unit/dreaming/engine/offline/test_slots.py`: one attribute so framed 0.64-0.85; look-alikes
 of one kind 0.46-0.68, told apart by the shared qualifying words of
 `slot_rivalry.ANCHORED_SHARED_WORDS`, not by this cosine)."""
+HELD_SLOT_COSINE = 0.3
+"""...and at this cosine when both values belong to one noun phrase qualified alike ("3 job offers" /
+"the 5 job offers I got", `language.value_holders`): what the clauses say around the value (a worry,
+a request, a question) then matters little; the cosine only keeps two unrelated sentences apart
+(on sentences written for `tests/unit/dreaming/engine/offline/test_slots.py`)."""
 CORRECTION_COSINE = 0.5
 """A memory sentence (old value masked) is what a stated correction is about at this cosine with
 the correction's words or a sentence around it (values masked): "plays in the # team" / "I play
@@ -115,6 +120,8 @@ class SlotReader:
             strength = rivalry(fresh, stale, stated_now, common)
             if strength == ANCHORED:
                 needed = ANCHORED_SLOT_COSINE
+            elif strength == HELD:
+                needed = HELD_SLOT_COSINE
             else:
                 needed = CHANGED_SLOT_COSINE if strength == MOVED else SLOT_COSINE
             if cosine >= needed and (best is None or cosine > best.cosine):

@@ -1,0 +1,294 @@
+"""What a value belongs to: its *holder*, the noun phrase a count counts ("5 offers"), an amount or
+a percentage is for ("the budget for books", "78% test coverage"), a day or a time schedules ("the
+call with my mentor on May 3"). Two values of one attribute have one holder however differently the
+sentences around them are framed (a worry, a request, a question); a similar quantity of another
+thing has another ("coverage of the API module" / "coverage of the UI module").
+
+Read from the words beside the value, no tagger: a noun run right after a count ("10 practice
+problems"), a phrase after a measure or an amount ("4 hours of overtime", "$900 for the venue"),
+else the noun run before it once the linking words and words of change are passed ("the deadline
+was pushed back to #", "the number of mentees has grown to #").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from language.changes import MASK, Value, mask_values, says_changed
+from language.tokens import STOPWORDS, stem
+
+
+@dataclass(frozen=True)
+class Holder:
+    head: str
+    """The stem of the noun the value belongs to ("budget", "interview", "call")."""
+    modifiers: frozenset[str]
+    """Stems of the words that say which one ("book", "monthly"; "creative", "director")."""
+    phrase: str
+    """The holder as said, for a reader or an embedder ("the video call with my landlord")."""
+
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|#|[,;:!?()/\u2013\u2014\"]")
+"""Words, masked values and the punctuation that ends a phrase (a full stop is mostly an abbreviation's
+here: "Dr. Lee"; sentences are split before)."""
+_LINKS = frozenset(
+    "of to at on by for from is are was were be been being has have had get gets got it it's its now currently "
+    "just only about around nearly almost roughly approximately over under up down back a an the set aside away "
+    "already still also even finally officially recently new newly latest current revised updated".split()
+)
+"""Words between a holder and its value that say nothing of what the value is of."""
+_MOVES = frozenset(
+    "went came grew rose fell hit stood stands stays stayed remains spent paid put kept made won lost sold"
+    " bought".split()
+)
+"""Verbs of a value's movement not read as words of change ("went up to #")."""
+_PREPOSITIONS = frozenset("of with for in on at to from by about between during per after before".split())
+"""Words that end a noun run; some of them join it to a phrase that qualifies it."""
+_QUALIFYING = frozenset("of with for in".split())
+"""Prepositions that join a qualifying phrase to a holder ("the call with my mentor", "budget for books")."""
+_NOT_NOUNS = frozenset(
+    """
+i me you we us they them he him she her it this that these those there here what which who whom whose whether how why
+user
+my our your their his its and or but so if than then when while because since though although
+not no never very too really just only also kinda sorta pretty quite
+can could would should might must will shall may do does did don't doesn't didn't is are was were
+be been am has have had get got make made need want try trying going think feel know see
+went came grew rose fell hit stood last next every spent paid put kept made won lost sold bought
+""".split()
+)
+_ADVERB = re.compile(r"(?:ally|ively|ously|fully|ently|antly|ately|edly|arly|ectly)$")
+"""Manner words ("specifically", "currently"), not "monthly", "supply" or "family"."""
+_SUBJECTS = frozenset("i we you they he she".split())
+"""A pronoun before a word makes it a verb ("the pupils I teach"), the verb of a relative clause
+when it comes between a holder and its value ("the pupils I teach has grown to #")."""
+_VERB_MARKERS = _SUBJECTS | frozenset("to can could will would should might must don't didn't".split())
+"""...and so do "to" and a modal ("to manage", "can manage")."""
+_PASSED_ADJECTIVES = frozenset("new more extra additional other different whole full".split())
+_DETERMINERS = frozenset("the a an my our your their his her its this that these those each every some any".split())
+_MEASURES = frozenset(
+    stem(w) for w in "hour minute second day week month year night time percent dollar euro pound point step".split()
+)
+"""Units a value is measured in: what the measure is *of* lies in a phrase beside it ("4 hours of overtime")."""
+_COUNT_WORDS = frozenset(stem(w) for w in "number amount count total quantity".split())
+"""Nouns that only say a count is meant: "the number of mentees" counts mentees."""
+MAX_RUN = 4
+"""Most words a noun run takes ("initial patent filing fees")."""
+WINDOW_CHARS = 160
+"""How far either side of a value its holder is looked for: a few words, never the whole sentence."""
+MAX_SKIP = 6
+"""Most linking words and words of change passed between a value and the holder before it."""
+
+
+@lru_cache(maxsize=65536)
+def holder_of(sentence: str, start: int, end: int) -> Holder | None:
+    """The holder of the value at `sentence[start:end]`, or None when the words beside it name none
+    (a pronoun, "it was moved to #")."""
+    value = Value(sentence[start:end], start, end)
+    after = _tokens(sentence[end : end + WINDOW_CHARS])
+    before = _tokens(sentence[max(start - WINDOW_CHARS, 0) : start])
+    if value.kind != "amount":
+        return _backward(before)  # a day or a time: the event it schedules comes first
+    named = _run_forward(after)  # "5 job offers", "$50 budget", "78% coverage"
+    if named and stem(named[-1].lower()) not in _MEASURES:
+        rest = after[len(named) :]
+        counted = _holder(named, _qualifier(rest), rest[0].lower() if rest else "")
+        subject = _backward(before) if _predicate(before) else None
+        if counted is None or (subject is not None and subject.head not in _COUNT_WORDS):
+            if subject is None or counted is None:
+                return subject
+            # "the API quota is 500 requests": the quota's value, counted in requests
+            return Holder(subject.head, subject.modifiers | {counted.head}, f"{subject.phrase} ({counted.phrase})")
+        return counted
+    rest = after[len(named) :]  # past a measure: "4 hours of overtime"
+    qualifier = _qualifier(rest) or (_run_forward(_undetermined(rest[1:])) if rest[:1] == ["on"] else [])
+    found = _backward(before)  # "the budget limit of #", "the deadline was pushed back to #"
+    if found is not None:
+        if not qualifier:
+            return found
+        return Holder(
+            found.head, found.modifiers | _stems(" ".join(qualifier)), f"{found.phrase} {' '.join(qualifier)}"
+        )
+    if qualifier:  # "spent # on concert tickets", "allocated # for the venue": the verb says which amount
+        verb = before[-1].lower() if before else ""
+        said = (
+            frozenset({stem(verb)}) if verb.isalpha() and verb not in _LINKS and verb not in STOPWORDS else frozenset()
+        )
+        found = _holder(qualifier, [])
+        return found and Holder(found.head, found.modifiers | said, found.phrase)
+    return None
+
+
+_HAVING = frozenset("has have had get gets got set".split())
+_COPULAS = frozenset("is are was were be been of".split())
+_ADVERBS = frozenset(
+    "about around nearly almost only just now currently roughly approximately over under still".split()
+)
+
+
+def _predicate(before: list[str]) -> bool:
+    """The value is said of the noun before it ("the quota is #", "a quota of #")."""
+    for token in reversed(before):
+        lower = token.lower()
+        if lower in _COPULAS:
+            return True
+        if lower not in _ADVERBS and token != MASK:
+            return False
+    return False
+
+
+def _self_measured(text: str) -> bool:
+    """The value carries its own unit ("$50", "78%", "250ms", "20km")."""
+    return bool(re.search(r"[$\u20ac\u00a3%]|\d[a-z]+$|percent$", text, re.IGNORECASE))
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(mask_values(text))
+
+
+@lru_cache(maxsize=16384)
+def _changes(word: str) -> bool:
+    return says_changed(word)
+
+
+def _is_noun_like(word: str, previous: str = "", following: str = "") -> bool:
+    lower = word.lower()
+    if previous.lower() in _VERB_MARKERS:
+        return False
+    if lower in _NOT_NOUNS or lower in _PREPOSITIONS or lower in _DETERMINERS or lower in STOPWORDS:
+        return False
+    if lower.endswith(("'s", "\u2019s")) or _ADVERB.search(lower) or _changes(lower):
+        return False  # a possessive, a manner word ("specifically"), a word of change
+    if lower.endswith("ed") and len(lower) > 4:
+        return False  # a verb or a participle ("allocated", "moved")
+    if lower.endswith("ing") and len(lower) > 5 and previous.lower() not in _DETERMINERS:
+        # "using", but "the meeting", "the billing module", "filing fees"
+        if not following or not _is_noun_like(following, word):
+            return False
+    return word.isalpha() or "-" in word
+
+
+def _run_forward(tokens: list[str]) -> list[str]:
+    """The noun run opening `tokens` (a leading "new", "more", "extra" passed: "2 new projects")."""
+    while tokens and tokens[0].lower() in _PASSED_ADJECTIVES:
+        tokens = tokens[1:]
+    run: list[str] = []
+    for index, token in enumerate(tokens[:MAX_RUN]):
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if index and token.lower().endswith("ing") and not (following.islower() and _is_noun_like(following)):
+            break  # after a noun an -ing word opens a clause ("8 cards using Bootstrap"), unless a compound goes on
+        if not _is_noun_like(token, tokens[index - 1] if index else "", following):
+            break
+        run.append(token)
+    return run
+
+
+def _qualifier(tokens: list[str]) -> list[str]:
+    """The noun run of a phrase right after the holder ("for initial patent filing fees")."""
+    if not tokens or tokens[0].lower() not in _QUALIFYING:
+        return []
+    return _run_forward(_undetermined(tokens[1:]))
+
+
+def _undetermined(tokens: list[str]) -> list[str]:
+    """`tokens` without the determiners (and values) that open them."""
+    while tokens and (tokens[0].lower() in _DETERMINERS or tokens[0] == MASK):
+        tokens = tokens[1:]
+    return tokens
+
+
+def _backward(tokens: list[str]) -> Holder | None:
+    """The noun run before the value once linking words, other values and words of change are passed."""
+    index = len(tokens) - 1
+    skipped = 0
+    linked = False
+    while index >= 0 and skipped <= MAX_SKIP:
+        token = tokens[index]
+        lower = token.lower()
+        linked = linked or lower in _PREPOSITIONS or lower in _COPULAS
+        if not linked and lower in _HAVING:
+            return None  # "Ava has set aside #": the value is the verb's object, the name its agent
+        verb = index > 0 and tokens[index - 1].lower() in _SUBJECTS  # "the pupils I teach has grown to #"
+        if (
+            token in ("(", ")")
+            or token == MASK
+            or lower in _LINKS | _MOVES
+            or lower in _SUBJECTS
+            or verb
+            or _changes(lower)
+        ):
+            index -= 1
+            skipped += 1
+            continue
+        if lower.endswith("ed") and len(lower) > 4 and lower not in _NOT_NOUNS:
+            if not linked:
+                return None  # "Ava has allocated #": the value is the verb's object, the name its agent
+            index -= 1  # "was rated at #", "got extended to #"
+            skipped += 1
+            continue
+        break
+    run: list[str] = []
+    while index >= 0 and len(run) < MAX_RUN:
+        previous = tokens[index - 1] if index else ""
+        if not _is_noun_like(tokens[index], previous, run[0] if run else ""):
+            break
+        run.insert(0, tokens[index])
+        index -= 1
+    if not run:
+        return None
+    # "the call with my mentor", "the number of mentees": the run may qualify a noun before it
+    while index >= 0 and (tokens[index].lower() in _DETERMINERS or tokens[index].lower().endswith(("'s", "\u2019s"))):
+        index -= 1
+    joint = tokens[index].lower() if index >= 0 else ""
+    if joint in _QUALIFYING:
+        head_end = index - 1
+        while head_end >= 0 and tokens[head_end].lower() in _DETERMINERS:
+            head_end -= 1
+        head_run: list[str] = []
+        while head_end >= 0 and len(head_run) < MAX_RUN:
+            previous = tokens[head_end - 1] if head_end else ""
+            if not _is_noun_like(tokens[head_end], previous, head_run[0] if head_run else ""):
+                break
+            head_run.insert(0, tokens[head_end])
+            head_end -= 1
+        if head_run and stem(head_run[-1].lower()) in _COUNT_WORDS:
+            return _holder(run, [])
+        if head_run:
+            return _holder(head_run, run, joint)
+    return _holder(run, [])
+
+
+def _holder(run: list[str], qualifier: list[str], joint: str = "") -> Holder | None:
+    if not run[-1].islower():
+        return None  # a name ("Ava has budgeted #"): whose value it is, not what it is of
+    head = stem(run[-1].lower())
+    modifiers = frozenset(stem(w.lower()) for w in [*run[:-1], *qualifier]) - {head}
+    phrase = " ".join(run)
+    if qualifier:
+        phrase = f"{phrase} {joint} {' '.join(qualifier)}"
+    return Holder(head, modifiers, phrase)
+
+
+def holders_clash(one: Holder, other: Holder, one_sentence: str, other_sentence: str) -> bool:
+    """One noun qualified otherwise on each side ("coverage of the billing module" / "coverage of
+    the search module", "the parking fee" / "the gym fee"): two things. A qualifier one side lacks
+    but the other sentence says elsewhere does not count ("the budget for books" / "the book budget
+    is now #" is one budget)."""
+    if one.head != other.head:
+        return False
+    mine, theirs = one.modifiers - other.modifiers, other.modifiers - one.modifiers
+    if not mine or not theirs:
+        return False
+    return not (mine & _stems(other_sentence)) and not (theirs & _stems(one_sentence))
+
+
+def same_holder(one: Holder, other: Holder, one_sentence: str, other_sentence: str) -> bool:
+    """Both values belong to one noun, qualified alike or not at all on one side."""
+    return one.head == other.head and not holders_clash(one, other, one_sentence, other_sentence)
+
+
+@lru_cache(maxsize=16384)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w.lower()) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text))

@@ -1,0 +1,38 @@
+"""Thanks and sign-offs are social glue, not memory (`language.chatter.is_pleasantry`), on sentences
+written for this test; a sentence that opens the same way and goes on to say something stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.chatter import classify_sentence, is_pleasantry
+
+PLEASANTRIES = [
+    "Thanks for the help with my tax questions!",
+    "Thanks so much for walking me through the loan maths.",
+    "Okay, thank you for the detailed comparison of the two phones.",
+    "I really appreciate the breakdown of the schedule!",
+    "I'll keep practising and come back if I get stuck.",
+    "I'll get back to you later!",
+    "Sure, I'll check back when I have the numbers.",
+]
+NOT_PLEASANTRIES = [
+    "Thanks to my coach, I finally ran a marathon.",  # a cause, not thanks
+    "Thanks for the tip, I bought the blue kettle yesterday.",  # goes on to a fact of the speaker's
+    "Thank you for recommending the book club; we now meet every Tuesday.",
+    "Thanks for checking, the invoice was 3 days late.",  # a value
+    "I will reach out to my landlord about the leak tomorrow.",  # to someone else, about something
+    "OK, I'll let you know how the interview goes.",  # says there is an interview
+    "I'll come back to the garden plan once the quotes arrive.",
+]
+
+
+@pytest.mark.parametrize("sentence", PLEASANTRIES)
+def test_thanks_and_sign_offs_are_chatter(sentence: str) -> None:
+    assert is_pleasantry(sentence)
+    assert classify_sentence(sentence) == "chatter"
+
+
+@pytest.mark.parametrize("sentence", NOT_PLEASANTRIES)
+def test_sentences_that_say_something_are_not_pleasantries(sentence: str) -> None:
+    assert not is_pleasantry(sentence)

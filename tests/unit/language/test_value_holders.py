@@ -1,0 +1,102 @@
+"""What a value belongs to (`language.value_holders`), on sentences written for this test: the
+counted noun, what an amount or a percentage is for, the event a day or a time schedules; and
+when two holders are one noun qualified alike or two things."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.changes import values_in
+from language.value_holders import Holder, holder_of, holders_clash, same_holder
+
+
+def _holder(sentence: str, value: str) -> Holder | None:
+    found = [v for v in values_in(sentence) if v.text == value]
+    assert found, f"{value!r} is not a value of {sentence!r}"
+    return holder_of(sentence, found[0].start, found[0].end)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "head", "modifiers"),
+    [
+        ("I have lined up 4 job offers from design studios so far.", "4", "offer", {"job"}),
+        ("The number of piano pupils I teach has grown to 11.", "11", "pupil", {"piano"}),
+        ("My monthly allowance for groceries went up to $420 last week.", "$420", "allowanc", {"monthly", "grocery"}),
+        ("I reached 64% coverage of the billing module.", "64%", "coverag", {"bill", "modul"}),
+        ("The user's snack budget for the party is $40.", "$40", "budget", {"snack", "party"}),
+        ("The user has raised the party snack budget to $55.", "$55", "budget", {"party", "snack"}),
+        ("The deadline for the grant application was pushed back to October 19.", "October 19", "deadlin", None),
+        ("Ana has a call with the landlord on March 3 at 9 AM.", "9 AM", "call", {"landlord"}),
+        ("I spent 5 hours of overtime on the report.", "5", "overtim", None),
+        ("He set aside $1,200 for the conference trip.", "$1,200", "trip", {"conferenc"}),
+        ("The user's daily API quota is 500 requests.", "500", "quota", None),
+        ("She has allocated $2,000 for initial trademark filing fees.", "$2,000", "fee", None),
+        ("The gallery now shows 9 paintings using a new frame style.", "9", "paint", set()),
+        ("The user has added two new rooms to the plan.", "two", "room", set()),
+    ],
+)
+def test_the_holder_is_what_the_value_belongs_to(
+    sentence: str, value: str, head: str, modifiers: set[str] | None
+) -> None:
+    found = _holder(sentence, value)
+    assert found is not None
+    assert found.head == head
+    if modifiers is not None:
+        assert found.modifiers == modifiers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("It was moved to Friday at 10.", "Friday"),  # a pronoun names nothing
+        ("Priya has budgeted $90 for it.", "$90"),  # a name is whose value it is, not what it is of
+        ("The gym is open until 9 PM.", "9 PM"),
+    ],
+)
+def test_no_holder_when_the_words_name_none(sentence: str, value: str) -> None:
+    assert _holder(sentence, value) is None
+
+
+def _pair(one: tuple[str, str], other: tuple[str, str]) -> tuple[Holder, Holder]:
+    a, b = _holder(*one), _holder(*other)
+    assert a is not None and b is not None
+    return a, b
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (("I have 3 job offers so far.", "3"), ("How should I weigh the 5 job offers I got?", "5")),
+        (("The user's snack budget for the party is $40.", "$40"), ("I raised the party snack budget to $55.", "$55")),
+        (
+            ("The dentist appointment with Dr. Lee is on June 3.", "June 3"),
+            ("Shifting the dentist appointment with Dr. Lee to June 5 could clash with work.", "June 5"),
+        ),
+        (("My book budget is $30 a month.", "$30"), ("I worry the budget for books at $45 is too high.", "$45")),
+    ],
+)
+def test_one_noun_qualified_alike_is_one_holder(one: tuple[str, str], other: tuple[str, str]) -> None:
+    a, b = _pair(one, other)
+    assert same_holder(a, b, one[0], other[0])
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (("I reached 64% coverage of the billing module.", "64%"), ("I hit 80% coverage of the search module.", "80%")),
+        (("The user's parking fee is $40.", "$40"), ("The user's gym fee went up to $55.", "$55")),
+        (
+            ("The call with the landlord is on March 3.", "March 3"),
+            ("The call with the plumber was moved to March 5.", "March 5"),
+        ),
+    ],
+)
+def test_one_noun_qualified_otherwise_is_two_things(one: tuple[str, str], other: tuple[str, str]) -> None:
+    a, b = _pair(one, other)
+    assert holders_clash(a, b, one[0], other[0])
+    assert not same_holder(a, b, one[0], other[0])
+
+
+def test_another_noun_is_not_the_same_holder() -> None:
+    a, b = _pair(("I have 3 job offers.", "3"), ("I have 3 interviews lined up, and 5 rejections.", "5"))
+    assert not same_holder(a, b, "I have 3 job offers.", "I have 3 interviews lined up, and 5 rejections.")
