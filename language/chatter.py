@@ -112,7 +112,9 @@ def content_words(sentence: str) -> list[str]:
     return [w for w in _WORD.findall(sentence.lower().replace("\u2019", "'")) if w not in NOT_CONTENT]
 
 
-def classify_sentence(sentence: str) -> str:
+def classify_sentence(sentence: str, *, to_person: bool = True) -> str:
+    """`to_person`: the listener is a person (a guess at how their news felt is a reaction; said
+    to an assistant, "It sounds like the first plan suits Leo best" is the speaker's conclusion)."""
     stripped = sentence.strip()
     if _CAPTION.fullmatch(stripped):
         return "caption"
@@ -124,7 +126,7 @@ def classify_sentence(sentence: str) -> str:
         return "chatter"
     if is_own_feeling(stripped):
         return "statement"
-    if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped):
+    if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped, to_person=to_person):
         return "chatter"
     return "statement"
 
@@ -133,11 +135,21 @@ _OWN_FEELING = re.compile(r"(?i)^(?:\W*\w+[,!.]\s+)?(?:i'm|i am|i was|i feel|i f
 _SECOND_PERSON = frozenset({"you", "your", "you're", "yours", "you've", "you'll", "ya"})
 
 
+_ELIDED_OWN_FEELING = re.compile(
+    r"(?i)^(?:\W*\w+[,!.]\s+)?(?:so\s+|really\s+)?(?:glad|happy|excited|proud|thrilled|grateful|thankful|honou?red|lucky)"
+    r"\s+to\s+(?!hear\b|see\b|know\b|help\b|say\b|chat\b|talk\b)\w+"
+)
+
+
 def is_own_feeling(sentence: str) -> bool:
-    """The speaker says how they feel ("I'm so excited and inspired!"): a fact about them, though
-    every word is a feeling word. Not when it answers the listener ("I'm so happy for you", "I'm
-    sorry to hear that"): then it is sympathy, chatter."""
-    if not _OWN_FEELING.match(sentence.replace("\u2019", "'")):
+    """The speaker says how they feel ("I'm so excited and inspired!", "Proud to be on the
+    team"): a fact about them, though every word is a feeling word. Not when it answers the
+    listener ("I'm so happy for you", "I'm sorry to hear that", "Glad to help"): then it is
+    sympathy, chatter."""
+    text = sentence.replace("\u2019", "'")
+    if _ELIDED_OWN_FEELING.match(text) and not set(_WORD.findall(text.lower())) & _SECOND_PERSON:
+        return True
+    if not _OWN_FEELING.match(text):
         return False
     words = set(_WORD.findall(sentence.lower().replace("\u2019", "'")))
     return bool(words & EVALUATIVE) and not words & (_SECOND_PERSON | ADDRESS | {"that", "it", "this"})
@@ -184,17 +196,74 @@ people to remember those who served") is a statement."""
 _JUDGING_OPENERS = frozenset({"sounds", "looks", "seems"})
 
 
-def is_reaction(sentence: str) -> bool:
+def is_reaction(sentence: str, *, to_person: bool = True) -> bool:
     """It opens on the listener or on what was just said and judges it, adding little of its own
     ("That's a gorgeous song"), or says how the listener's news sounds ("Sounds like a lovely trip
-    for your family")."""
+    for your family"), or answers the listener's news (`answers_the_listener`)."""
     words = _WORD.findall(sentence.lower().replace("\u2019", "'"))
     while words and words[0] in INTERJECTIONS:
         words = words[1:]
+    if answers_the_listener(words, sentence, to_person=to_person):
+        return True
     if not words or words[0] not in REACTION_OPENERS or not any(w in EVALUATIVE for w in words):
         return False
     little = len([w for w in words if w not in NOT_CONTENT]) <= REACTION_MAX_CONTENT_WORDS
     return little or words[0] in _JUDGING_OPENERS
+
+
+_GREETS_NEWS = re.compile(
+    r"(?i)^\W*(?:congrats|congratulations|kudos|thanks|thank\s+you|thx)\s+(?:so\s+much\s+)?(?:on|for)\b"
+)
+_FEELING_ABOUT_YOU = re.compile(
+    r"(?i)^\W*(?:(?:i'm|i\s+am|i\s+was)\s+)?(?:so\s+|really\s+|very\s+|super\s+)?"
+    r"(?:glad|happy|proud|sorry|thrilled|stoked|relieved)\s+(?:for\s+|of\s+|that\s+|about\s+)?"
+    r"(?:you\b|your\b|you're\b|you've\b|you'll\b|to\s+(?:hear|see|know)\b)"
+)
+_GUESSES = re.compile(
+    r"(?i)^\W*(?:(?:that|it|this|you|they|he|she)\s+)?(?:must(?:'ve|\s+have)?\s+(?:be|been|felt|feel)|"
+    r"sounds?\s+(?:so\s+|really\s+)?\w+\s*[.!]?$)"
+)
+_RESTATES = re.compile(r"(?i)^\W*(?:(?:that|it)\s+)?(?:sounds|sounded)\s+like\b")
+_LOOKING_FORWARD = re.compile(r"(?i)^\W*(?:can't|cannot|can\s+not)\s+wait\s+to\s+(?:see|hear|read|try|check)\b")
+_STAYS_IN_TOUCH = re.compile(
+    r"(?i)^\W*(?:(?:and|so|but|just|please|definitely)\s+)*(?:(?:i'll|i\s+will|will|i'd\s+love\s+to|gonna)\s+(?:definitely\s+|totally\s+)?)?"
+    r"(?:(?:keep|let)\s+(?:you|ya)\s+(?:posted|updated|know|in\s+the\s+loop)|let\s+me\s+know|keep\s+me\s+(?:posted|updated|in\s+the\s+loop)"
+    r"|(?:always\s+)?be\s+(?:here|there)\s+for\s+you|talk\s+(?:to\s+you\s+)?soon|catch\s+(?:you|ya)\s+later)\b"
+)
+STAY_IN_TOUCH_MAX_WORDS = 14
+"""Past this many words a "let me know …" carries something of its own."""
+FELT_WORDS = frozenset(
+    """
+rewarding fulfilling satisfying exhausting stressful frustrating overwhelming relaxing calming
+breathtaking liberating thrilling terrifying nerve-wracking emotional surreal unforgettable memorable
+incredible intense scary hard tough difficult nice great fun amazing awesome wonderful special
+beautiful lovely tiring freeing peaceful magical cool exciting
+""".split()
+)
+
+
+def answers_the_listener(words: list[str], sentence: str, *, to_person: bool = True) -> bool:
+    """The sentence answers the listener's news rather than telling any of the speaker's own: it
+    congratulates or thanks them for it ("Congrats on the new job"), feels about it for them
+    ("So glad you found a flat", "Sorry to hear that"), guesses how it felt ("That must have been
+    exhausting", "Sounds so fun"), says back what it sounds like ("Sounds like the move went
+    well"), looks forward to seeing it ("Can't wait to see the photos") or keeps in touch ("I'll
+    keep you posted", "Let me know how it goes"). The listener's own message holds the fact.
+    Guessing and saying back are reactions only to a person (`to_person`).
+    Never when the speaker speaks of their own world too ("… I'll bring my tent"), nor for a
+    value ("must be in by 5 May")."""
+    text = sentence.replace("\u2019", "'")
+    if _STAYS_IN_TOUCH.match(text) and len(words) <= STAY_IN_TOUCH_MAX_WORDS and not any(ch.isdigit() for ch in text):
+        return True
+    if not words or set(words) & FIRST_PERSON - {"i'm", "i"}:
+        return False
+    if any(p.match(text) for p in (_GREETS_NEWS, _FEELING_ABOUT_YOU, _LOOKING_FORWARD)):
+        return True
+    if any(ch.isdigit() for ch in text) or not to_person:
+        return False  # "Sounds like the rent is $900 now": a value is worth its memory
+    return bool(_RESTATES.match(text)) or (
+        bool(_GUESSES.match(text)) and any(w in FELT_WORDS or w in EVALUATIVE for w in words)
+    )
 
 
 def read_sentences(text: str) -> list[Sentence]:

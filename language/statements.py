@@ -184,11 +184,13 @@ def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
     text = text.rstrip(",?; ")
     if len(content_words(text)) < MIN_ADVICE_CONTENT_WORDS or _only_names_left(text, ignore_names):
         return None
+    if is_reaction(_without_interjections(text)):
+        return None  # "Wow, it sounds like that spot means a lot" judges the news, it advises nothing
     return Unit(text, "suggested", False)
 
 
 def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: bool = False) -> list[Unit]:
-    kind = classify_sentence(sentence)
+    kind = classify_sentence(sentence, to_person=to_person)
     if kind == "caption":
         return [Unit(sentence, "caption", False)]
     if kind == "code":
@@ -196,7 +198,7 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     if kind == "question":
         statement = without_tag(sentence)
         if statement is not None:
-            sentence, kind = statement, classify_sentence(statement)
+            sentence, kind = statement, classify_sentence(statement, to_person=to_person)
     is_question = sentence.rstrip().endswith("?")
     if sentence.rstrip().endswith(":") and not carries_value(sentence, ignore_names):
         return []  # "Here's what I have so far:" presents what follows (code, a list), says nothing
@@ -204,7 +206,11 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     kept = ", ".join(split.kept).rstrip(",?; ")
     units: list[Unit] = []
     kept = _without_interjections(kept)
-    if kept and classify_sentence(kept) == "statement" and not _only_names_left(kept, ignore_names):
+    if (
+        kept
+        and classify_sentence(kept, to_person=to_person) == "statement"
+        and not _only_names_left(kept, ignore_names, to_person=to_person)
+    ):
         units.append(Unit(kept, "statement", _first_word(kept) in _LEANS_BACK))
     # What is asked keeps the values the statement does not have ("... so can you tell me how it
     # was shortened to 5-7 months?"): the user's own world, stated in the form of a question.
@@ -229,14 +235,14 @@ def _names_a_topic(asked: str, stated: str) -> bool:
     return len(topic) >= REQUEST_TOPIC_MIN_WORDS
 
 
-def _only_names_left(text: str, ignore_names: tuple[str, ...]) -> bool:
+def _only_names_left(text: str, ignore_names: tuple[str, ...], *, to_person: bool = True) -> bool:
     """Once the names of the people talking are set aside, nothing but glue remains ("Thanks, Mel!")."""
     if not ignore_names:
         return False
     stripped = text
     for name in ignore_names:
         stripped = re.sub(rf"\b{re.escape(name)}\b", "", stripped)
-    return classify_sentence(stripped) != "statement"
+    return classify_sentence(stripped, to_person=to_person) != "statement"
 
 
 def statement_units(text: str, ignore_names: Iterable[str] = (), *, to_person: bool = False) -> list[Unit]:
@@ -252,17 +258,63 @@ def statement_units(text: str, ignore_names: Iterable[str] = (), *, to_person: b
             found = [Unit(sentence, "statement", True)]
         for unit in found:
             previous = units[-1] if units else None
-            if (
-                unit.leans_back
-                and previous is not None
-                and previous.kind == "statement"
-                and unit.kind == "statement"
-                and len(_WORD.findall(previous.text)) + len(_WORD.findall(unit.text)) <= JOIN_MAX_WORDS
-            ):
+            if previous is not None and previous.kind == unit.kind == "statement" and _continues(previous, unit):
                 units[-1] = previous._replace(text=f"{_with_stop(previous.text)} {unit.text}")
             else:
                 units.append(unit)
     return units
+
+
+def _continues(previous: Unit, unit: Unit) -> bool:
+    """`unit` belongs with the statement before it: it leans on it and the two stay short; it is
+    a fragment that cannot stand alone ("Building stamina!" after what was done at the pool); or
+    the one before only announced it ("I tried something new last weekend." + what it was)."""
+    size = len(_WORD.findall(previous.text)) + len(_WORD.findall(unit.text))
+    if unit.leans_back and size <= JOIN_MAX_WORDS:
+        return True
+    if is_fragment(unit.text) and not previous.text.rstrip().endswith(":"):
+        return True
+    return announces(previous.text) and size <= ANNOUNCED_MAX_WORDS
+
+
+FRAGMENT_MAX_WORDS = 3
+"""A sentence of at most this many words ("Building stamina!", "Vibrant and warm.") says too
+little to be found on its own: it stays with the statement it follows."""
+_HEADING_WORD = re.compile(r"^(?:[A-Z0-9][\w'\u2019-]*[\])]?|[\[(#*].*)$")
+
+
+def is_fragment(sentence: str) -> bool:
+    """Too short to stand alone, and no heading, label or placeholder ("Body Paragraph 2.",
+    "[Your Name]"), which belongs with what follows it if with anything."""
+    words = sentence.strip().rstrip(".!:").split()
+    if not words or len(_WORD.findall(sentence)) > FRAGMENT_MAX_WORDS or sentence.rstrip().endswith(":"):
+        return False
+    return not all(_HEADING_WORD.match(w) for w in words) and not any(ch.isdigit() for ch in sentence)
+
+
+ANNOUNCED_MAX_WORDS = 60
+"""An announcement and what it announces are kept together up to this many words."""
+_ANNOUNCEMENT = re.compile(
+    r"(?i)(?:\b(?:i|we|i've|we've)\s+(?:just\s+|finally\s+)?(?:did|tried|have|had|got|found|learned|learnt|made|saw|heard|"
+    r"started|bought|discovered)\s+(?:something|(?:some\s+)?(?:(?:big|great|good|exciting|huge)\s+)?news)\b"
+    r"|^\W*(?:something|some\s+news)\s+(?:\w+\s+){0,2}(?:happened|came\s+up)\b|^\W*guess\s+what\b)"
+)
+ANNOUNCEMENT_MAX_WORDS = 15
+
+
+def announces(sentence: str) -> bool:
+    """The sentence only announces what the next one says ("Something great happened last week.",
+    "I did something new that had a big impact on me.", "We have some news."): the speaker did or
+    has *something*, and names no value."""
+    return (
+        len(_WORD.findall(sentence)) <= ANNOUNCEMENT_MAX_WORDS
+        and bool(_ANNOUNCEMENT.search(sentence))
+        and not _NAMES_ITS_SOMETHING.search(sentence)
+        and not carries_value(sentence)
+    )
+
+
+_NAMES_ITS_SOMETHING = re.compile(r"(?i)\b(?:something|news)\s+(?:\w+\s+){0,2}(?:like|called|named|about|of|in|with)\b")
 
 
 def _describes_previous(sentence: str) -> bool:

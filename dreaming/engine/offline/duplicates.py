@@ -24,6 +24,7 @@ import numpy as np
 from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import normal_values
+from language.values import value_words
 
 DUPLICATE_JACCARD = 0.75
 PARAPHRASE_COSINE = 0.8
@@ -76,6 +77,24 @@ def words_beyond(body: str, noted: str) -> frozenset[str]:
     """The content words of `body` that `noted` lacks, values aside (callers compare those as
     meant: "two" / "2", a resolved day)."""
     return frozenset(t for t in canonical_tokens(body) - canonical_tokens(noted) if not normal_values(t))
+
+
+EXTRA_WORDS = 1
+"""A text with more content words than this that a memory lacks says more than the memory: merged
+into it, its words beyond the values would be lost to a reader ("Ava paints landscapes in oils"
+folded into "Ava enjoys painting")."""
+MERGE_EXTRA_WORDS = 2
+"""A memory-add merged into a paraphrase joins its text past this many content words the survivor
+lacks: "does not eat meat" beside "is vegetarian" (two, the negation aside) says one thing twice;
+"paints harbour scenes in oils every Sunday" beside "enjoys painting" says what a reader may ask."""
+_NEGATIONS = frozenset({"not", "no", "never", "nor"})
+
+
+def says_more(text: str, known: str, extra: int = EXTRA_WORDS) -> bool:
+    """`text` holds more than `extra` content words `known` lacks, its values (a merge appends a
+    text that adds a value) and negations aside."""
+    beyond = words_beyond(text, known) - canonical_tokens(" ".join(value_words(text))) - _NEGATIONS
+    return len(beyond) > extra
 
 
 def differing_values(a: str, b: str) -> bool:

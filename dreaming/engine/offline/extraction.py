@@ -164,14 +164,23 @@ def _joins(previous: Fact, kind: str, body: str) -> bool:
 def _add_caption(
     facts: list[Fact], unit: Unit, speaker: TurnSpeaker, turn: ConversationTurn, people: Sequence[str]
 ) -> None:
-    """A photo joins the statement it illustrates (the one before it), or stands alone."""
+    """A photo joins the statement it illustrates: the last one that speaks of a picture ("I took
+    this pic on the ferry"), else the one before it; or it stands alone."""
     what = caption_subject(unit.text)
     if not what:
         return
     shown = f"{speaker.name or 'The user'} shared a photo of {what}."
-    if facts and facts[-1].kind == "statement":
-        last = facts[-1]
-        body = f"{last.body} {shown}"
-        facts[-1] = Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), "statement", last.source)
+    statements = [n for n, fact in enumerate(facts) if fact.kind == "statement"]
+    presenting = [n for n in statements if _PRESENTS_A_PICTURE.search(facts[n].body)]
+    if presenting or (facts and facts[-1].kind == "statement"):
+        index = presenting[-1] if presenting else len(facts) - 1
+        fact = facts[index]
+        body = f"{fact.body} {shown}"
+        facts[index] = Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), "statement", fact.source)
     else:
         facts.append(Fact(shown, stamped(shown, turn.ts), "caption", unit.text))
+
+
+_PRESENTS_A_PICTURE = re.compile(
+    r"(?i)\b(?:pics?|pictures?|photos?|photographs?|snaps?|selfies?|snapshots?|shots?|took\s+this|here'?s|here\s+is|check\s+(?:this|it)\s+out|look\s+at\s+(?:this|these))\b"
+)

@@ -21,7 +21,14 @@ from typing import NamedTuple
 
 from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.engine.offline.corrections import owner_of, statement_rivals
-from dreaming.engine.offline.duplicates import MergeCandidate, MergeGroup, merge_groups, new_values
+from dreaming.engine.offline.duplicates import (
+    MERGE_EXTRA_WORDS,
+    MergeCandidate,
+    MergeGroup,
+    merge_groups,
+    new_values,
+    says_more,
+)
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingSet
@@ -148,11 +155,14 @@ class Housekeeping:
 
     @staticmethod
     def _merged_text(group: MergeGroup, dated: Mapping[str, _Dated]) -> str | None:
-        """The survivor's wording, plus any duplicate that states a date, number or name it lacks:
-        a merge never loses a value."""
+        """The survivor's wording, plus any duplicate that states a date, number or name it lacks,
+        or words enough of its own (`MERGE_EXTRA_WORDS`): a merge never loses a value, nor what a
+        fuller note says."""
         survivor = dated[group.survivor.key]
         text = survivor.annotated or survivor.plain
-        extra = [d.text for d in group.duplicates if new_values(d.text, text)]
+        extra = [
+            d.text for d in group.duplicates if new_values(d.text, text) or says_more(d.text, text, MERGE_EXTRA_WORDS)
+        ]
         if not extra:
             return survivor.annotated
         return " ".join((text, *extra))

@@ -27,18 +27,14 @@ from datetime import datetime
 import numpy as np
 
 from dreaming.embedding import canonical_tokens
-from dreaming.engine.offline.duplicates import PARAPHRASE_COSINE, is_duplicate, is_paraphrase, new_values, words_beyond
+from dreaming.engine.offline.duplicates import PARAPHRASE_COSINE, is_duplicate, is_paraphrase, new_values, says_more
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.dates import without_stamp
-from language.values import value_words
 
 EmbedArray = Callable[[Sequence[str]], np.ndarray]
 ORDINARY_SHARE = 0.25
 """A word in more than this share of the live memories ties a message to none of them."""
-EXTRA_WORDS = 1
-"""A statement with more content words than this that the memory lacks says more than the memory:
-it makes its own memory (merged, its words beyond the values would be lost to a reader)."""
 
 
 def absorbs(memory: WorkingMemory) -> bool:
@@ -138,8 +134,8 @@ class Paraphrases:
         if found is None:
             return False
         memory, _ = found
-        if len(words_beyond(plain, memory.text) - canonical_tokens(" ".join(value_words(plain)))) > EXTRA_WORDS:
-            return False
+        if says_more(plain, memory.text):
+            return False  # it makes its own memory: merged, its words would be lost to a reader
         ordinary = self.names | self.working.tokens_above(ORDINARY_SHARE)
         if not (canonical_tokens(said) & memory.tokens) - ordinary:
             return False

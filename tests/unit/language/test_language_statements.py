@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from language.markup import plain_text
-from language.statements import Unit, requested_action, statement_units, without_tag
+from language.statements import Unit, announces, is_fragment, requested_action, statement_units, without_tag
 from language.values import carries_value, new_values
 
 
@@ -162,3 +162,40 @@ def test_a_wish_about_oneself_is_no_reaction() -> None:
     said = "Wish I had more time, but I've started baking bread on Sundays and it's been a great escape."
     assert texts(said) == ["Wish I had more time, I've started baking bread on Sundays and it's been a great escape."]
     assert texts("It's a wooden whistle to remind you of the good summer.") != [], "it says what the gift is"
+
+
+def test_an_announcement_stays_with_what_it_announces() -> None:
+    said = (
+        "On Saturday I tried something new that really stayed with me. I volunteered at the river "
+        "clean-up with my cousins and we pulled out two shopping carts."
+    )
+    assert texts(said) == [said], "the first sentence alone would say nothing"
+    assert texts("I have some big news. Our bakery got a stall at the Sunday market.") == [
+        "I have some big news. Our bakery got a stall at the Sunday market."
+    ]
+
+
+def test_a_sentence_naming_its_something_is_no_announcement() -> None:
+    units = texts(
+        "There's something calming about the harbour at dawn with the fishing boats heading out. "
+        "My grandmother painted the lighthouse there in watercolours for forty years."
+    )
+    assert len(units) == 2, "the first says what the something is"
+    assert not announces("I bought something called a pasta maker.")
+    assert not announces("Something like 40 people came to the reading.")
+    assert not announces("Starting with something kind before the criticism works best."), "no news to tell"
+    assert not announces("We have big news about the allotment."), "it says what the news is about"
+    assert announces("Something great happened at work!")
+    assert announces("We have some exciting news!")
+
+
+def test_a_fragment_stays_with_the_statement_it_follows() -> None:
+    units = texts(
+        "Climbing twice a week has been a great way to clear my head after the long shifts at the "
+        "hospital, and the wall near the station is open late. Building strength!"
+    )
+    assert len(units) == 1 and units[0].endswith("Building strength!")
+    assert is_fragment("Building strength!")
+    assert not is_fragment("Chapter Two Notes."), "a heading belongs with what follows"
+    assert not is_fragment("[Your Name]"), "a placeholder"
+    assert not is_fragment("Step 3 done."), "a value stands on its own"
