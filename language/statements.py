@@ -185,7 +185,7 @@ def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
     if len(content_words(text)) < MIN_ADVICE_CONTENT_WORDS or _only_names_left(text, ignore_names):
         return None
     if is_reaction(_without_interjections(text)):
-        return None  # "Wow, it sounds like that spot means a lot" judges the news, it advises nothing
+        return None  # "Wow, that beach sounds special to you" judges the news, it advises nothing
     return Unit(text, "suggested", False)
 
 
@@ -304,7 +304,7 @@ ANNOUNCEMENT_MAX_WORDS = 15
 
 def announces(sentence: str) -> bool:
     """The sentence only announces what the next one says ("Something great happened last week.",
-    "I did something new that had a big impact on me.", "We have some news."): the speaker did or
+    "I tried something I had never done before.", "We have some news."): the speaker did or
     has *something*, and names no value."""
     return (
         len(_WORD.findall(sentence)) <= ANNOUNCEMENT_MAX_WORDS

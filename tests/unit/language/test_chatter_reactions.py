@@ -18,7 +18,7 @@ from language.statements import statement_units
         "Thanks so much for the tip about the night train.",
         "So glad you found a flat near the river.",
         "Sorry to hear about the flood in the basement.",
-        "I'm so happy for you and your new puppy!",
+        "I'm thrilled for you about the puppy!",
         "That must have been exhausting.",
         "Must be so rewarding to teach those kids.",
         "You must be so proud of Leo.",
@@ -65,7 +65,7 @@ def test_a_feeling_said_without_im_is_the_speakers_own() -> None:
     "text",
     [
         "I'll keep you posted!",
-        "Will keep you in the loop about the garden.",
+        "Will keep you updated on the garden.",
         "Let me know how the exam goes.",
         "Keep me updated on the puppy.",
         "I'll always be here for you.",

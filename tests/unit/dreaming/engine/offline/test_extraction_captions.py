@@ -28,8 +28,8 @@ def facts(body: str) -> list[str]:
 
 def test_a_photo_joins_the_sentence_that_presents_it() -> None:
     found = facts(
-        "The sea always calms me down. Last spring I took this pic on a sailing course in Brest, what a "
-        "sunrise that was. Moments like these remind us how lucky we are, even when things get hard. "
+        "The sea always calms me down. Last spring I took this pic on a sailing course in Brest, the "
+        "sunrise over the harbour. Days on the water make the rest of the week feel lighter. "
         "[shares a photo: a dinghy on a grey bay]"
     )
     [presented] = [f for f in found if "sailing course" in f]
