@@ -57,6 +57,7 @@ not no never very too really just only also kinda sorta pretty quite
 can could would should might must will shall may do does did don't doesn't didn't is are was were
 be been am has have had get got make made need want try trying going think feel know see
 went came grew rose fell hit stood last next every spent paid put kept made won lost sold bought
+already now ago old long later earlier yet still
 """.split()
 )
 _ADVERB = re.compile(r"(?:ally|ively|ously|fully|ently|antly|ately|edly|arly|ectly)$")

@@ -6,6 +6,7 @@ sentence embeddings whether the two frames are one attribute.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from dreaming.embedding import canonical_tokens
@@ -73,6 +74,8 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         return None
     if other_names(titles_in(fresh.sentence), titles_in(stale.sentence)):
         return None  # a score in one titled course and one in another: two things
+    if _pronouns_clash(fresh.masked, stale.masked):
+        return None  # "he is # years old" / "she is # years old": two beings
     if _a_list(stale) or _a_list(fresh):
         return None  # "a box of 30, 40 and 50 cm": measurements of one thing, not one attribute's value
     gone = [
@@ -106,6 +109,8 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
             held = (
                 not added and fo == fn and (m or _qualified(hn, ho)) and _held(hn, ho, fresh.sentence, stale.sentence)
             )
+            if not held and _bare_duration(fo) and not _qualifiers(ao & an, fo) - common:
+                continue  # "# years already" / "# years now": nothing says what lasted, two things as often as one
             if (held or (ao & an) - common) and _same_period(
                 period_of(stale.sentence, so), period_of(fresh.sentence, sn)
             ):
@@ -171,6 +176,22 @@ def _qualifiers(shared: frozenset[str], form: str) -> frozenset[str]:
     form already says it) nor a period ("a week")."""
     unit = frozenset({form[5:]}) if form.startswith("unit:") else frozenset()
     return shared - unit - _PERIOD_WORDS
+
+
+def _bare_duration(form: str) -> bool:
+    """A value counted in a unit of time ("5 years", "three weeks"): the unit says nothing of what
+    lasted; only a holder or a shared qualifying word does."""
+    return form.startswith("unit:") and form[5:] in _PERIOD_WORDS
+
+
+_PERSONAL = re.compile(r"\b(he|she)\b", re.IGNORECASE)
+
+
+def _pronouns_clash(one: str, other: str) -> bool:
+    """One clause speaks of a "he" and the other of a "she", neither of both: two beings."""
+    a = {m.lower() for m in _PERSONAL.findall(one)}
+    b = {m.lower() for m in _PERSONAL.findall(other)}
+    return len(a) == 1 and len(b) == 1 and a != b
 
 
 def _same_period(a: str, b: str) -> bool:

@@ -51,6 +51,8 @@ def test_the_holder_is_what_the_value_belongs_to(
         ("It was moved to Friday at 10.", "Friday"),  # a pronoun names nothing
         ("Priya has budgeted $90 for it.", "$90"),  # a name is whose value it is, not what it is of
         ("The gym is open until 9 PM.", "9 PM"),
+        ("Ten years already.", "Ten"),  # a word of time is no holder
+        ("She is 4 years old.", "4"),  # an age is its being's, and a pronoun names none
     ],
 )
 def test_no_holder_when_the_words_name_none(sentence: str, value: str) -> None:
