@@ -122,13 +122,21 @@ def classify_sentence(sentence: str, *, to_person: bool = True) -> str:
         return "code"
     if stripped.endswith("?"):
         return "question"
-    if is_pleasantry(stripped):
+    if is_pleasantry(stripped) or is_acknowledgement(stripped):
         return "chatter"
     if is_own_feeling(stripped):
         return "statement"
     if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped, to_person=to_person):
         return "chatter"
     return "statement"
+
+
+def says_nothing(text: str) -> bool:
+    """Every sentence of `text` is social glue (`classify_sentence` "chatter": thanks, a receipt, a
+    reaction): nothing in it a memory or a check of one could rest on. A question or a caption
+    says something."""
+    pieces = sentences(text)
+    return bool(pieces) and all(classify_sentence(piece) == "chatter" for piece in pieces)
 
 
 _OWN_FEELING = re.compile(r"(?i)^(?:\W*\w+[,!.]\s+)?(?:i'm|i am|i was|i feel|i felt|i've been|we're|we are|we were)\b")
@@ -171,6 +179,27 @@ _SIGN_OFF = re.compile(
     r"(?:\s+(?:again|later|soon|to\s+you|with\s+you)){0,2}\s*(?:[.!]+$|$|,?\s+(?:if|when|once|after)\s+(?:i|we)\b)"
 )
 _SPEAKER_CLAUSE = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|we|we're|we've)\b")
+
+
+_ACKNOWLEDGED = re.compile(
+    r"(?i)^(?:\W*(?:ok(?:ay)?|sure|right|alright|great|thanks|ha|ah|oh)[,!.]?\s+)?(?:"
+    r"(?:got\s+it|noted|understood|will\s+do|fair\s+enough|sounds\s+good|makes\s+sense)"
+    r"|(?:i'll|i\s+will|i've|i\s+have|i'm\s+going\s+to)\s+(?:be\s+sure\s+to\s+|definitely\s+|certainly\s+)?"
+    r"(?:(?:keep|kept|bear|borne)\s+(?:that|this|it|these|those|all\s+(?:of\s+)?that)\s+in\s+mind"
+    r"|remember(?:ed)?\s+(?:that|this|it)|not(?:e|ed)\s+(?:that|this|it)(?:\s+down)?"
+    r"|(?:make|made)\s+a\s+note\s+of\s+(?:that|this|it)))"
+    r"(?:\s+for\s+you)?(?:\s+(?:going\s+forward|from\s+now\s+on|next\s+time))?"
+    r"(?:,?\s+(?:thanks|thank\s+you|(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))){0,2}"
+    r"(?:\s*\([^()]{0,40}\))?\s*[.!]*$"
+)
+
+
+def is_acknowledgement(sentence: str) -> bool:
+    """The listener's words acknowledged and nothing more ("Got it, Ava.", "I'll keep that in mind
+    for you (ref 12)."): a receipt, not a fact, though it may name the listener or carry an aside
+    in brackets. Not when it goes on to say what is kept ("I'll remember that you take the early
+    train", "Noted: the deadline is May 3")."""
+    return _ACKNOWLEDGED.match(sentence.replace("\u2019", "'").strip()) is not None
 
 
 def is_pleasantry(sentence: str) -> bool:

@@ -5,7 +5,9 @@ With `transcript_vectors=statements` the index step stores a turn with a zero ve
 `vector_from: none`): a message's vector is then made by the pass that reads it, from the vectors
 of the statements it made of the message (embedded for the memories anyway), or, for a message
 no statement came from, from its own text once a search needs it. Both land here first (so the
-same pass's searches see them) and are written back to the store in one write (`dirty`).
+same pass's searches see them) and are written back to the store in one write (`dirty`). A message
+that says nothing at all (every sentence social glue: "Got it, thanks!") is *set aside*: it keeps
+its zero vector, no search ranks it, and no model ever runs on it.
 """
 
 from __future__ import annotations
@@ -19,16 +21,17 @@ import numpy as np
 
 from schemas import ConversationTurn
 
-VectorFrom = Literal["text", "statements", "none"]
+VectorFrom = Literal["text", "statements", "none", "chatter"]
 """Where a message's stored vector came from: its text embedded, the mean of its statements'
-vectors, or nowhere yet (a zero vector that no search may rank)."""
+vectors, nowhere yet (a zero vector that no search may rank), or nowhere ever (a message that says
+nothing: its zero vector stays, and no search ranks it)."""
 VECTOR_FROM = "vector_from"
 """The payload key that says it; a point without it (indexed before the setting) holds its text's vector."""
 
 
 def vector_from(payload: Mapping[str, Any]) -> VectorFrom:
     value = payload.get(VECTOR_FROM, "text")
-    return "none" if value == "none" else "statements" if value == "statements" else "text"
+    return value if value in ("none", "statements", "chatter") else "text"
 
 
 def unit_mean(rows: np.ndarray) -> np.ndarray:
@@ -72,6 +75,19 @@ class ScopeTranscript:
             self._set(row, unit_mean(rows), "statements")
             filled += 1
         return filled
+
+    def set_aside(self, says_nothing: Callable[[ConversationTurn], bool]) -> int:
+        """Messages still owed a vector that say nothing: they keep the zero vector for good and
+        no search ranks them (`ranked`). How many were set aside."""
+        rows = [i for i in self.owed() if says_nothing(self.turns[i])]
+        for row in rows:
+            self.origins[row] = "chatter"
+            self.dirty.add(row)
+        return len(rows)
+
+    def ranked(self) -> np.ndarray:
+        """The rows a search may rank: every message but those set aside."""
+        return np.fromiter((o != "chatter" for o in self.origins), dtype=bool, count=len(self.origins))
 
     def embed_owed(self, embed: Callable[[Sequence[str]], np.ndarray]) -> int:
         """Embed the texts of the messages still owed a vector, in one call: a search ranks every

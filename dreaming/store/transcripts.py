@@ -8,7 +8,7 @@ memory made of it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -104,16 +104,17 @@ class TranscriptStore:
         indexed = self._ranked(scope)
         if not indexed.turns or k <= 0:
             return []
-        scores = indexed.vectors @ np.asarray(vector, dtype=np.float32)
+        rankable = np.flatnonzero(indexed.ranked())
+        scores = indexed.vectors[rankable] @ np.asarray(vector, dtype=np.float32)
         order = np.argsort(-scores, kind="stable")[:k]
-        return [(indexed.turns[i], float(scores[i])) for i in order]
+        return [(indexed.turns[rankable[i]], float(scores[i])) for i in order]
 
     def message_vectors(self, scope: str, message_ids: Sequence[str]) -> np.ndarray | None:
         """The indexed vectors of these messages of the scope, one row each; None when one is not
         indexed (a pass reads a scope's vectors once, so this costs no store read after it)."""
         indexed = self._ranked(scope)
         rows = [indexed.rows.get(m) for m in message_ids]
-        if not rows or any(r is None for r in rows):
+        if not rows or any(r is None or indexed.origins[r] == "chatter" for r in rows):
             return None
         return indexed.vectors[[r for r in rows if r is not None]]
 
@@ -131,6 +132,13 @@ class TranscriptStore:
         if self.embed_on_index or not statements:
             return 0
         return self._indexed(scope).fill_from_statements(statements)
+
+    def set_aside(self, scope: str, says_nothing: Callable[[ConversationTurn], bool]) -> int:
+        """Messages of the scope still owed a vector that say nothing (`ScopeTranscript.set_aside`):
+        never embedded, never ranked; written by `flush_vectors`. How many."""
+        if self.embed_on_index:
+            return 0
+        return self._indexed(scope).set_aside(says_nothing)
 
     def flush_vectors(self, scope: str) -> int:
         """Write the vectors this process made for the scope's messages, in one store write. How many."""

@@ -34,7 +34,7 @@ MIN_FRAME_WORDS = 1
 """A frame needs this many content words (values and the subject aside) to say what it is about."""
 
 _CLAUSE = re.compile(
-    r"\s*(?:[,;:\u2013\u2014]\s+(?:and|but|so|which|while|because|though|although|whereas)?\s*"
+    r"\s*(?:[,;:\u2013\u2014]\s+(?:(?:and|but|so|which|while|because|though|although|whereas)\b)?\s*"
     r"|\s+(?:but|because|although|though|whereas|while|so that)\s+"
     r"|\s+and\s+(?=(?:the|a|an|my|our|his|her|their|its|i|we|it|this|that|they|he|she)\b))",
     re.IGNORECASE,

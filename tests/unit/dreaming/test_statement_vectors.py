@@ -168,3 +168,18 @@ def test_a_failed_pass_writes_no_vector_and_a_replay_changes_none(rt: Runtime, m
     for message_id, (vector, origin) in after.items():
         again, origin_again = stored(rt, message_id)
         assert origin_again == origin and np.array_equal(again, vector)
+
+
+def test_a_message_that_says_nothing_is_set_aside_never_embedded_and_never_ranked(rt: Runtime) -> None:
+    lines = (*FIRST, ("assistant", "Got it, Ava, thanks (ref 4.2)."))
+    feed = Feed(rt, SCOPE)
+    feed.turns(turns(lines))
+    assert feed.run().status == "completed"
+    vector, origin = stored(rt, "m4")
+    assert origin == "chatter" and not vector.any()
+    assert stored(rt, "m3")[1] == "none", "a question says something: owed, not set aside"
+    embedded = record_messages(rt)
+    hits = rt.transcripts.search(SCOPE, lines[4][1], 10)
+    assert "m4" not in {turn.message_id for turn, _ in hits}, "no search ranks it, even its own words"
+    assert {turn.message_id for turn, _ in hits} == {"m0", "m1", "m2", "m3"}
+    assert lines[4][1] in embedded and embedded.count(lines[4][1]) == 1, "only as the query, never as a message"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from language.chatter import classify_sentence, is_pleasantry
+from language.chatter import classify_sentence, is_acknowledgement, is_pleasantry, says_nothing
 
 PLEASANTRIES = [
     "Thanks for the help with my tax questions!",
@@ -36,3 +36,39 @@ def test_thanks_and_sign_offs_are_chatter(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", NOT_PLEASANTRIES)
 def test_sentences_that_say_something_are_not_pleasantries(sentence: str) -> None:
     assert not is_pleasantry(sentence)
+
+
+ACKNOWLEDGEMENTS = [
+    "Got it, Bruno.",
+    "Understood, thanks!",
+    "Sure, I'll keep that in mind for you going forward.",
+    "Okay, I've noted it down (ticket 88-1).",
+    "I will remember that, Mira.",
+    "Will do!",
+]
+NOT_ACKNOWLEDGEMENTS = [
+    "Got it, the ferry leaves at 7:40.",  # goes on to a value
+    "Noted: your lease ends on 30 June.",
+    "I'll remember that you take oat milk.",  # says what is kept
+    "I'll keep that in mind when I plan the 3-day hike.",
+    "Understood, so the budget is now $900?",
+]
+
+
+@pytest.mark.parametrize("sentence", ACKNOWLEDGEMENTS)
+def test_a_receipt_of_what_was_said_is_chatter_whatever_aside_it_carries(sentence: str) -> None:
+    assert is_acknowledgement(sentence)
+    assert classify_sentence(sentence) == "chatter"
+
+
+@pytest.mark.parametrize("sentence", NOT_ACKNOWLEDGEMENTS)
+def test_a_receipt_that_goes_on_to_say_what_was_kept_is_not_mere_acknowledgement(sentence: str) -> None:
+    assert not is_acknowledgement(sentence)
+    assert classify_sentence(sentence) != "chatter"
+
+
+def test_a_message_says_nothing_only_when_every_sentence_is_glue() -> None:
+    assert says_nothing("Thanks, that helps. I'll keep that in mind for you, Bruno (ref 3.9).")
+    assert not says_nothing("Thanks, that helps. My train leaves at six.")
+    assert not says_nothing("Got it. Which platform does it leave from?"), "a question says something"
+    assert not says_nothing("")

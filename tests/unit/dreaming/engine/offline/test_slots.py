@@ -313,3 +313,10 @@ def test_the_history_a_memory_keeps_is_not_a_statement_to_update(slots: SlotRead
     )
     assert all(not f.sentence.startswith("(previously") for f in frames(old))
     assert slots.update("The user's phone plan went up to $75 monthly.", old) is None
+
+
+@pytest.mark.parametrize("name", ["Sonja", "Andreas", "Butler", "Whitney", "Sofia"])
+def test_a_name_that_begins_like_a_conjunction_is_not_cut_at_a_clause_break(name: str) -> None:
+    found = frames(f"Lena met {name} at 9, {name} moved to Oslo in 2021.", "Lena")
+    moved = [f.masked for f in found if "moved" in f.masked]
+    assert moved and all(f"{name} moved" in masked for masked in moved), moved
