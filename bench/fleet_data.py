@@ -38,12 +38,21 @@ class FleetScope:
     """The user's name (their later messages say it too)."""
 
 
-def _user_lines(rng: random.Random, k: int, name: str) -> list[str]:
+def _user_lines(rng: random.Random, k: int, name: str) -> tuple[dict[int, str], list[str]]:
+    """The user's ten lines, and what the assistant answers to three of them (by line): its advice
+    on the trip, the seat it held on the booked flight, the club's hours. The other replies are
+    receipts ("Okay, noted."), as most replies to a user telling their news are."""
     pet, pet_name = rng.choice(_PETS), rng.choice(_PET_NAMES)
     city, other_city = rng.sample(_CITIES, 2)
     job, hobby, food = rng.choice(_JOBS), rng.choice(_HOBBIES), rng.choice(_FOODS)
     n = rng.randint(2, 40)
-    return [
+    answers = {
+        3: f"For the trip to {other_city}, I'd take the {rng.randint(6, 11)} am train and keep "
+        f"{rng.randint(20, 90)} euros for the museum pass.",
+        6: f"Done: seat {rng.randint(3, 40)}{rng.choice('ACDF')} is held on that flight until {rng.randint(1, 28)} June.",
+        9: f"Most {hobby} clubs open at {rng.randint(7, 10)} am on weekends and close at {rng.randint(4, 8)} pm.",
+    }
+    return answers, [
         f"Hi, I'm {name}, I work as a {job} in {city} (ticket {k}-{n}).",
         f"My {pet} {pet_name} turned {rng.randint(2, 14)} last week.",
         f"I have been doing {hobby} every Tuesday for {rng.randint(2, 9)} years.",
@@ -57,6 +66,15 @@ def _user_lines(rng: random.Random, k: int, name: str) -> list[str]:
     ]
 
 
+def _reply(rng: random.Random, answers: dict[int, str], line: int, first: str, tag: str) -> str:
+    """The assistant's reply to the user's `line`: its answer when it has one, else a receipt;
+    `tag` keeps every text of the fleet distinct."""
+    answer = answers.get(line)
+    if answer is not None:
+        return f"{answer[:-1]}, {first} ({tag})."
+    return f"{rng.choice(_TALK)} I'll keep that in mind for you, {first} ({tag})."
+
+
 def make_fleet(scopes: int, messages: int, seed: int = 19, tenant: str = "fleet") -> list[FleetScope]:
     """`scopes` users of `messages` turns each (user and assistant alternating)."""
     rng = random.Random(seed)
@@ -64,14 +82,14 @@ def make_fleet(scopes: int, messages: int, seed: int = 19, tenant: str = "fleet"
     for k in range(scopes):
         scope = f"{tenant}/assistant/u{k:05d}"
         name = f"{rng.choice(_FIRST)} {rng.choice('ABCDEFGHJKLMNPRSTVW')}{k}"
-        lines = _user_lines(rng, k, name)
+        answers, lines = _user_lines(rng, k, name)
         turns = []
         for i in range(messages):
             user = i % 2 == 0
             text = (
                 lines[(i // 2) % len(lines)] + ("" if i < 2 * len(lines) else f" (again, {i})")
                 if user
-                else f"{rng.choice(_TALK)} I'll keep that in mind for you, {name.split()[0]} (note {k}.{i})."
+                else _reply(rng, answers, (i // 2) % len(lines), name.split()[0], f"note {k}.{i}")
             )
             turns.append(
                 ConversationTurn(
@@ -93,7 +111,7 @@ def later_turns(fleet: list[FleetScope], messages: int, seed: int = 20) -> list[
     later = []
     for k, s in enumerate(fleet):
         rng = random.Random(f"{seed}-{s.scope}")
-        lines = _user_lines(rng, k, s.name)
+        answers, lines = _user_lines(rng, k, s.name)
         start, last = len(s.turns), s.turns[-1].ts if s.turns else T0
         turns = []
         for i in range(start, start + messages):
@@ -101,7 +119,7 @@ def later_turns(fleet: list[FleetScope], messages: int, seed: int = 20) -> list[
             text = (
                 lines[((i - start) // 2) % len(lines)]
                 if user
-                else f"{rng.choice(_TALK)} Got it, {s.name.split()[0]} (reply {k}.{i})."
+                else _reply(rng, answers, ((i - start) // 2) % len(lines), s.name.split()[0], f"reply {k}.{i}")
             )
             turns.append(
                 ConversationTurn(
