@@ -49,7 +49,8 @@ def _user_lines(rng: random.Random, k: int, name: str) -> tuple[dict[int, str], 
     answers = {
         3: f"For the trip to {other_city}, I'd take the {rng.randint(6, 11)} am train and keep "
         f"{rng.randint(20, 90)} euros for the museum pass.",
-        6: f"Done: seat {rng.randint(3, 40)}{rng.choice('ACDF')} is held on that flight until {rng.randint(1, 28)} June.",
+        6: f"Done: seat {rng.randint(3, 40)}{rng.choice('ACDF')} is held on that flight until "
+        f"{rng.randint(1, 28)} June.",
         9: f"Most {hobby} clubs open at {rng.randint(7, 10)} am on weekends and close at {rng.randint(4, 8)} pm.",
     }
     return answers, [
