@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
@@ -242,6 +242,8 @@ class DreamPass:
                 settings.inactive_generations,
                 corrections=self._corrections,
             )
+            if settings.memory_vectors == "embed":  # a stored vector is then its text's own
+                snapshot = replace(snapshot, stored_vectors=self._memories.active_vectors(job.scope))
             before = sum(1 for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids)
             leftovers, leftover_notes = self._inbox_leftovers(snapshot)
             lap("snapshot")

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
+
 from language.injection import injection_message_ids
 from schemas import ControlEvent, ConversationTurn, DreamJob, MemoryRecord
 
@@ -43,6 +45,10 @@ class Snapshot:
     offsets: Mapping[str, int] = field(default_factory=dict)
     """Message id -> its offset in the scope's turns partition (what a watermark counts in), for
     the messages of `transcript`; empty for a snapshot built by hand."""
+    stored_vectors: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    """The stored vector of each statement of the active generation (`store.search.embedding_text`),
+    when it is that text's own embedding (`memory_vectors=embed`): what an engine would otherwise
+    embed again. Empty for a snapshot built by hand."""
 
     @property
     def scope(self) -> str:

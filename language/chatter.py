@@ -1,10 +1,11 @@
 """Which sentences of a message carry something worth remembering.
 
 Conversation is mostly social glue: greetings, thanks, praise, reactions ("Wow, that's so
-cool!"), sign-offs, questions back. None of it is a fact about anyone. A sentence is *chatter*
-when, once the words of that glue are set aside (function words, interjections, evaluative and
-feeling words, the words of address), fewer than two content words remain; a question is never a
-fact either. What remains — "I went to a support group", "my son broke his arm" — is kept.
+cool!"), receipts ("Got it, Ava."), sign-offs, questions back. None of it is a fact about
+anyone. A sentence is *chatter* when, once the words of that glue are set aside (function words,
+interjections, evaluative and feeling words, the words of address), fewer than two content words
+remain; a question is never a fact either. What remains — "I went to a support group", "my son
+broke his arm" — is kept.
 
 The vocabulary below is general conversational English (interjections, praise, sympathy, sign-off
 phrasing). It is deliberately not a list of sentences: every rule is a property of words, tested

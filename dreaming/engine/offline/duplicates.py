@@ -21,7 +21,8 @@ from datetime import datetime
 
 import numpy as np
 
-from dreaming.embedding import Embedder, canonical_tokens
+from dreaming.embedding import canonical_tokens
+from dreaming.embedding.known import EmbedArray
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import normal_values
 from language.values import value_words
@@ -147,13 +148,13 @@ def survivor_order(candidate: MergeCandidate) -> tuple[datetime, int, str]:
     return candidate.created_at, len(candidate.text), candidate.key
 
 
-def merge_groups(candidates: list[MergeCandidate], embedder: Embedder) -> list[MergeGroup]:
+def merge_groups(candidates: list[MergeCandidate], embed: EmbedArray) -> list[MergeGroup]:
     """Clusters of paraphrases: every pair inside a cluster is close in meaning and agrees on
     every value (no chaining), or is a token-level duplicate."""
     if len(candidates) < 2:
         return []
     ordered = sorted(candidates, key=survivor_order)
-    vectors = embedder.embed_array([c.text for c in ordered])
+    vectors = np.asarray(embed([c.text for c in ordered]), dtype=np.float32)
     cosine = vectors @ vectors.T
     similar = cosine >= min(PARAPHRASE_COSINE, 0.7)
     assigned: set[int] = set()

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from dreaming.embedding import Embedder, canonical_tokens
+from dreaming.embedding.known import known_first
 from dreaming.embedding.minilm import MiniLMEmbedder
 from dreaming.engine.base import Curated, EngineResult, Search, Verified
 from dreaming.engine.offline.corrections import generic_tokens
@@ -79,9 +80,10 @@ class OfflineEngine:
         for memory in snapshot.memories:
             for message_id in memory.evidence_message_ids:
                 cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
-        slots = SlotReader(self.embedder.embed_array)
+        embed = known_first(snapshot.stored_vectors, self.embedder.embed_array)
+        slots = SlotReader(embed)
         names = frozenset().union(*(canonical_tokens(p) for p in (*roles.people, user_name or "")))
-        paraphrases = Paraphrases(builder, working, self.embedder.embed_array, names)
+        paraphrases = Paraphrases(builder, working, embed, names)
         TranscriptPass(
             builder,
             working,
@@ -91,7 +93,7 @@ class OfflineEngine:
             generic,
             self._similarity,
             cited_by,
-            self.embedder.embed_array,
+            embed,
             slots,
             frozenset(messages),
             paraphrases,
@@ -109,7 +111,7 @@ class OfflineEngine:
         if not signals.motives and not builder.actions:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
         name_tokens = canonical_tokens(user_name) if user_name else frozenset()
-        Housekeeping(builder, working, messages, self.embedder, name_tokens, notes, slots, roles.people).run(
+        Housekeeping(builder, working, messages, embed, name_tokens, notes, slots, roles.people).run(
             snapshot.memories, self._unchecked(snapshot)
         )
         plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)

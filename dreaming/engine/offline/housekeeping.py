@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from dreaming.embedding import Embedder, canonical_tokens
+from dreaming.embedding import canonical_tokens
+from dreaming.embedding.known import EmbedArray
 from dreaming.engine.offline.corrections import owner_of, statement_rivals
 from dreaming.engine.offline.duplicates import (
     MERGE_EXTRA_WORDS,
@@ -49,7 +50,7 @@ class Housekeeping:
         builder: PlanBuilder,
         working: WorkingSet,
         messages: Mapping[str, ConversationTurn],
-        embedder: Embedder,
+        embed: EmbedArray,
         name_tokens: frozenset[str],
         notes: list[str],
         slots: SlotReader | None = None,
@@ -58,10 +59,10 @@ class Housekeeping:
         self.builder = builder
         self.working = working
         self.messages = messages
-        self.embedder = embedder
+        self.embed = embed
         self.name_tokens = name_tokens
         self.notes = notes
-        self.slots = slots if slots is not None else SlotReader(embedder.embed_array)
+        self.slots = slots if slots is not None else SlotReader(embed)
         self.people = people
 
     def run(self, records: tuple[MemoryRecord, ...], unchecked: frozenset[str] | None = None) -> None:
@@ -138,7 +139,7 @@ class Housekeeping:
             for r in candidates
         ]
         merged: set[str] = set()
-        for group in merge_groups(merge_input, self.embedder):
+        for group in merge_groups(merge_input, self.embed):
             if not any(m.key in unchecked for m in (group.survivor, *group.duplicates)):
                 continue
             survivor, duplicates = group.survivor.key, tuple(d.key for d in group.duplicates)

@@ -183,3 +183,22 @@ def test_a_message_that_says_nothing_is_set_aside_never_embedded_and_never_ranke
     assert "m4" not in {turn.message_id for turn, _ in hits}, "no search ranks it, even its own words"
     assert {turn.message_id for turn, _ in hits} == {"m0", "m1", "m2", "m3"}
     assert lines[4][1] in embedded and embedded.count(lines[4][1]) == 1, "only as the query, never as a message"
+
+
+def test_a_later_pass_takes_its_memories_statements_from_the_store_not_the_model(rt: Runtime) -> None:
+    feed = Feed(rt, SCOPE)
+    feed.turns(turns(FIRST))
+    assert feed.run().status == "completed"
+    stored_texts = set(rt.memories.active_vectors(SCOPE))
+    asked: list[str] = []
+    inner = rt.dream_pass._engine.embedder.embed_array
+
+    def spying(texts):
+        asked.extend(texts)
+        return inner(texts)
+
+    rt.dream_pass._engine.embedder.embed_array = spying
+    feed.turns(turns((("user", "My sister Dora moved to Braga last spring."),), start=len(FIRST)))
+    assert feed.run().status == "completed"
+    assert asked, "the new statement is embedded"
+    assert not stored_texts & set(asked), "a statement the store holds a vector for is not embedded again"
