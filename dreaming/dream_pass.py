@@ -25,10 +25,12 @@ leaves the old generation active (the job reruns) or lets a redelivery re-publis
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
+
+import numpy as np
 
 from dreaming.audit_events import change_events
 from dreaming.engine import Engine, EngineError, EngineResult, Search
@@ -242,8 +244,9 @@ class DreamPass:
                 settings.inactive_generations,
                 corrections=self._corrections,
             )
+            stored = self._memories.active_vectors(job.scope)
             if settings.memory_vectors == "embed":  # a stored vector is then its text's own
-                snapshot = replace(snapshot, stored_vectors=self._memories.active_vectors(job.scope))
+                snapshot = replace(snapshot, stored_vectors=stored)
             before = sum(1 for m in snapshot.memories if m.is_active and m.memory_id not in snapshot.pending_add_ids)
             leftovers, leftover_notes = self._inbox_leftovers(snapshot)
             lap("snapshot")
@@ -251,7 +254,7 @@ class DreamPass:
             out = dream(
                 snapshot,
                 self._engine,
-                self._claim_search(job.scope),
+                self._claim_search(job.scope, stored),
                 settings,
                 self._privacy,
                 lap,
@@ -304,12 +307,12 @@ class DreamPass:
                 )
             )
 
-    def _claim_search(self, scope: str) -> Search:
+    def _claim_search(self, scope: str, stored: Mapping[str, np.ndarray]) -> Search:
         """The transcript search the verify step asks with each claim's text. A claim is a memory
         of the active generation, whose statement (the text without its said-on stamp, what every
-        memory vector is made from) is embedded and stored already: its search reuses that vector
-        instead of embedding the stamped text once more each pass."""
-        stored = self._memories.active_vectors(scope)
+        memory vector is made from) is embedded and stored already (`stored`:
+        `MemoryStore.active_vectors`): its search reuses that vector instead of embedding the
+        stamped text once more each pass."""
 
         def search(asked: str, query: str, k: int) -> list[tuple[ConversationTurn, float]]:
             text = embedding_text(query)

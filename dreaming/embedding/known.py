@@ -5,11 +5,11 @@ later pass found its scope's texts evicted and embedded them all once more."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-EmbedArray = Callable[[Sequence[str]], np.ndarray]
+from dreaming.embedding.protocol import EmbedArray
 
 
 def known_first(known: Mapping[str, np.ndarray], embed: EmbedArray) -> EmbedArray:

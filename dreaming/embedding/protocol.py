@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+EmbedArray = Callable[[Sequence[str]], np.ndarray]
+"""An embedder's `embed_array` as a plain function (what the engine's steps take)."""
 
 
 @runtime_checkable

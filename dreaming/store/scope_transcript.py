@@ -52,6 +52,8 @@ class ScopeTranscript:
     """message id -> its row in `vectors`."""
     dirty: set[int] = field(default_factory=set)
     """Rows whose vector was made in this process and is not in the store yet."""
+    _ranked: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    """`ranked`, kept until a row is set aside (filling an owed row never changes it)."""
 
     def __post_init__(self) -> None:
         self.rows = {t.message_id: i for i, t in enumerate(self.turns)}
@@ -83,11 +85,14 @@ class ScopeTranscript:
         for row in rows:
             self.origins[row] = "chatter"
             self.dirty.add(row)
+        self._ranked = None
         return len(rows)
 
     def ranked(self) -> np.ndarray:
         """The rows a search may rank: every message but those set aside."""
-        return np.fromiter((o != "chatter" for o in self.origins), dtype=bool, count=len(self.origins))
+        if self._ranked is None:
+            self._ranked = np.fromiter((o != "chatter" for o in self.origins), dtype=bool, count=len(self.origins))
+        return self._ranked
 
     def embed_owed(self, embed: Callable[[Sequence[str]], np.ndarray]) -> int:
         """Embed the texts of the messages still owed a vector, in one call: a search ranks every

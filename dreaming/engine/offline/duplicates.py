@@ -22,7 +22,7 @@ from datetime import datetime
 import numpy as np
 
 from dreaming.embedding import canonical_tokens
-from dreaming.embedding.known import EmbedArray
+from dreaming.embedding.protocol import EmbedArray
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import normal_values
 from language.values import value_words

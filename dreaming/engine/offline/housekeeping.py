@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
-from dreaming.embedding.known import EmbedArray
+from dreaming.embedding.protocol import EmbedArray
 from dreaming.engine.offline.corrections import owner_of, statement_rivals
 from dreaming.engine.offline.duplicates import (
     MERGE_EXTRA_WORDS,

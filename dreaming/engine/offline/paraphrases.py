@@ -21,18 +21,17 @@ does (`housekeeping._merged_text`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
 
 from dreaming.embedding import canonical_tokens
+from dreaming.embedding.protocol import EmbedArray
 from dreaming.engine.offline.duplicates import PARAPHRASE_COSINE, is_duplicate, is_paraphrase, new_values, says_more
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.dates import without_stamp
 
-EmbedArray = Callable[[Sequence[str]], np.ndarray]
 ORDINARY_SHARE = 0.25
 """A word in more than this share of the live memories ties a message to none of them."""
 

@@ -20,12 +20,11 @@ everything it applied.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from dreaming.embedding import canonical_tokens
+from dreaming.embedding.protocol import EmbedArray
 from schemas import ActionPlan, CreateAction, MergeAction, Steering, SupersedeAction
 from schemas.actions import MemoryAction
 
@@ -46,8 +45,6 @@ _LEAD = re.compile(
 _TRAIL = re.compile(r"\s+(?:exact(?:ly)?|precisely|in\s+detail|verbatim|carefully|as\s+(?:said|stated))\s*$", re.I)
 _TOPIC_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&|/)\s*", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(r"[.;\n]+|,\s*(?=(?:and\s+)?(?:" + _KEEP + "|" + _DROP + r")\b)", re.IGNORECASE)
-
-EmbedArray = Callable[[Sequence[str]], np.ndarray]
 
 
 @dataclass(frozen=True)

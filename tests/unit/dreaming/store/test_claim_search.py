@@ -53,7 +53,7 @@ def test_a_stored_claim_is_searched_by_its_stored_vector_without_embedding(tmp_p
             return inner(texts)
 
         rt.transcripts._embed = counting
-        search = rt.dream_pass._claim_search(SCOPE)
+        search = rt.dream_pass._claim_search(SCOPE, rt.memories.active_vectors(SCOPE))
         for m in memories:
             hits = search(SCOPE, m.text, 3)
             assert embedded == [], "a stored claim costs no embedding"
