@@ -46,6 +46,9 @@ PREVIOUSLY_MAX_WORDS = 40
 """An older sentence longer than this is not repeated beside the new value: it costs a reader more
 words than it helps them find."""
 
+MAX_PREVIOUSLY = 3
+"""At most this many older statements are repeated beside a new value."""
+
 Created = Callable[[str, frozenset[str]], None]
 """Told of every memory this step creates: (message id, its tokens)."""
 
@@ -196,6 +199,12 @@ class Revisions:
                 self.replace(memory, edited, turn, rationale, keep_evidence=True)
         if replaced:
             self._say_what_it_was(ref, *replaced[0])
+        for memory, old_sentence in replaced[1:MAX_PREVIOUSLY]:
+            # Another memory the statement replaced keeps its other facts beside the new value too
+            # (a past purchase, another amount), or they would be lost with the stale value.
+            current = self.working.get(ref)
+            if current is not None and _other_values(old_sentence, current.text):
+                self._say_what_it_was(ref, memory, old_sentence)
 
     def _say_what_it_was(self, ref: str, old: WorkingMemory, old_sentence: str) -> None:
         """The memory `ref` (made in this plan) that superseded `old` also says the value it
