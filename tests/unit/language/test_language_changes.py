@@ -129,7 +129,7 @@ def test_the_period_a_rate_is_given_per() -> None:
         ("The museum tour is on August 4", "August 4", False),
         ("I paid $43 for vinyl records, more than the $35 club fee", "$35", False),
         ("I moved to Lisbon in 2019 and saved $500", "$500", False),
-        ("I printed two more, so now I have a total of 11 posters", "11", True),
+        ("I printed two more, so now the stall holds a total of 11 posters", "11", True),
     ],
 )
 def test_a_value_is_said_to_be_the_new_one_only_by_the_words_that_lead_to_it(
@@ -191,4 +191,4 @@ def test_a_ratio_is_one_value_and_no_day() -> None:
 def test_a_word_of_addition_beside_no_value_adds_nothing() -> None:
     assert adds_to("I also put $40 into the jar")
     assert adds_to("I read 3 more chapters")
-    assert not adds_to("tell me more about how the wait was cut to 4 weeks")
+    assert not adds_to("explain more about why the wait was cut to 4 weeks")

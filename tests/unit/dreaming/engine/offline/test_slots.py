@@ -202,12 +202,12 @@ SUBJECT_LOOKALIKES = [
     ),
     # A goal, or a hope, is not the measured state.
     (
-        "The user's goal is to cut weekly work hours from 50 to 42 by June without missing deadlines.",
+        "The user's goal is to bring the weekly hours at the desk down from 52 to 44 by June.",
         "The user is trying to reduce weekly overtime and has cut it down from 10 to 4 hours by May 2.",
     ),
     (
         "Omar is excited that the AI labelling accuracy has improved to 93%.",
-        "Omar asked: Let's hope the team can get that accuracy up to 97% by the end of the month.",
+        "Omar asked: Let's hope the crew pushes the labelling accuracy up to 97% before autumn.",
     ),
     # Two changes' sizes are two changes, not one value's old and new.
     (
