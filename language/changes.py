@@ -162,8 +162,8 @@ _DAY = (
     r"|\d{4}-\d{2}-\d{2}"  # 2024-04-22
     r"|(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?:/\d{2,4})?"  # 04/28, 4/28/2024 (not 4/52)
 )
-_FRACTION = r"\d+/\d+"
-"""A ratio ("3/51", "8/10"): one value, not a day nor two numbers."""
+_FRACTION = r"\d+/\d+|\d+:\d(?!\d)"
+"""A ratio ("3/51", "1:4"): one value, not a day, a clock time nor two numbers."""
 _CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.m\.|[ap]m)(?![\w])|\d{1,2}:\d{2}"
 _AMOUNT = (
     r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?"  # $1,200  $5k

@@ -281,6 +281,18 @@ UPDATES: tuple[Probe, ...] = (
         "2.4",
         "1.1",
     ),
+    # Two earlier memories give the value beside other facts: both are replaced, neither fact lost.
+    Probe(
+        "two holders of one value",
+        (
+            "The pottery studio membership is $70 a month and my kiln slot is on Tuesdays.",
+            "I'm a little stressed that the $70 monthly pottery studio membership also comes with a $15 clay fee.",
+        ),
+        ("The pottery studio membership went up to $82 a month.",),
+        stale="$70",
+        fresh="$82",
+        kept=("Tuesdays", "$15 clay fee"),
+    ),
     _c(
         "reading goal",
         "My reading goal for this year is 20 books.",

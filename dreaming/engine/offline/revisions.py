@@ -197,13 +197,16 @@ class Revisions:
                     replaced.append((memory, rival.update.old_sentence))
             else:
                 self.replace(memory, edited, turn, rationale, keep_evidence=True)
+        # The oldest first, whichever order the search found them in: the text is the same at
+        # any pass boundaries.
+        replaced.sort(key=lambda item: (item[0].evidence_ts, item[0].evidence_ids, item[0].text))
         if replaced:
             self._say_what_it_was(ref, *replaced[0])
         for memory, old_sentence in replaced[1:MAX_PREVIOUSLY]:
             # Another memory the statement replaced keeps its other facts beside the new value too
             # (a past purchase, another amount), or they would be lost with the stale value.
             current = self.working.get(ref)
-            if current is not None and _other_values(old_sentence, current.text):
+            if current is not None and normal_values(old_sentence) - normal_values(without_stamp(current.text)):
                 self._say_what_it_was(ref, memory, old_sentence)
 
     def _say_what_it_was(self, ref: str, old: WorkingMemory, old_sentence: str) -> None:

@@ -191,7 +191,7 @@ def value_form(value: Value, sentence: str) -> str:
         return "percent"
     if _VERSION_LIKE.match(text):
         return "version"
-    if re.fullmatch(r"\d+/\d+", text):
+    if re.fullmatch(r"\d+[/:]\d+", text):
         return "ratio"
     if _RANK.match(value.normal):
         return "rank"  # "my first big project", "the 3rd draft": which one, never how many of them

@@ -175,6 +175,16 @@ def _same_occasion(one: str, other: str) -> bool:
 def holders_apart(one: Holder | None, other: Holder | None, one_sentence: str, other_sentence: str) -> bool:
     """Two values held by two nouns, neither of which the other sentence says ("the $150 gift swap" /
     "the gift budget is now $450"): as often two things as one, whatever else the clauses share."""
+    if (one is None) != (other is None):
+        # One value's holder is a pronoun or nothing ("improved it to #"): apart when the other
+        # value's noun is never said beside it ("the 300ms debounce" / "improved it to 220ms").
+        named, bare_sentence = (other, one_sentence) if one is None else (one, other_sentence)
+        assert named is not None
+        return (
+            named.head not in _GENERIC_HEADS
+            and named.head not in _MEASURE_HEADS
+            and not any(w.startswith(named.head) for w in _stem_set(bare_sentence))
+        )
     if one is None or other is None or one.head.startswith(other.head) or other.head.startswith(one.head):
         return False  # "saves #" / "savings of #": one stem cut short
     if one.head in _GENERIC_HEADS or other.head in _GENERIC_HEADS:
@@ -245,6 +255,9 @@ def _amount(said: str) -> float | None:
     factor = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
     return number * factor[scale.group(1)] if scale else number
 
+
+_MEASURE_HEADS = frozenset(stem(w) for w in "hour minute second day week month year night percent point".split())
+"""Units read as holders ("# hours"): they say how a value is counted, not what it is of."""
 
 _GENERIC_HEADS = frozenset(
     stem(w) for w in "thing stuff one part item lot bit time way total amount number figure value level point".split()

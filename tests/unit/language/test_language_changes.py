@@ -184,8 +184,13 @@ def test_a_hope_a_stated_aim_or_a_supposition_is_no_fact(sentence: str, value: s
 
 
 def test_a_ratio_is_one_value_and_no_day() -> None:
-    found = values_in("the odds were 5/48 at the start and 7/30 later")
-    assert [(v.text, v.kind) for v in found] == [("5/48", "amount"), ("7/30", "day")]
+    found = values_in("the odds were 5/48 at the start, 2:7 at noon and 7/30 later at 10:15")
+    assert [(v.text, v.kind) for v in found] == [
+        ("5/48", "amount"),
+        ("2:7", "amount"),
+        ("7/30", "day"),
+        ("10:15", "clock"),
+    ]
 
 
 def test_a_word_of_addition_beside_no_value_adds_nothing() -> None:

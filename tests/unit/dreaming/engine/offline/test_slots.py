@@ -209,6 +209,13 @@ SUBJECT_LOOKALIKES = [
         "Omar is excited that the AI labelling accuracy has improved to 93%.",
         "Omar asked: Let's hope the crew pushes the labelling accuracy up to 97% before autumn.",
     ),
+    # One value's noun is never said beside the other, held by a pronoun: two things.
+    (
+        "The user is weighing search accuracy against request cost for the recipe app, and has set a 400ms "
+        "debounce to cut the number of requests.",
+        "The user is trying to speed up the request latency of the recipe app, and has already improved it to "
+        "160ms after adding a cache.",
+    ),
     # Two changes' sizes are two changes, not one value's old and new.
     (
         "The user trimmed filler words by 20% in the cover letter on April 2.",
