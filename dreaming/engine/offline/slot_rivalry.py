@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import Frame, frames
@@ -67,6 +68,19 @@ a word in common: the framing around them may differ as much as a worry and a qu
 *anchored*, moved and of the same specific kind beside the same qualifying words."""
 
 
+class _Pair(NamedTuple):
+    """An older and a newer value that could be one attribute's, and how they look."""
+
+    old_form: str
+    new_form: str
+    moved: bool
+    """The newer value is itself said to be the new one."""
+    anchored: bool
+    held: bool
+    weak: bool
+    """Only the plain cosine may make them one attribute (`holders_apart`, `_other_start`, `_far_apart`, a rank)."""
+
+
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
     """None when the frames are no old and new value of one attribute; else PLAIN, MOVED, HELD or
     ANCHORED."""
@@ -100,7 +114,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         )
         if n not in stale.values and n not in said_before
     ]
-    pairs = []
+    pairs: list[_Pair] = []
     occasion = _same_occasion(fresh.sentence, stale.sentence)
     for fo, ao, io, so, ho in gone:
         for fn, an, i_n, sn, m, hn, added in fresh_values:
@@ -130,10 +144,10 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     or _other_start(fresh.sentence, sn, stale.values)
                     or (_far_apart(fo, so, sn) and not _qualified(hn, ho))
                 )
-                pairs.append((fo, fn, m, anchored, held, weak))
+                pairs.append(_Pair(fo, fn, m, anchored, held, weak))
     # Two days are usually two events: a day pair counts only when the newer day is itself said to be
     # the new one ("moved the ferry to #"), whatever other value the older clause gave.
-    pairs = [p for p in pairs if p[0] != "day" or p[2]]
+    pairs = [p for p in pairs if p.old_form != "day" or p.moved]
     if not pairs:
         return None
     shared = frozenset().union(*((g[1] & f[1]) for g in gone for f in fresh_values))
@@ -141,14 +155,14 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         return None  # "the parking fee" / "the gym fee": one noun, two things
     if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
         return None  # "Stage 2" / "the first stage": two stages, each with its own date
-    held_only = all(p[4] for p in pairs)
+    held_only = all(p.held for p in pairs)
     if (fresh.additive and not held_only) or (
         (fresh.event or stale.event) and not fresh.changed and not (occasion and held_only)
     ):
         # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more (a
         # pair of one holder was judged by the words about its own value, `Frame.added`)
         return None
-    if not any(g[0] != "day" for g in gone) and not any(p[2] for p in pairs if p[1] == "day"):
+    if not any(g[0] != "day" for g in gone) and not any(p.moved for p in pairs if p.new_form == "day"):
         # Two days are usually two events; only a day itself said to be the new one ("moved the
         # ferry to #", "the new # exam date") replaces one ("switching to a new tuner after #" does not).
         return None
@@ -157,12 +171,12 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     # A pair whose values two nouns hold, whose newer statement says it changed from a third value,
     # or whose amounts are an order of magnitude apart is one attribute only when the two clauses
     # say nearly the same thing (the plain cosine): no looser judgement for it.
-    strong = [p for p in pairs if not p[5]]
-    if any(anchored and fo == fn and fo != "number" for fo, fn, _, anchored, _, _ in strong):
+    strong = [p for p in pairs if not p.weak]
+    if any(p.anchored and p.old_form == p.new_form and p.old_form != "number" for p in strong):
         return ANCHORED
-    if any(p[4] for p in strong):
+    if any(p.held for p in strong):
         return HELD
-    return MOVED if any(p[2] for p in strong) else PLAIN
+    return MOVED if any(p.moved for p in strong) else PLAIN
 
 
 def _same_occasion(one: str, other: str) -> bool:
