@@ -17,6 +17,7 @@ the same rules (`contradiction.judge`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -46,6 +47,7 @@ PREVIOUSLY_MAX_WORDS = 40
 """An older sentence longer than this is not repeated beside the new value: it costs a reader more
 words than it helps them find."""
 
+_PREVIOUSLY = re.compile(r" \(previously, [^)]*\)")
 MAX_PREVIOUSLY = 3
 """At most this many older statements are repeated beside a new value."""
 
@@ -204,9 +206,10 @@ class Revisions:
             self._say_what_it_was(ref, *replaced[0])
         for memory, old_sentence in replaced[1:MAX_PREVIOUSLY]:
             # Another memory the statement replaced keeps its other facts beside the new value too
-            # (a past purchase, another amount), or they would be lost with the stale value.
+            # (a past purchase, another amount: a value besides the stale one that the new statement
+            # does not give), or they would be lost with the stale value.
             current = self.working.get(ref)
-            if current is not None and normal_values(old_sentence) - normal_values(without_stamp(current.text)):
+            if current is not None and _other_values(old_sentence, _PREVIOUSLY.sub("", current.text)):
                 self._say_what_it_was(ref, memory, old_sentence)
 
     def _say_what_it_was(self, ref: str, old: WorkingMemory, old_sentence: str) -> None:
