@@ -328,6 +328,12 @@ UPDATES: tuple[Probe, ...] = (
 
 LOOK_ALIKES: tuple[Probe, ...] = (
     Probe(
+        "a switch the memory already says",
+        ("I read paper books at lunch and will switch to podcasts on the drive home.",),
+        ("I switched from paper books to podcasts for the drive home to rest my eyes.",),
+        kept=("at lunch",),
+    ),
+    Probe(
         "a change word about something else",
         ("I booked the piano tuner for March 3.",),
         ("I'm switching to a new piano tuner after March 10.",),
