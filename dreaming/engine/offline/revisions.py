@@ -224,7 +224,9 @@ class Revisions:
         current = self.working.get(ref)
         if current is None or not current.created_in_plan:
             return
-        if len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS and not _other_values(old_sentence, current.text):
+        if len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS and not _other_values(
+            old_sentence, _PREVIOUSLY.sub("", current.text)
+        ):
             return
         cited = tuple(i for i in old.evidence_ids if i in self.window)
         if not cited or len(cited) != len(old.evidence_ids):
