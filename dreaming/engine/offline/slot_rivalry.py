@@ -216,6 +216,7 @@ _FROM_TO = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def _starts_change(sentence: str, said: str) -> bool:
     """The value is where a change the sentence states began ("from # to 80%")."""
     return (
@@ -228,12 +229,14 @@ def _starts_change(sentence: str, said: str) -> bool:
     )
 
 
+@lru_cache(maxsize=65536)
 def _from_to(sentence: str, said: str) -> bool:
     """The value is the end of a change the sentence states whole ("went from 65% to #")."""
     at = re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
     return at is not None and _FROM_TO.search(sentence[: at.start()]) is not None
 
 
+@lru_cache(maxsize=65536)
 def _other_start(sentence: str, said: str, stale: frozenset[str]) -> bool:
     """The newer sentence says its value changed from a value the older clause does not give ("went
     from 60% to 85%" against an older 90%): the older value is what it was somewhere else, or long
