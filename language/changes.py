@@ -160,8 +160,10 @@ _DAY = (
     rf"|{_ORDINAL}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"  # 22 April 2024, 3rd of May
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"  # Mondays: the day of a weekly slot
     r"|\d{4}-\d{2}-\d{2}"  # 2024-04-22
-    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"  # 04/28, 4/28/2024
+    r"|(?:1[0-2]|0?[1-9])/(?:3[01]|[12]\d|0?[1-9])(?:/\d{2,4})?"  # 04/28, 4/28/2024 (not 4/52)
 )
+_FRACTION = r"\d+/\d+|\d+:\d(?!\d)"
+"""A ratio ("3/51", "1:4"): one value, not a day, a clock time nor two numbers."""
 _CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:[ap]\.m\.|[ap]m)(?![\w])|\d{1,2}:\d{2}"
 _AMOUNT = (
     r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?"  # $1,200  $5k
@@ -179,7 +181,9 @@ _SUFFIX = {1: "st", 2: "nd", 3: "rd"}
 _IN_DIGITS = {word: str(n) for n, word in enumerate(_COUNTS, start=2)} | {
     word: f"{n}{_SUFFIX.get(n, 'th')}" for n, word in enumerate(_PLACES, start=1)
 }
-VALUE = re.compile(rf"(?<![\w$\u20ac\u00a3])(?:{_DAY}|{_CLOCK}|{_AMOUNT}|{_NUMBER_WORD})(?![\w])", re.IGNORECASE)
+VALUE = re.compile(
+    rf"(?<![\w$\u20ac\u00a3])(?:{_DAY}|{_CLOCK}|{_FRACTION}|{_AMOUNT}|{_NUMBER_WORD})(?![\w])", re.IGNORECASE
+)
 _DAY_ONLY = re.compile(rf"^(?:{_DAY})$", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
 MASK = "#"
@@ -313,6 +317,10 @@ _LEADS_TO_VALUE = re.compile(r"\b(?:to|now|new|newly|latest|currently|at|of)\s*$
 _NEW_JUST_BEFORE = re.compile(
     r"\b(?:now|new|newly|latest|current|currently|revised|updated|adjusted|increased|reduced)\s*$"
 )
+NOW_REACH_WORDS = 7
+"""How many plain words (no punctuation) may stand between "now" and the value it says is current
+("so now the team has a total of #": a rewrite in the third person adds a word or two)."""
+_NOW_BEFORE = re.compile(rf"\b(?:now|currently|these days)\b(?:\s+[a-z']+){{0,{NOW_REACH_WORDS}}}\s*$", re.IGNORECASE)
 CHANGE_REACH_WORDS = 12
 """How far before a value a change verb may stand and still be about it ("moved the weekly pottery
 class at the community hall to #"): further away, it is about something else the sentence says."""
@@ -329,8 +337,8 @@ def changed_at(sentence: str, value: Value) -> bool:
         return True
     if re.match(r"^(?:\s+[A-Za-z'-]+){0,2}\s+(?:now|these days|nowadays)\b", sentence[value.end :], re.IGNORECASE):
         return True  # "has 52 members now"
-    if re.search(r"\b(?:now|currently|these days)\b(?:\s+[a-z']+){0,2}\s*$", before, re.IGNORECASE):
-        return True  # "now has #", "is now about #", "now practises piano #"
+    if _NOW_BEFORE.search(before):
+        return True  # "now has #", "is now about #", "now practises piano #", "so now I own a total of #"
     if re.search(rf"\b(?:{_CHANGE_VERBS})(?:\s+(?:about|nearly|almost|over|just))?\s*$", before, re.IGNORECASE):
         return True  # "reached #", "grew about #"
     lead = _LEADS_TO_VALUE.search(before)
@@ -366,23 +374,40 @@ def narrates_past_event(text: str) -> bool:
 
 _INTENT = re.compile(
     r"\b(?:would|could|should|might|wish(?:es)?|hop(?:e|es|ing)|aim(?:s|ed|ing)?|goals?|targets?|gonna|'d\s+like"
-    r"|consider(?:s|ing)?|if|hypothetically|suppose"
+    r"|consider(?:s|ing)?|if|hypothetically|suppose|thinking\s+(?:of|about)|ask(?:s|ed|ing)?\s+for|request(?:s|ed|ing)?"
     r"|(?:want(?:s|ed)?|plan(?:s|ned|ning)?|trying|try|going|needs?)\s+to\s+[a-z]+)\b",
     re.IGNORECASE,
 )
 INTENT_BEFORE, INTENT_AFTER = 6, 3
 """Words on either side of a value in which a word of intent makes it a wish, not a fact."""
 _MODAL = re.compile(r"\b(?:would|could|should|might)\b", re.IGNORECASE)
-_ADDITIVE = re.compile(r"\b(?:also|another|additional|extra|again)\b|\bmore\b(?!\s+than)", re.IGNORECASE)
+_MODAL_BE = re.compile(r"\b(?:would|could|should|might)\s+(?:\w+\s+)?be\b", re.IGNORECASE)
+_WISH = re.compile(r"\b(?:hop(?:e|es|ing)|(?:goal|aim|target|objective)\s+(?:is|was)\s+to)\b", re.IGNORECASE)
+_ADDITIVE = re.compile(r"\b(?:also|another|additional|extra|again)\b|\bmore\b(?!\s+(?:than|about)\b)", re.IGNORECASE)
 
 
 def intended(text: str, value: Value, clause: str = "") -> bool:
     """The value is what someone wants, plans or supposes ("aim for 12 books", "a goal of $2,000",
-    "covering 6 months would be good"), not what is: a goal and the state it is a goal for are
-    two attributes. A modal anywhere in the value's `clause` makes it a supposition."""
+    "covering 6 months would be good", "thinking of asking for a $900 raise"), not what is: a goal
+    and the state it is a goal for are two attributes. A hope or a stated goal ("the goal is to …")
+    anywhere in the value's `clause` makes it a wish; a modal before it there, or one judging it
+    after it ("# would be fine"), a supposition."""
     before = " ".join(text[: value.start].split()[-INTENT_BEFORE:])
     after = " ".join(text[value.end :].split()[:INTENT_AFTER])
-    return bool(_INTENT.search(before) or _INTENT.search(after) or _MODAL.search(clause))
+    later = _INTENT.search(after)
+    if later is not None and _MODAL.fullmatch(later.group(0)) and not _MODAL_BE.search(after):
+        later = None  # "moving it to # might clash": what the value leads to, not a wish for it
+    if _INTENT.search(before) or later is not None or _WISH.search(clause):
+        return True
+    if re.search(r"\bwhat if\b", text[: value.start], re.IGNORECASE):
+        return True  # "What if I only put half of the $900 in bonds": a supposition, however long
+    at = text.find(clause) if clause else -1
+    if at < 0 or not at <= value.start <= at + len(clause):
+        return bool(_MODAL.search(clause))
+    # A modal before the value governs it ("might move it to #"); one after it only when it judges
+    # the value ("# would be enough"), not when it says what the value leads to ("moving it to #
+    # might clash with …").
+    return bool(_MODAL.search(text[at : value.start]) or _MODAL_BE.search(text[value.end : at + len(clause)]))
 
 
 def adds_to(text: str) -> bool:
@@ -402,6 +427,27 @@ def value_added(text: str, value: Value) -> bool:
     callbacks") says nothing of this value."""
     before = " ".join(text[: value.start].split()[-ADDED_BEFORE:])
     return bool(_ADDITIVE.search(before)) or bool(_MORE_AFTER.match(text[value.end :]))
+
+
+_DELTA_NOUNS = (
+    "increase|increases|raise|rise|hike|bump|boost|cut|cuts|reduction|decrease|drop|jump|gain|discount|improvement"
+)
+_DELTA_AFTER = re.compile(
+    rf"^\s+(?:(?:[a-z][a-z-]*\s+){{0,2}}(?:{_DELTA_NOUNS})\b"
+    r"|(?:[a-z]+\s+)?(?:more|less|fewer|higher|lower|above|below|short)\b(?!\s+than\s+(?:that|this|before)\b))",
+    re.IGNORECASE,
+)
+_DELTA_BEFORE = re.compile(
+    r"\b(?:by|another|extra|additional)\s+(?:an?\s+|about\s+|around\s+|nearly\s+)?$", re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=65536)
+def is_delta(sentence: str, start: int, end: int) -> bool:
+    """The value at `sentence[start:end]` is the size of a change or a difference ("a $2,000 pay
+    raise", "up by 15%", "$6 more than planned", "a 10% discount"), not the level of what changed:
+    a raise and the salary it raised are two quantities."""
+    return bool(_DELTA_AFTER.match(sentence[end:]) or _DELTA_BEFORE.search(sentence[:start]))
 
 
 _NAMED_NUMBER = re.compile(r"\b([A-Z][a-z]{2,})\s+$")

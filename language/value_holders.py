@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from language.changes import MASK, Value, mask_values, says_changed
-from language.tokens import STOPWORDS, stem
+from language.dates import WEEKDAYS
+from language.tokens import MONTHS, STOPWORDS, stem
 
 
 @dataclass(frozen=True)
@@ -36,15 +37,18 @@ here: "Dr. Lee"; sentences are split before)."""
 _LINKS = frozenset(
     "of to at on by for from is are was were be been being has have had get gets got it it's its now currently "
     "just only about around nearly almost roughly approximately over under up down back a an the set aside away "
-    "already still also even finally officially recently new newly latest current revised updated".split()
+    "already still also even finally officially recently new newly latest current revised updated due".split()
 )
 """Words between a holder and its value that say nothing of what the value is of."""
 _MOVES = frozenset(
     "went came grew rose fell hit stood stands stays stayed remains spent paid put kept made won lost sold"
-    " bought".split()
+    " bought cost costs weighs lasts earns pays charges".split()
 )
-"""Verbs of a value's movement not read as words of change ("went up to #")."""
-_PREPOSITIONS = frozenset("of with for in on at to from by about between during per after before".split())
+"""Verbs of a value's movement not read as words of change ("went up to #"), and verbs that give a
+value to the noun before them ("the class costs #": the class's price, not a noun "costs")."""
+_PREPOSITIONS = frozenset(
+    "of with for in on at to from by about between during per after before toward towards".split()
+)
 """Words that end a noun run; some of them join it to a phrase that qualifies it."""
 _QUALIFYING = frozenset("of with for in".split())
 """Prepositions that join a qualifying phrase to a holder ("the call with my mentor", "budget for books")."""
@@ -60,6 +64,10 @@ went came grew rose fell hit stood last next every spent paid put kept made won 
 already now ago old long later earlier yet still
 """.split()
 )
+_PERIODIC = frozenset("daily nightly weekly monthly yearly annually hourly quarterly biweekly".split())
+"""How often, never what of: a noun run's last word only when it is not one of these ("$80 monthly
+toward the club" names no holder; "the monthly allowance" is an allowance)."""
+_TIME_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | frozenset(f"{day}s" for day in WEEKDAYS)
 _ADVERB = re.compile(r"(?:ally|ively|ously|fully|ently|antly|ately|edly|arly|ectly)$")
 """Manner words ("specifically", "currently"), not "monthly", "supply" or "family"."""
 _SUBJECTS = frozenset("i we you they he she".split())
@@ -89,6 +97,8 @@ def holder_of(sentence: str, start: int, end: int) -> Holder | None:
     (a pronoun, "it was moved to #")."""
     value = Value(sentence[start:end], start, end)
     after = _tokens(sentence[end : end + WINDOW_CHARS])
+    while after and after[0].lower() in _PERIODIC:
+        after = after[1:]  # "$550 monthly for groceries": how often it is paid says nothing of what for
     before = _tokens(sentence[max(start - WINDOW_CHARS, 0) : start])
     if value.kind != "amount":
         return _backward(before)  # a day or a time: the event it schedules comes first
@@ -159,6 +169,8 @@ def _is_noun_like(word: str, previous: str = "", following: str = "") -> bool:
     if previous.lower() in _VERB_MARKERS:
         return False
     if lower in _NOT_NOUNS or lower in _PREPOSITIONS or lower in _DETERMINERS or lower in STOPWORDS:
+        return False
+    if lower in _TIME_WORDS:  # "in November", "on Sunday": when, not which one
         return False
     if lower.endswith(("'s", "\u2019s")) or _ADVERB.search(lower) or _changes(lower):
         return False  # a possessive, a manner word ("specifically"), a word of change
@@ -262,7 +274,9 @@ def _backward(tokens: list[str]) -> Holder | None:
 
 
 def _holder(run: list[str], qualifier: list[str], joint: str = "") -> Holder | None:
-    if not run[-1].islower():
+    while run and run[-1].lower() in _PERIODIC:
+        run = run[:-1]
+    if not run or not run[-1].islower():
         return None  # a name ("Ava has budgeted #"): whose value it is, not what it is of
     head = stem(run[-1].lower())
     modifiers = frozenset(stem(w.lower()) for w in [*run[:-1], *qualifier]) - {head}

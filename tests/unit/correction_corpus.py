@@ -281,6 +281,18 @@ UPDATES: tuple[Probe, ...] = (
         "2.4",
         "1.1",
     ),
+    # Two earlier memories give the value beside other facts: both are replaced, neither fact lost.
+    Probe(
+        "two holders of one value",
+        (
+            "The pottery studio membership is $70 a month and my kiln slot is on Tuesdays.",
+            "I'm a little stressed that the $70 monthly pottery studio membership also comes with a $15 clay fee.",
+        ),
+        ("The pottery studio membership went up to $82 a month.",),
+        stale="$70",
+        fresh="$82",
+        kept=("Tuesdays", "$15 clay fee"),
+    ),
     _c(
         "reading goal",
         "My reading goal for this year is 20 books.",
@@ -315,6 +327,12 @@ UPDATES: tuple[Probe, ...] = (
 )
 
 LOOK_ALIKES: tuple[Probe, ...] = (
+    Probe(
+        "a switch the memory already says",
+        ("I read paper books at lunch and will switch to podcasts on the drive home.",),
+        ("I switched from paper books to podcasts for the drive home to rest my eyes.",),
+        kept=("at lunch",),
+    ),
     Probe(
         "a change word about something else",
         ("I booked the piano tuner for March 3.",),

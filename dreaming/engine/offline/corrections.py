@@ -181,6 +181,15 @@ def records_change(text: str, change: ValueChange) -> bool:
         if said is not None and said.old is not None and old <= canonical_tokens(said.old):
             if new & canonical_tokens(said.new):
                 return True
+        # "… reads print by day and will switch to audiobooks at night": the memory names the old
+        # value and already says the switch to the new one.
+        if (
+            said is not None
+            and said.old is None
+            and new & canonical_tokens(said.new)
+            and _holds(sentence, change.old or "")
+        ):
+            return True
     return False
 
 

@@ -17,6 +17,7 @@ the same rules (`contradiction.judge`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,10 @@ CORRECTION_CONFIDENCE = 0.9
 PREVIOUSLY_MAX_WORDS = 40
 """An older sentence longer than this is not repeated beside the new value: it costs a reader more
 words than it helps them find."""
+
+_PREVIOUSLY = re.compile(r" \(previously, [^)]*\)")
+MAX_PREVIOUSLY = 3
+"""At most this many older statements are repeated beside a new value."""
 
 Created = Callable[[str, frozenset[str]], None]
 """Told of every memory this step creates: (message id, its tokens)."""
@@ -194,8 +199,18 @@ class Revisions:
                     replaced.append((memory, rival.update.old_sentence))
             else:
                 self.replace(memory, edited, turn, rationale, keep_evidence=True)
+        # The oldest first, whichever order the search found them in: the text is the same at
+        # any pass boundaries.
+        replaced.sort(key=lambda item: (item[0].evidence_ts, item[0].evidence_ids, item[0].text))
         if replaced:
             self._say_what_it_was(ref, *replaced[0])
+        for memory, old_sentence in replaced[1:MAX_PREVIOUSLY]:
+            # Another memory the statement replaced keeps its other facts beside the new value too
+            # (a past purchase, another amount: a value besides the stale one that the new statement
+            # does not give), or they would be lost with the stale value.
+            current = self.working.get(ref)
+            if current is not None and _other_values(old_sentence, _PREVIOUSLY.sub("", current.text)):
+                self._say_what_it_was(ref, memory, old_sentence)
 
     def _say_what_it_was(self, ref: str, old: WorkingMemory, old_sentence: str) -> None:
         """The memory `ref` (made in this plan) that superseded `old` also says the value it
@@ -209,7 +224,9 @@ class Revisions:
         current = self.working.get(ref)
         if current is None or not current.created_in_plan:
             return
-        if len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS and not _other_values(old_sentence, current.text):
+        if len(old_sentence.split()) > PREVIOUSLY_MAX_WORDS and not _other_values(
+            old_sentence, _PREVIOUSLY.sub("", current.text)
+        ):
             return
         cited = tuple(i for i in old.evidence_ids if i in self.window)
         if not cited or len(cited) != len(old.evidence_ids):

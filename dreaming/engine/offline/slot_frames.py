@@ -18,6 +18,7 @@ from language.changes import (
     adds_to,
     changed_at,
     intended,
+    is_delta,
     mask_values,
     narrates_past_event,
     says_changed,
@@ -25,9 +26,9 @@ from language.changes import (
     values_in,
 )
 from language.chatter import NOT_CONTENT
-from language.dates import without_stamp
+from language.dates import WEEKDAYS, without_stamp
 from language.sentences import split_sentences
-from language.tokens import STOPWORDS, stem
+from language.tokens import MONTHS, STOPWORDS, stem
 from language.value_holders import Holder, holder_of
 
 MIN_FRAME_WORDS = 1
@@ -118,7 +119,9 @@ def frames(
         values = [v.normal for v in found_values]
         written = [v.text for v in found_values]
         listed = in_lists(found_values, sentence)
-        forms = ["list" if i in listed else value_form(v, sentence) for i, v in enumerate(found_values)]
+        forms = [
+            "list" if i in listed else _delta(value_form(v, sentence), v, sentence) for i, v in enumerate(found_values)
+        ]
         anchors = [value_anchor(v, sentence, subject) for v in found_values]
         clauses_at = _clause_of_each(found_values, sentence)
         intents = [intended(sentence, v, clauses_at[i]) for i, v in enumerate(found_values)]
@@ -172,11 +175,13 @@ def frames(
 
 _UNIT_WORD = re.compile(r"^[\s-]*(?P<word>[a-z][a-z-]+)", re.IGNORECASE)
 _VERSION_LIKE = re.compile(r"^v?\d+\.\d+\.\d+|^v\d")
+_RANK = re.compile(r"^\d+(?:st|nd|rd|th)$")
 
 
 def value_form(value: Value, sentence: str) -> str:
     """What kind of quantity a value is: an amount of money, a percentage, a day, a clock time, a
-    version, or a count of something ("unit:" and the stem of the word after it: "52 sources")."""
+    version, a rank ("the second draft"), or a count of something ("unit:" and the stem of the word
+    after it: "52 sources"). The size of a change is its own kind ("delta:money": "a $900 raise")."""
     text = value.text.lower()
     if value.kind in ("day", "clock"):
         return value.kind
@@ -186,6 +191,10 @@ def value_form(value: Value, sentence: str) -> str:
         return "percent"
     if _VERSION_LIKE.match(text):
         return "version"
+    if re.fullmatch(r"\d+[/:]\d+", text):
+        return "ratio"
+    if _RANK.match(value.normal):
+        return "rank"  # "my first big project", "the 3rd draft": which one, never how many of them
     attached = re.sub(r"^[\d.,]+", "", text)
     if attached and text[:1].isdigit():
         return f"unit:{attached}"
@@ -194,6 +203,11 @@ def value_form(value: Value, sentence: str) -> str:
     if word and word not in STOPWORDS:
         return f"unit:{stem(word)}"
     return "number"
+
+
+def _delta(form: str, value: Value, sentence: str) -> str:
+    """A change's size is a quantity of its own kind ("delta:money" for "a $900 raise")."""
+    return f"delta:{form}" if form not in ("day", "clock") and is_delta(sentence, value.start, value.end) else form
 
 
 ANCHOR_WORDS = 3
@@ -241,11 +255,17 @@ _NOT_NAMES = frozenset(
     "Do Does Let's Thanks Yes No Sure".split()
 )
 """Capitalised by grammar: a question or a reply often opens mid-record ("asked: What's …")."""
+_TIME_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS)
+"""Capitalised by custom, not names of things: "in March" / "in April" is when, not which."""
 
 
 def names_in(text: str) -> frozenset[str]:
     """Capitalised words that are not capitalised by grammar (not opening the text or a sentence)."""
-    return frozenset(m.group(0).lower() for m in _NAME.finditer(text.strip()) if m.group(0) not in _NOT_NAMES)
+    return frozenset(
+        m.group(0).lower()
+        for m in _NAME.finditer(text.strip())
+        if m.group(0) not in _NOT_NAMES and m.group(0).lower() not in _TIME_WORDS
+    )
 
 
 def frame_words(frame: Frame) -> frozenset[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import Frame, frames
@@ -67,6 +68,19 @@ a word in common: the framing around them may differ as much as a worry and a qu
 *anchored*, moved and of the same specific kind beside the same qualifying words."""
 
 
+class _Pair(NamedTuple):
+    """An older and a newer value that could be one attribute's, and how they look."""
+
+    old_form: str
+    new_form: str
+    moved: bool
+    """The newer value is itself said to be the new one."""
+    anchored: bool
+    held: bool
+    weak: bool
+    """Only the plain cosine may make them one attribute (`holders_apart`, `_other_start`, `_far_apart`, a rank)."""
+
+
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
     """None when the frames are no old and new value of one attribute; else PLAIN, MOVED, HELD or
     ANCHORED."""
@@ -83,8 +97,9 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         for n, f, a, i, said, h in zip(
             _normals(stale), stale.forms, stale.anchors, stale.intents, stale.said_values, _holders(stale)
         )
-        if n not in stated_now
+        if n not in stated_now or _starts_change(fresh.sentence, said)  # "from # to …": said again as past
     ]
+    said_before = normal_values(without_stamp(stale.sentence))  # "… to $500, and later to $550": not new
     fresh_values = [
         (f, a, i, said, m, h, added)
         for n, f, a, i, said, m, h, added in zip(
@@ -97,17 +112,25 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
             _holders(fresh),
             fresh.added or (False,) * len(fresh.said_values),
         )
-        if n not in stale.values
+        if n not in stale.values and n not in said_before
     ]
-    pairs = []
+    pairs: list[_Pair] = []
+    occasion = _same_occasion(fresh.sentence, stale.sentence)
     for fo, ao, io, so, ho in gone:
         for fn, an, i_n, sn, m, hn, added in fresh_values:
-            if not same_kind(fo, fn, ao, an) or io != i_n:
-                continue  # the cheap checks first: this loop runs for every memory sharing a word
+            if io != i_n or not same_kind(fo, fn, ao, an) or fo.startswith("delta:"):
+                continue  # the cheap checks first (two changes' sizes are two changes, not one value's)
+            if _starts_change(fresh.sentence, sn) or _starts_change(stale.sentence, so):
+                continue  # "went from # to …": a value the sentence itself says is past
+            if _other_start(fresh.sentence, sn, stale.values) and _from_to(stale.sentence, so):
+                continue  # "went from 65% to 82%" / "went from 78% to 88%": two series, each complete
             if ho is not None and hn is not None and holders_clash(hn, ho, fresh.sentence, stale.sentence):
                 continue  # "coverage of the billing module" / "coverage of the search module": two things
             held = (
-                not added and fo == fn and (m or _qualified(hn, ho)) and _held(hn, ho, fresh.sentence, stale.sentence)
+                not added
+                and fo == fn
+                and (m or occasion or _qualified(hn, ho))
+                and _held(hn, ho, fresh.sentence, stale.sentence)
             )
             if not held and _bare_duration(fo) and not _qualifiers(ao & an, fo) - common:
                 continue  # "# years already" / "# years now": nothing says what lasted, two things as often as one
@@ -115,7 +138,16 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                 period_of(stale.sentence, so), period_of(fresh.sentence, sn)
             ):
                 anchored = m and len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS
-                pairs.append((fo, fn, m, anchored, held))
+                weak = (
+                    fo == "rank"  # "the first ace" / "the second ace": which one, two things as often as one
+                    or holders_apart(hn, ho, fresh.sentence, stale.sentence)
+                    or _other_start(fresh.sentence, sn, stale.values)
+                    or (_far_apart(fo, so, sn) and not _qualified(hn, ho))
+                )
+                pairs.append(_Pair(fo, fn, m, anchored, held, weak))
+    # Two days are usually two events: a day pair counts only when the newer day is itself said to be
+    # the new one ("moved the ferry to #"), whatever other value the older clause gave.
+    pairs = [p for p in pairs if p.old_form != "day" or p.moved]
     if not pairs:
         return None
     shared = frozenset().union(*((g[1] & f[1]) for g in gone for f in fresh_values))
@@ -123,23 +155,126 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         return None  # "the parking fee" / "the gym fee": one noun, two things
     if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
         return None  # "Stage 2" / "the first stage": two stages, each with its own date
-    held_only = all(p[4] for p in pairs)
-    if (fresh.additive and not held_only) or ((fresh.event or stale.event) and not fresh.changed):
+    held_only = all(p.held for p in pairs)
+    if (fresh.additive and not held_only) or (
+        (fresh.event or stale.event) and not fresh.changed and not (occasion and held_only)
+    ):
         # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more (a
         # pair of one holder was judged by the words about its own value, `Frame.added`)
         return None
-    if not any(g[0] != "day" for g in gone) and not any(m for fo, fn, m, _, _ in pairs if fn == "day"):
+    if not any(g[0] != "day" for g in gone) and not any(p.moved for p in pairs if p.new_form == "day"):
         # Two days are usually two events; only a day itself said to be the new one ("moved the
         # ferry to #", "the new # exam date") replaces one ("switching to a new tuner after #" does not).
         return None
     if not (fresh.changed or any(g[0] != "day" for g in gone)):
         return None
-    if any(anchored and fo == fn and fo != "number" for fo, fn, _, anchored, _ in pairs):
+    # A pair whose values two nouns hold, whose newer statement says it changed from a third value,
+    # or whose amounts are an order of magnitude apart is one attribute only when the two clauses
+    # say nearly the same thing (the plain cosine): no looser judgement for it.
+    strong = [p for p in pairs if not p.weak]
+    if any(p.anchored and p.old_form == p.new_form and p.old_form != "number" for p in strong):
         return ANCHORED
-    if any(p[4] for p in pairs):
+    if any(p.held for p in strong):
         return HELD
-    return MOVED if any(m for _, _, m, _, _ in pairs) else PLAIN
+    return MOVED if any(p.moved for p in strong) else PLAIN
 
+
+def _same_occasion(one: str, other: str) -> bool:
+    """Both sentences give the same calendar days (and some day): the same occasion said twice,
+    where two counts of one thing are one count corrected, not two events."""
+    days = normal_values(without_stamp(one), "day")
+    return bool(days) and days == normal_values(without_stamp(other), "day")
+
+
+def holders_apart(one: Holder | None, other: Holder | None, one_sentence: str, other_sentence: str) -> bool:
+    """Two values held by two nouns, neither of which the other sentence says ("the $150 gift swap" /
+    "the gift budget is now $450"): as often two things as one, whatever else the clauses share."""
+    if (one is None) != (other is None):
+        # One value's holder is a pronoun or nothing ("improved it to #"): apart when the other
+        # value's noun is never said beside it ("the 300ms debounce" / "improved it to 220ms").
+        named, bare_sentence = (other, one_sentence) if one is None else (one, other_sentence)
+        assert named is not None
+        return (
+            named.head not in _GENERIC_HEADS
+            and named.head not in _MEASURE_HEADS
+            and not any(w.startswith(named.head) for w in _stem_set(bare_sentence))
+        )
+    if one is None or other is None or one.head.startswith(other.head) or other.head.startswith(one.head):
+        return False  # "saves #" / "savings of #": one stem cut short
+    if one.head in _GENERIC_HEADS or other.head in _GENERIC_HEADS:
+        return False
+    return one.head not in _stem_set(other_sentence) and other.head not in _stem_set(one_sentence)
+
+
+@lru_cache(maxsize=16384)
+def _stem_set(text: str) -> frozenset[str]:
+    return frozenset(stem(w.lower()) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text))
+
+
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?:about\s+|around\s+)?(?P<old>\S+)\s+(?:\S+\s+)?(?:up\s+|down\s+)?to\s+(?:about\s+)?$"
+)
+
+
+@lru_cache(maxsize=65536)
+def _starts_change(sentence: str, said: str) -> bool:
+    """The value is where a change the sentence states began ("from # to 80%")."""
+    return (
+        re.search(
+            rf"\bfrom\s+(?:about\s+|around\s+)?{re.escape(said)}(?![\w-])\s+(?:\S+\s+)?(?:up\s+|down\s+)?to\b",
+            sentence,
+            re.IGNORECASE,
+        )
+        is not None
+    )
+
+
+@lru_cache(maxsize=65536)
+def _from_to(sentence: str, said: str) -> bool:
+    """The value is the end of a change the sentence states whole ("went from 65% to #")."""
+    at = re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
+    return at is not None and _FROM_TO.search(sentence[: at.start()]) is not None
+
+
+@lru_cache(maxsize=65536)
+def _other_start(sentence: str, said: str, stale: frozenset[str]) -> bool:
+    """The newer sentence says its value changed from a value the older clause does not give ("went
+    from 60% to 85%" against an older 90%): the older value is what it was somewhere else, or long
+    before. (`stale`: the older clause's values, normalised.)"""
+    at = re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
+    if at is None:
+        return False
+    match = _FROM_TO.search(sentence[: at.start()])
+    if match is None:
+        return False
+    start = _normal(match.group("old").rstrip(",.;:"))
+    return start != _normal(said) and start not in stale
+
+
+MAGNITUDE = 10
+"""Two amounts of money this many times apart are rarely one budget or price before and after, unless
+both holders say which one by a word in common ("the emergency fund for the move")."""
+
+
+def _far_apart(form: str, one: str, other: str) -> bool:
+    if form != "money":
+        return False
+    a, b = _amount(one), _amount(other)
+    return a is not None and b is not None and min(a, b) > 0 and max(a, b) / min(a, b) >= MAGNITUDE
+
+
+def _amount(said: str) -> float | None:
+    match = re.search(r"\d[\d,]*(?:\.\d+)?", said)
+    if match is None:
+        return None
+    number = float(match.group(0).replace(",", ""))
+    scale = re.search(r"(k|m|bn|million|billion|thousand)\s*$", said.lower())
+    factor = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+    return number * factor[scale.group(1)] if scale else number
+
+
+_MEASURE_HEADS = frozenset(stem(w) for w in "hour minute second day week month year night percent point".split())
+"""Units read as holders ("# hours"): they say how a value is counted, not what it is of."""
 
 _GENERIC_HEADS = frozenset(
     stem(w) for w in "thing stuff one part item lot bit time way total amount number figure value level point".split()

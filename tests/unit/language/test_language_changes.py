@@ -8,8 +8,11 @@ import pytest
 from language.changes import (
     Numbered,
     ValueChange,
+    adds_to,
     changed_at,
     identifiers,
+    intended,
+    is_delta,
     mask_values,
     modifiers_clash,
     narrates_past_event,
@@ -126,6 +129,7 @@ def test_the_period_a_rate_is_given_per() -> None:
         ("The museum tour is on August 4", "August 4", False),
         ("I paid $43 for vinyl records, more than the $35 club fee", "$35", False),
         ("I moved to Lisbon in 2019 and saved $500", "$500", False),
+        ("I printed two more, so now the stall holds a total of 11 posters", "11", True),
     ],
 )
 def test_a_value_is_said_to_be_the_new_one_only_by_the_words_that_lead_to_it(
@@ -142,3 +146,54 @@ def test_one_noun_modified_otherwise_on_each_side_names_two_things() -> None:
     assert not modifiers_clash("my climbing gym fee is $48", "the climbing gym fee rose to $55", token_set("fee gym"))
     assert not modifiers_clash("the fee for the hall is $80", "the hall fee went up to $95", token_set("fee hall"))
     assert not modifiers_clash("my fee is $30", "the new fee is $35", token_set("fee"))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "expected"),
+    [
+        ("I'm hoping for a $1,500 pay bump next spring", "$1,500", True),
+        ("They gave me a 6% rise, so the wage is $52,000 now", "6%", True),
+        ("My wage is $52,000 now", "$52,000", False),
+        ("The rent went up by $75 this year", "$75", True),
+        ("I paid $12 more than last time for the tickets", "$12", True),
+        ("The tickets cost $12 each", "$12", False),
+    ],
+)
+def test_the_size_of_a_change_is_not_the_level_it_changed(sentence: str, value: str, expected: bool) -> None:
+    found = next(v for v in values_in(sentence) if v.text == value)
+    assert is_delta(sentence, found.start, found.end) is expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "expected"),
+    [
+        ("Let's hope the crew can push the pass rate to 91% by autumn", "91%", True),
+        ("My aim is to bring the commute from 70 down to 45 minutes by spring", "45", True),
+        ("I keep thinking of asking for a $2,500 bonus this year", "$2,500", True),
+        # A modal after the value that says what it leads to leaves the value as it is...
+        ("Pushing the dentist visit to May 9 might clash with my shift", "May 9", False),
+        # ...one that judges it does not.
+        ("Saving 4 months of rent would be enough for me", "4", True),
+        ("I might move the dentist visit to May 9", "May 9", True),
+        ("What if we only spend a third of the $2,400 on the garden this spring", "$2,400", True),
+    ],
+)
+def test_a_hope_a_stated_aim_or_a_supposition_is_no_fact(sentence: str, value: str, expected: bool) -> None:
+    found = next(v for v in values_in(sentence) if v.text == value)
+    assert intended(sentence, found, sentence) is expected
+
+
+def test_a_ratio_is_one_value_and_no_day() -> None:
+    found = values_in("the odds were 5/48 at the start, 2:7 at noon and 7/30 later at 10:15")
+    assert [(v.text, v.kind) for v in found] == [
+        ("5/48", "amount"),
+        ("2:7", "amount"),
+        ("7/30", "day"),
+        ("10:15", "clock"),
+    ]
+
+
+def test_a_word_of_addition_beside_no_value_adds_nothing() -> None:
+    assert adds_to("I also put $40 into the jar")
+    assert adds_to("I read 3 more chapters")
+    assert not adds_to("explain more about why the wait was cut to 4 weeks")

@@ -33,6 +33,8 @@ def _holder(sentence: str, value: str) -> Holder | None:
         ("She has allocated $2,000 for initial trademark filing fees.", "$2,000", "fee", None),
         ("The gallery now shows 9 paintings using a new frame style.", "9", "paint", set()),
         ("The user has added two new rooms to the plan.", "two", "room", set()),
+        ("The water bill was lowered to $64 monthly last spring.", "$64", "bill", {"water"}),
+        ("The yoga retreat costs $310 per person.", "$310", "retreat", {"yoga"}),
     ],
 )
 def test_the_holder_is_what_the_value_belongs_to(
@@ -53,6 +55,7 @@ def test_the_holder_is_what_the_value_belongs_to(
         ("The gym is open until 9 PM.", "9 PM"),
         ("Ten years already.", "Ten"),  # a word of time is no holder
         ("She is 4 years old.", "4"),  # an age is its being's, and a pronoun names none
+        ("We chip in $25 weekly towards the choir.", "$25"),  # how often is not what of
     ],
 )
 def test_no_holder_when_the_words_name_none(sentence: str, value: str) -> None:
