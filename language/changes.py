@@ -442,12 +442,24 @@ _DELTA_BEFORE = re.compile(
 )
 
 
+# "cut 1,200 words from the draft", "took $15 off the bill": what was taken away, not what is left.
+_TAKEN_BEFORE = re.compile(
+    r"\b(?:cut|cuts|cutting|trim(?:s|med|ming)?|remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|shav(?:e|es|ed|ing)"
+    r"|knock(?:s|ed|ing)?|took|takes?|taking)\s+(?:off\s+)?(?:an?\s+|about\s+|around\s+|nearly\s+|another\s+)?$",
+    re.IGNORECASE,
+)
+_TAKEN_AFTER = re.compile(r"^(?:\s+[\w'-]+){0,3}?\s+(?:from|off|out\s+of)\b", re.IGNORECASE)
+
+
 @lru_cache(maxsize=65536)
 def is_delta(sentence: str, start: int, end: int) -> bool:
     """The value at `sentence[start:end]` is the size of a change or a difference ("a $2,000 pay
-    raise", "up by 15%", "$6 more than planned", "a 10% discount"), not the level of what changed:
-    a raise and the salary it raised are two quantities."""
-    return bool(_DELTA_AFTER.match(sentence[end:]) or _DELTA_BEFORE.search(sentence[:start]))
+    raise", "up by 15%", "$6 more than planned", "a 10% discount", "cut 300 words from the
+    essay"), not the level of what changed: a raise and the salary it raised are two quantities."""
+    before, after = sentence[:start], sentence[end:]
+    if _DELTA_AFTER.match(after) or _DELTA_BEFORE.search(before):
+        return True
+    return bool(_TAKEN_BEFORE.search(before) and _TAKEN_AFTER.match(after))
 
 
 _NAMED_NUMBER = re.compile(r"\b([A-Z][a-z]{2,})\s+$")

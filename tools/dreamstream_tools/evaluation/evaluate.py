@@ -49,6 +49,7 @@ from dreamstream_tools.evaluation.metrics import (
     undated_relative_times,
     word_stats,
 )
+from dreamstream_tools.evaluation.old_values import Value, old_values
 from dreamstream_tools.evaluation.ranking import runtime_embedder
 from dreamstream_tools.evaluation.supersessions import Supersession, supersessions
 from schemas import MemoryRecord
@@ -133,27 +134,34 @@ class Evaluation:
     """The fixed word budget given (`--budget-words`), or None: each question's memory top-k words."""
 
 
-def reading(question: Question, read: list[Item]) -> Reading:
-    """How one side does on one question with the items its reader got."""
+def reading(question: Question, read: list[Item], old: frozenset[Value] = frozenset()) -> Reading:
+    """How one side does on one question with the items its reader got (`old`: the old values of
+    a knowledge update, `old_values.py`)."""
     return Reading(
         evidence_recall(question.evidence_message_ids, read),
         answer_containment(question.answer, read),
-        knowledge_update(question.answer, question.stale_message_ids, read),
-        stale_leak(question.answer, question.stale_message_ids, read),
+        knowledge_update(question.answer, question.stale_message_ids, read, old),
+        stale_leak(question.answer, question.stale_message_ids, read, old),
         words_read(read),
         len(read),
     )
 
 
 def score(
-    question: Question, ranked: list[Item], k: int, budget: int, everything: Haystack, items: list[Item]
+    question: Question,
+    ranked: list[Item],
+    k: int,
+    budget: int,
+    everything: Haystack,
+    items: list[Item],
+    old: frozenset[Value] = frozenset(),
 ) -> Scores:
     """One question on one side: its items ranked best first (the whole scope, or at least enough to
     fill the budget), read as the top k and up to `budget` words; and all of the side's items."""
     top_k = ranked[:k]
     return Scores(
-        reading(question, top_k),
-        reading(question, read_to_budget(ranked, budget)),
+        reading(question, top_k, old),
+        reading(question, read_to_budget(ranked, budget), old),
         coverage(question.answer, everything),
         date_resolved(question.answer, question.evidence_message_ids, items)
         if question.category == "temporal"
@@ -235,15 +243,17 @@ def evaluate(
     raw_everything = {scope: Haystack(i.text for i in baseline.items[scope]) for scope in dataset.scopes}
     transcript = {scope: Haystack(i.text for i in baseline.messages[scope]) for scope in dataset.scopes}
     said_on = {(t.scope, t.message_id): t.ts.date() for t in dataset.turns}
+    said = {(t.scope, t.message_id): t.content for t in dataset.turns}
     results = []
     for question, mine, theirs in zip(questions, ranked_memory, ranked_baseline):
         budget = budget_words if budget_words is not None else words_read(mine[:k])
         scope = question.scope
+        old = old_values(question.answer, (said.get((scope, m), "") for m in question.stale_message_ids))
         results.append(
             QuestionResult(
                 question,
-                score(question, mine, k, budget, everything[scope], visible[scope]),
-                score(question, theirs, k, budget, raw_everything[scope], baseline.items[scope]),
+                score(question, mine, k, budget, everything[scope], visible[scope], old),
+                score(question, theirs, k, budget, raw_everything[scope], baseline.items[scope], old),
                 coverage(question.answer, transcript[scope]),
                 tuple(item.text for item in mine[:TOP_SHOWN]),
                 tuple(item.text for item in theirs[:TOP_SHOWN]),

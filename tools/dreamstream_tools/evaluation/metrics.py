@@ -39,6 +39,7 @@ from dreamstream_tools.evaluation.matching import (
     has_undated_relative_time,
     with_iso_dates,
 )
+from dreamstream_tools.evaluation.old_values import Value, states_any
 from language.dates import without_stamp
 from schemas import MemoryRecord
 
@@ -84,33 +85,46 @@ def rests_only_on(provenance: Iterable[str], stale_ids: Iterable[str]) -> bool:
     return bool(cited) and cited <= stale
 
 
-def knowledge_update(answer: str, stale_ids: Sequence[str], top_k: Sequence[Item]) -> bool | None:
+def knowledge_update(
+    answer: str, stale_ids: Sequence[str], top_k: Sequence[Item], old: frozenset[Value] = frozenset()
+) -> bool | None:
     """Knowledge update, for questions with `stale_message_ids` (None otherwise), the same rule for
     the curated memory and the baseline: a reader of the top k gets the new value and nothing that
     states only the old one — the answer is contained in the top k and no top-k item rests only on
-    stale messages (`rests_only_on`). Judged on the top k, because that is what a reader sees; a
-    stale memory the search never returns misleads nobody, while one it returns misleads whatever
-    else the store holds."""
+    stale messages (`rests_only_on`) while stating one of the `old` values (`old_values.py`; any
+    such item when the old values are not known). Judged on the top k, because that is what a
+    reader sees; a stale memory the search never returns misleads nobody, while one it returns
+    misleads whatever else the store holds."""
     if not stale_ids:
         return None
     if not answer_containment(answer, top_k):
         return False
-    return not any(rests_only_on(item.provenance, stale_ids) for item in top_k)
+    return not any(
+        rests_only_on(item.provenance, stale_ids) and (not old or states_any(item.text, old)) for item in top_k
+    )
 
 
-def states_old_value(answer: str, stale_ids: Iterable[str], item: Item) -> bool:
-    """An item states the old value of an update when it cites a stale message and does not contain
-    the new answer: one rule for both sides (a stale raw message cites itself; a memory citing
-    the stale message that has since taken the new value does not count)."""
-    return bool(set(item.provenance) & set(stale_ids)) and not contains_answer(item.text, answer)
+def states_old_value(answer: str, stale_ids: Iterable[str], item: Item, old: frozenset[Value] = frozenset()) -> bool:
+    """An item states the old value of an update when it cites a stale message, mentions one of the
+    `old` values (any item citing one, when they are not known) and does not contain the new
+    answer: one rule for both sides (a stale raw message cites itself and states its own value; a
+    memory citing the stale message that has since taken the new value does not count, nor does
+    one that keeps another clause of the stale message)."""
+    return (
+        bool(set(item.provenance) & set(stale_ids))
+        and not contains_answer(item.text, answer)
+        and (not old or states_any(item.text, old))
+    )
 
 
-def stale_leak(answer: str, stale_ids: Sequence[str], read: Sequence[Item]) -> bool | None:
+def stale_leak(
+    answer: str, stale_ids: Sequence[str], read: Sequence[Item], old: frozenset[Value] = frozenset()
+) -> bool | None:
     """Stale leak, for questions with `stale_message_ids` (None otherwise): some item the reader
     gets still states the old value without the new one (`states_old_value`)."""
     if not stale_ids:
         return None
-    return any(states_old_value(answer, stale_ids, item) for item in read)
+    return any(states_old_value(answer, stale_ids, item, old) for item in read)
 
 
 def coverage(answer: str, everything: Haystack) -> bool:
