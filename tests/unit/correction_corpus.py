@@ -328,6 +328,12 @@ UPDATES: tuple[Probe, ...] = (
 
 LOOK_ALIKES: tuple[Probe, ...] = (
     Probe(
+        "what was cut is not the target",
+        ("My weekly reading target was raised to 300 pages, how do I keep up?",),
+        ("I cut 120 pages from my thesis draft after the review, was that too much?",),
+        kept=("300 pages", "120 pages"),
+    ),
+    Probe(
         "a switch the memory already says",
         ("I read paper books at lunch and will switch to podcasts on the drive home.",),
         ("I switched from paper books to podcasts for the drive home to rest my eyes.",),

@@ -157,6 +157,12 @@ def test_one_noun_modified_otherwise_on_each_side_names_two_things() -> None:
         ("The rent went up by $75 this year", "$75", True),
         ("I paid $12 more than last time for the tickets", "$12", True),
         ("The tickets cost $12 each", "$12", False),
+        # What was taken away from something is the size of the cut, not what is left of it.
+        ("I trimmed 800 words from the essay before sending it", "800", True),
+        ("The shop took $15 off the bill for the late delivery", "$15", True),
+        ("We removed 40 tests out of the nightly suite", "40", True),
+        ("They cut the reading list to 12 books", "12", False),
+        ("I cut 3 onions for the soup", "3", False),
     ],
 )
 def test_the_size_of_a_change_is_not_the_level_it_changed(sentence: str, value: str, expected: bool) -> None:
