@@ -5,7 +5,9 @@ role, ts, content, is_new) finds, in the user's messages that are new to memory:
 
 - corrections ("No, it's aisle, not window", "DuckDB instead of PostgreSQL") and decisions
   ("we'll use", "we decided to"), clause by clause;
-- statements of fact or preference ("My favourite colour is green"): a signal, not a motive;
+- statements of fact or preference ("My favourite colour is green"), and questions that state a
+  value of the speaker's world ("I cut 120 pages, was that too much?", as the engine keeps them):
+  a signal, not a motive;
 - entities the user names in at least three messages ("Project Falcon");
 - unresolved threads: a thread that ends on the user's question or request, unanswered;
 - dissatisfaction: complaints ("Too generic.", "It has no direction.") reacting to an answer,
@@ -40,6 +42,7 @@ from dreaming.signals import Complaint, Signals
 from dreaming.snapshot import Snapshot
 from language import patterns
 from language.injection import is_injection
+from language.statements import is_value_question
 from schemas import Motive
 from schemas.jobs import MotiveKind
 
@@ -51,7 +54,7 @@ _MIN_THEME_CHARS = 3
 _MAX_SUMMARY_CHARS = 2_000  # Motive.summary's limit
 COMPLAINT_VOCABULARY = canonical_tokens(" ".join(patterns.COMPLAINT_WORDS))
 """Words that say "I am unhappy" rather than what about: never a theme."""
-STATEMENT_KINDS = ("fact", "preference", "introduction")
+STATEMENT_KINDS = ("fact", "preference", "introduction", "asked")
 _STOPWORD_ALTERNATION = "|".join(sorted(STOPWORDS, key=len, reverse=True))
 _LEADING_STOPWORDS = rf"(?i)^(?:(?:{_STOPWORD_ALTERNATION})(?:\s+|$))+"
 _TRAILING_STOPWORDS = rf"(?i)(?:(?:^|\s+)(?:{_STOPWORD_ALTERNATION}))+$"
@@ -92,7 +95,12 @@ def gather(snapshot: Snapshot) -> Signals:
     injected = tuple(i for i in ids if i in flagged)
     readable = frame.filter(~pl.col("message_id").is_in(list(injected))) if injected else frame
     fresh = classify_clauses(readable.filter(pl.col("is_new")))  # only new messages carry new signal
-    kinds = list(zip(fresh["message_id"].to_list(), fresh["kind"].to_list()))
+    kinds = [
+        # A question that states a value of the speaker's world ("I cut 120 pages, was that too
+        # much?") is kept as asked by the engine: a pass whose only news it is has work to do.
+        (message_id, "asked" if kind == "question" and is_value_question(body) else kind)
+        for message_id, kind, body in zip(fresh["message_id"], fresh["kind"], fresh["body"])
+    ]
     new_user = readable.filter(pl.col("is_new") & (pl.col("role") == "user"))
     signals = Signals(
         corrections=_ids(kinds, ("correction",)),
@@ -100,7 +108,7 @@ def gather(snapshot: Snapshot) -> Signals:
         statements=_ids(kinds, STATEMENT_KINDS),
         repeated_entities=repeated_entities(new_user),
         pending_adds=pending,
-        unresolved=unresolved_threads(readable, _ids(kinds, ("question", "request"))),
+        unresolved=unresolved_threads(readable, _ids(kinds, ("question", "asked", "request"))),
         complaint=recurring_complaint(readable, fresh) if any(k == "dissatisfaction" for _, k in kinds) else None,
         injected=injected,
         pending_corrections=tuple(e.request_id for e in snapshot.corrections),

@@ -182,6 +182,16 @@ def test_an_unanswered_question_ends_an_unresolved_thread_an_answered_one_does_n
     assert motives(build_snapshot(SCOPE, events)) == {"unresolved": ("n1#0",)}
 
 
+def test_a_question_stating_a_value_of_the_speakers_world_is_news_even_when_answered() -> None:
+    """The engine keeps it as asked ("… asked: … cut 120 pages …?"): a pass whose only news it is
+    must run, or a later pass never reads it (the message is no longer new)."""
+    events = rows("I trimmed 120 pages off my thesis draft, was that too much?", "Sounds reasonable.", roles="ua")
+    assert motives(build_snapshot(SCOPE, events)) == {"new_facts": ("n1#0",)}
+    # A question with no value of the speaker's own stays a question.
+    answered = rows("Where is my parcel?", "It ships today.", roles="ua")
+    assert motives(build_snapshot(SCOPE, answered)) == {}
+
+
 def test_a_sentence_initial_capital_is_not_an_entity_unless_seen_mid_sentence() -> None:
     events = rows(
         "Change of plan today.",
