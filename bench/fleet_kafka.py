@@ -21,14 +21,16 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
-from confluent_kafka import Producer
+from confluent_kafka import ConsumerGroupState, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
 
 from bench.fleet_data import FleetScope, interleaved, make_fleet
 from dreamstream.control import AuditReader
 from dreamstream.topic_admin import ensure_topics
+from plumbing.kafka_errors import is_transient_kafka_call
 from plumbing.kafka_io import make_producer
 from schemas import DreamJob, JobLifecycleEvent, make_job_id
 from schemas.settings import Settings
@@ -36,12 +38,13 @@ from schemas.settings import Settings
 REPO_ROOT = Path(__file__).resolve().parents[1]
 Figure = Callable[[str, object, str], None]
 TERMINAL = {"completed", "no-op", "failed", "quarantined"}
+C = TypeVar("C")
 
 
 def _settings(home: Path) -> Settings:
     suffix = uuid.uuid4().hex[:8]
+    # The broker as Settings reads it: DREAMSTREAM_KAFKA_BOOTSTRAP_SERVERS or KAFKA_BOOTSTRAP_SERVERS.
     return Settings(
-        kafka_bootstrap_servers=os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"),
         home=home,
         topic_prefix=f"bench-fleet-{suffix}",
         app_id=f"bench-fleet-app-{suffix}",
@@ -65,22 +68,67 @@ def _start_worker(settings: Settings, home: Path) -> subprocess.Popen[bytes]:
         )
 
 
+def wait_until(
+    connect: Callable[[], C],
+    not_yet: Callable[[C, float], str | None],
+    timeout_s: float,
+    what: str,
+    *,
+    request_timeout_s: float = 10.0,
+    interval_s: float = 0.5,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Ask `not_yet(client, request_timeout_s)` until it returns None (done), for at most `timeout_s`.
+
+    `not_yet` makes its admin calls on `client` with the request timeout it is given (never past
+    the deadline) and returns what it saw while the wait is not over. A transient Kafka error (a
+    busy broker, a group coordinator still loading: `plumbing.kafka_errors`) is another try, on a
+    new client from `connect`: the old one is dropped, since librdkafka aborts the process when a
+    timed-out request's coordinator lookup completes later on the same client
+    (confluentinc/librdkafka#4605). Any other error raises at once. At the deadline a TimeoutError
+    names `what`, what was last seen and the last transient error."""
+    deadline = clock() + timeout_s
+    seen, error = "nothing yet", "none"
+    client: C | None = None
+    while (left := deadline - clock()) > 0:
+        if client is None:
+            client = connect()
+        try:
+            seen_now = not_yet(client, min(request_timeout_s, left))
+        except KafkaException as exc:
+            if not is_transient_kafka_call(exc):
+                raise
+            error, client = str(exc), None
+        else:
+            if seen_now is None:
+                return
+            seen = seen_now
+        sleep(max(0.0, min(interval_s, deadline - clock())))
+    raise TimeoutError(f"{what} within {timeout_s:.0f} s; last seen: {seen}; last error: {error}")
+
+
 def _wait_for_group(
     settings: Settings, members: int, workers: list[subprocess.Popen[bytes]], timeout_s: float = 120
 ) -> None:
-    admin = AdminClient(settings.kafka_client_config())
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    group_id = settings.consumer_group
+
+    def not_formed(admin: AdminClient, request_timeout_s: float) -> str | None:
         for w in workers:
             if w.poll() is not None:
                 raise RuntimeError(f"a consolidation worker exited with {w.returncode} before the group formed")
-        group = admin.describe_consumer_groups([settings.consumer_group])[settings.consumer_group].result()
-        if len(group.members) == members and str(group.state).endswith("STABLE"):
-            assigned = sum(len(m.assignment.topic_partitions) for m in group.members if m.assignment)
-            if assigned:
-                return
-        time.sleep(0.5)
-    raise RuntimeError(f"the group of {members} consolidation workers did not form within {timeout_s:.0f} s")
+        group = admin.describe_consumer_groups([group_id], request_timeout=request_timeout_s)[group_id].result()
+        assigned = sum(len(m.assignment.topic_partitions) for m in group.members if m.assignment)
+        if len(group.members) == members and group.state == ConsumerGroupState.STABLE and assigned:
+            return None
+        return f"{len(group.members)}/{members} member(s), state {group.state.name}, {assigned} partition(s) assigned"
+
+    wait_until(
+        lambda: AdminClient(settings.kafka_client_config()),
+        not_formed,
+        timeout_s,
+        f"the group of {members} consolidation worker(s) did not form",
+    )
 
 
 def _cpu_s(pid: int) -> float:
