@@ -442,10 +442,16 @@ _DELTA_BEFORE = re.compile(
 )
 
 
-# "cut 1,200 words from the draft", "took $15 off the bill": what was taken away, not what is left.
-_TAKEN_BEFORE = re.compile(
+# What a verb takes away ("cut 1,200 words", "trimmed 800 words from the essay", "took $15 off the
+# bill") is the size of the cut, not what is left: "cut" and its kin right before the value say so
+# by themselves; "take" and "knock" only with "from"/"off" ("it took 3 hours" is a duration).
+_CUT_BEFORE = re.compile(
     r"\b(?:cut|cuts|cutting|trim(?:s|med|ming)?|remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|shav(?:e|es|ed|ing)"
-    r"|knock(?:s|ed|ing)?|took|takes?|taking)\s+(?:off\s+)?(?:an?\s+|about\s+|around\s+|nearly\s+|another\s+)?$",
+    r"|drop(?:s|ped|ping)?)\s+(?:off\s+)?(?:an?\s+|about\s+|around\s+|nearly\s+|another\s+)?$",
+    re.IGNORECASE,
+)
+_TAKEN_BEFORE = re.compile(
+    r"\b(?:knock(?:s|ed|ing)?|took|takes?|taking)\s+(?:off\s+)?(?:an?\s+|about\s+|around\s+|nearly\s+)?$",
     re.IGNORECASE,
 )
 _TAKEN_AFTER = re.compile(r"^(?:\s+[\w'-]+){0,3}?\s+(?:from|off|out\s+of)\b", re.IGNORECASE)
@@ -459,7 +465,7 @@ def is_delta(sentence: str, start: int, end: int) -> bool:
     before, after = sentence[:start], sentence[end:]
     if _DELTA_AFTER.match(after) or _DELTA_BEFORE.search(before):
         return True
-    return bool(_TAKEN_BEFORE.search(before) and _TAKEN_AFTER.match(after))
+    return bool(_CUT_BEFORE.search(before)) or bool(_TAKEN_BEFORE.search(before) and _TAKEN_AFTER.match(after))
 
 
 _NAMED_NUMBER = re.compile(r"\b([A-Z][a-z]{2,})\s+$")

@@ -276,6 +276,11 @@ def _amount(said: str) -> float | None:
 _MEASURE_HEADS = frozenset(stem(w) for w in "hour minute second day week month year night percent point".split())
 """Units read as holders ("# hours"): they say how a value is counted, not what it is of."""
 
+_UNIT_HEADS = _MEASURE_HEADS | frozenset(
+    stem(w) for w in "word page mile kilometer km meter metre step calorie pound kilogram kg gram dollar euro".split()
+)
+"""Units of time, length, weight, text and money read as holders."""
+
 _GENERIC_HEADS = frozenset(
     stem(w) for w in "thing stuff one part item lot bit time way total amount number figure value level point".split()
 )
@@ -283,11 +288,15 @@ _GENERIC_HEADS = frozenset(
 
 
 def _held(one: Holder | None, other: Holder | None, one_sentence: str, other_sentence: str) -> bool:
-    """Both values belong to one specific noun (`language.value_holders`)."""
+    """Both values belong to one specific noun (`language.value_holders`). A unit ("# words", "#
+    hours") is one noun only when both say which count it is by a word in common ("# words a
+    week" / "a weekly target of # words"): "cut 1,200 words" and "a target of 1,350 words" count
+    two things in one unit."""
     return (
         one is not None
         and other is not None
         and one.head not in _GENERIC_HEADS
+        and (one.head not in _UNIT_HEADS or _qualified(one, other))
         and same_holder(one, other, one_sentence, other_sentence)
     )
 

@@ -162,6 +162,12 @@ HELD_LOOKALIKES = [
     ("The user has 2 cats.", "The user asked how to introduce another 2 cats to the flat."),
     # Spending is not the budget it is spent from.
     ("The user has spent $300 on groceries.", "The user allocated $450 for groceries."),
+    # A unit counts two things unless both say which count it is.
+    (
+        "The user hopes to grow the user's monthly page count, and the user was told that it got changed to 900 pages.",
+        "The user has now written 150 pages of the short story collection.",
+    ),
+    ("The user's thesis has to be 80 pages long.", "The user has finally read 120 pages of the novel."),
 ]
 
 UNNAMED_LOOKALIKES = [
