@@ -187,6 +187,14 @@ CORRECTIONS: tuple[Probe, ...] = (
 )
 
 UPDATES: tuple[Probe, ...] = (
+    Probe(
+        "a moved event keeps who and where",
+        ("I'm excited about the joint poetry reading with Priya on June 9 at the Harbour Arts Hall.",),
+        ("Our poetry reading is being moved from June 9 to June 16, so how should I plan rehearsals?",),
+        stale="June 9",
+        fresh="June 16",
+        kept=("Priya", "Harbour Arts Hall"),
+    ),
     _c(
         "groceries",
         "My monthly grocery budget is $400.",

@@ -35,6 +35,7 @@ from dreaming.engine.offline.corrections import (
 )
 from dreaming.engine.offline.duplicates import find_duplicate
 from dreaming.engine.offline.plan_builder import PlanBuilder
+from dreaming.engine.offline.slot_frames import names_in, sentences
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import ValueChange, normal_values
@@ -142,6 +143,11 @@ class Revisions:
                 if edited is None:
                     self.builder.supersede(item.target.key, holder, (turn.message_id,), item.rationale)
                     self.working.retire(item.target.key)
+                    stale = _stale_sentence(item.target.text, item.change)
+                    if _says_more(stale, texts[holder], item.change):
+                        # "moved the launch from Nov 15 to Nov 22" keeps "with Amy at the cultural
+                        # centre" that the older memory said beside the stale day.
+                        self._say_what_it_was(holder, item.target, stale)
                 else:  # the rest of what the memory says stays, with the corrected sentence in its place
                     self.replace(item.target, edited, turn, item.rationale, keep_evidence=True)
         if rest:
@@ -301,6 +307,23 @@ def _made_from(said: frozenset[str], made: Sequence[tuple[str, str]]) -> str | N
         if share >= best_share and (best is None or share > best_share):
             best, best_share = ref, share
     return best
+
+
+def _stale_sentence(text: str, change: ValueChange) -> str:
+    """The sentence of `text` that holds the change's old value (the whole text when none does)."""
+    body = without_stamp(text)
+    old = change.old or ""
+    held = [p for p in sentences(body) if old and re.search(rf"\b{re.escape(old)}\b", p, re.IGNORECASE)]
+    return held[0] if held else body
+
+
+def _says_more(old_sentence: str, new_text: str, change: ValueChange) -> bool:
+    """The older sentence gives a value or a name besides the corrected one (and its version:
+    "PostgreSQL 16") that the correction's memory does not: retired without it, that fact would
+    be lost."""
+    new_body = without_stamp(new_text)
+    rest = re.sub(rf"\b{re.escape(change.old or '')}(?:\s+v?\d[\w.]*)?", " ", old_sentence, flags=re.IGNORECASE)
+    return bool(normal_values(rest) - normal_values(new_body) or names_in(rest) - names_in(new_body))
 
 
 def _other_values(old_sentence: str, new_text: str) -> bool:
