@@ -442,7 +442,7 @@ _DELTA_BEFORE = re.compile(
 )
 
 
-# What a verb takes away ("cut 1,200 words", "trimmed 800 words from the essay", "took $15 off the
+# What a verb takes away ("cut 150 pages", "trimmed 800 words from the essay", "took $15 off the
 # bill") is the size of the cut, not what is left: "cut" and its kin right before the value say so
 # by themselves; "take" and "knock" only with "from"/"off" ("it took 3 hours" is a duration).
 _CUT_BEFORE = re.compile(

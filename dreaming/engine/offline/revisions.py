@@ -145,8 +145,8 @@ class Revisions:
                     self.working.retire(item.target.key)
                     stale = _stale_sentence(item.target.text, item.change)
                     if _says_more(stale, texts[holder], item.change):
-                        # "moved the launch from Nov 15 to Nov 22" keeps "with Amy at the cultural
-                        # centre" that the older memory said beside the stale day.
+                        # "the reading moved from June 9 to June 16" keeps "with Priya at the
+                        # arts hall" that the older memory said beside the stale day.
                         self._say_what_it_was(holder, item.target, stale)
                 else:  # the rest of what the memory says stays, with the corrected sentence in its place
                     self.replace(item.target, edited, turn, item.rationale, keep_evidence=True)

@@ -290,8 +290,8 @@ _GENERIC_HEADS = frozenset(
 def _held(one: Holder | None, other: Holder | None, one_sentence: str, other_sentence: str) -> bool:
     """Both values belong to one specific noun (`language.value_holders`). A unit ("# words", "#
     hours") is one noun only when both say which count it is by a word in common ("# words a
-    week" / "a weekly target of # words"): "cut 1,200 words" and "a target of 1,350 words" count
-    two things in one unit."""
+    week" / "a weekly target of # words"): "wrote 150 pages so far" and "a target of 900 pages"
+    count two things in one unit."""
     return (
         one is not None
         and other is not None

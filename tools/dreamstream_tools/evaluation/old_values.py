@@ -1,19 +1,19 @@
 """The old value of a knowledge update: what its stale messages state that the new answer replaced.
 
 A knowledge-update question names the messages that carry the old value (`stale_message_ids`),
-not the value itself. A stale message usually says more than that one value ("the deadline is
-April 1, and the project takes 3 sprints"); a reader misled by it is one who reads the old *value*,
+not the value itself. A stale message usually says more than that one value ("the recital is on
+May 2, and the choir has 4 altos"); a reader misled by it is one who reads the old *value*,
 so `stale_leak` asks whether an item states it, not only whether it cites a stale message.
 
 The old values are the values of the stale messages of the answer's kinds that the answer does not
 give:
 
-- a day ("April 1, 2024", any spelling `matching` reads) when the answer names a day;
+- a day ("May 2, 2025", any spelling `matching` reads) when the answer names a day;
 - a month and day without a year ("April 21") when the answer names one;
 - a clock time ("3 PM", "15:30") when the answer gives one;
-- a number when the answer gives one, counted in one of the answer's words ("150 commits" for
-  "165 commits", "60 calls/minute" for "1,200 calls per day", "65%" for "78%"); a bare-number
-  answer ("12") takes every number of the stale messages.
+- a number when the answer gives one, counted in one of the answer's words ("12 rooms" for
+  "18 rooms", "20 uploads/hour" for "450 uploads per day", "82%" for "88%"); a bare-number
+  answer ("9") takes every number of the stale messages.
 
 An item states an old value when it mentions one of them (the same day, time or number, whatever
 it counts). When no old value can be found (the answer is no value, or the stale messages give none
