@@ -183,6 +183,10 @@ def test_the_size_of_a_change_is_not_the_level_it_changed(sentence: str, value: 
         ("Saving 4 months of rent would be enough for me", "4", True),
         ("I might move the dentist visit to May 9", "May 9", True),
         ("What if we only spend a third of the $2,400 on the garden this spring", "$2,400", True),
+        ("My target for the spring term is 30 essays", "30", True),
+        # An aim already met states what is.
+        ("With the club's goals met, the choir has grown to 42 singers", "42", False),
+        ("The sales targets were reached and we shipped 900 boxes", "900", False),
     ],
 )
 def test_a_hope_a_stated_aim_or_a_supposition_is_no_fact(sentence: str, value: str, expected: bool) -> None:
