@@ -34,7 +34,7 @@ from dreaming.engine.offline.corrections import (
     updated_text,
 )
 from dreaming.engine.offline.duplicates import find_duplicate
-from dreaming.engine.offline.plan_builder import PlanBuilder
+from dreaming.engine.offline.plan_builder import MAX_TEXT_CHARS, PlanBuilder
 from dreaming.engine.offline.slot_frames import names_in, sentences
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
@@ -240,6 +240,8 @@ class Revisions:
         day = stamp_day(old.text)
         said = f"{day.isoformat()}: " if day is not None else ""
         text = f"{current.text.rstrip()} (previously, {said}{_lowered(old_sentence.rstrip('.'))})"
+        if len(text) > MAX_TEXT_CHARS:
+            return  # cut short it would end mid-word, say neither value whole and fail its check
         evidence = (*dict.fromkeys((*current.evidence_ids, *cited)),)
         self.builder.extend(ref, text, evidence)
         self.working.add(
