@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection, Hashable, Sequence
 from datetime import date
+from functools import lru_cache
 from typing import TypeVar
 
 import numpy as np
@@ -31,6 +32,12 @@ def pending_record(add: MemoryAdd) -> MemoryRecord:
     return MemoryRecord.from_add(add, pending=True)
 
 
+TEXT_CACHE_SIZE = 65_536
+"""Memory texts whose derived texts are kept: rebuilding a scope's index after a promotion reads
+the same texts again, and their stamps cost two regular expressions each."""
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def embedding_text(record_text: str) -> str:
     """What a memory's vector is computed from: its statement, not the "(said on …)" stamp."""
     return without_stamp(record_text)
@@ -41,10 +48,12 @@ def lexical_text(record: MemoryRecord) -> str:
     stamp; a memory without one, the day its evidence made it true). "What did Ava share on
     9 May 2023?" then finds the memories of that day, as a reader scanning dated notes would;
     the vector stays the statement's alone, and the reader reads the text as it is."""
-    day = stamp_day(record.text)
-    if day is None:
-        day = (record.valid_from or record.created_at).date()
-    return day_words(embedding_text(record.text), day)
+    return _lexical_text(record.text, (record.valid_from or record.created_at).date())
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _lexical_text(text: str, undated: date) -> str:
+    return day_words(embedding_text(text), stamp_day(text) or undated)
 
 
 class ScopeSearch:

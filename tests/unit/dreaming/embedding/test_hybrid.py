@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import pytest
 
-from dreaming.embedding import HashingEmbedder
+from dreaming.embedding import HashingEmbedder, hybrid
 from dreaming.embedding.cache import VectorCache
-from dreaming.embedding.hybrid import Bm25, HybridIndex
+from dreaming.embedding.hybrid import Bm25, HybridIndex, text_terms
 from dreaming.embedding.minilm import MiniLMEmbedder
+from language.tokens import tokens
 
 TEXTS = [
     "Lena brought sandwiches and lemonade to the picnic.",
@@ -89,3 +92,29 @@ def test_bm25_rewards_rare_terms_and_saturates_repeats() -> None:
     assert rare[2] > common.max()  # "dog" is in one document, "cat" in three
     assert common[1] > common[3] and common[1] < 4 * common[3]
     assert bm25.scores(["unknown"]).tolist() == [0.0] * 4
+
+
+def test_terms_read_once_score_as_token_lists_do() -> None:
+    texts = [*TEXTS, "Ticket 4471 again: the router, the router, the router.", ""]
+    from_terms = Bm25.of_terms([text_terms(t) for t in texts])
+    from_tokens = Bm25([tokens(t) for t in texts])
+    for query in ("router ticket 4471", "flight Oslo 2024-06-18", "nothing matches here", ""):
+        assert np.array_equal(from_terms.scores(tokens(query)), from_tokens.scores(tokens(query)))
+
+
+def test_an_index_rebuilt_for_a_new_generation_reads_only_its_new_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+
+    def counting_tokens(text: str) -> list[str]:
+        read.append(text)
+        return tokens(text)
+
+    monkeypatch.setattr(hybrid, "tokens", counting_tokens)
+    run = uuid.uuid4().hex  # texts no earlier test put in the cache
+    first = [f"{text} ({run})" for text in TEXTS]
+    HybridIndex(HashingEmbedder(64), first)
+    read.clear()
+    second = [*first[:-1], f"Ticket 4417 was refunded in April ({run})."]
+    top = HybridIndex(HashingEmbedder(64), second, fusion="bm25").search("refunded ticket 4417", 1)
+    assert read == [second[-1], "refunded ticket 4417"]
+    assert top[0][0] == len(second) - 1
