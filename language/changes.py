@@ -376,7 +376,8 @@ _INTENT = re.compile(
     r"\b(?:would|could|should|might|wish(?:es)?|hop(?:e|es|ing)|aim(?:s|ed|ing)?|gonna|'d\s+like"
     # "goals met", "target reached": an aim already achieved states what is.
     r"|(?:goals?|targets?)(?!\s+(?:(?:were|was|are|is|all|now|been|have\s+been)\s+)*(?:met|reached|achieved|hit|done)\b)"
-    r"|consider(?:s|ing)?|if|hypothetically|suppose|thinking\s+(?:of|about)|ask(?:s|ed|ing)?\s+for|request(?:s|ed|ing)?"
+    r"|consider(?:s|ing)?|if|hypothetically|suppose|possibly|perhaps|maybe|thinking\s+(?:of|about)"
+    r"|ask(?:s|ed|ing)?\s+for|request(?:s|ed|ing)?"
     r"|(?:want(?:s|ed)?|plan(?:s|ned|ning)?|trying|try|going|needs?)\s+to\s+[a-z]+)\b",
     re.IGNORECASE,
 )
@@ -384,7 +385,9 @@ INTENT_BEFORE, INTENT_AFTER = 6, 3
 """Words on either side of a value in which a word of intent makes it a wish, not a fact."""
 _MODAL = re.compile(r"\b(?:would|could|should|might)\b", re.IGNORECASE)
 _MODAL_BE = re.compile(r"\b(?:would|could|should|might)\s+(?:\w+\s+)?be\b", re.IGNORECASE)
-_WISH = re.compile(r"\b(?:hop(?:e|es|ing)|(?:goal|aim|target|objective)\s+(?:is|was)\s+to)\b", re.IGNORECASE)
+_WISH = re.compile(
+    r"\b(?:hop(?:e|es|ing)|ensur(?:e|es|ing)|(?:goal|aim|target|objective)\s+(?:(?:is|was)\s+)?to)\b", re.IGNORECASE
+)
 _ADDITIVE = re.compile(r"\b(?:also|another|additional|extra|again)\b|\bmore\b(?!\s+(?:than|about)\b)", re.IGNORECASE)
 
 

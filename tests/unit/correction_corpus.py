@@ -188,6 +188,27 @@ CORRECTIONS: tuple[Probe, ...] = (
 
 UPDATES: tuple[Probe, ...] = (
     Probe(
+        "an 'it' after the thing it stands for",
+        ("The school play rehearsal is on Thursday at 4 PM.",),
+        ("I spoke to Ms. Alvarez about the school play rehearsal, and it's been moved to Friday at 5 PM.",),
+        stale="4 PM",
+        fresh="5 PM",
+    ),
+    Probe(
+        "an 'it' in the sentence after",
+        ("My car insurance renewal costs $900 a year.",),
+        ("I finally read the car insurance renewal letter. It went up to $1,020 a year.",),
+        stale="$900",
+        fresh="$1,020",
+    ),
+    Probe(
+        "an 'it' in a request",
+        ("The book club meets on October 3 at 7 PM at the library.",),
+        ("I keep mixing up dates for the book club, so can you remember that it was pushed back to October 10?",),
+        stale="October 3",
+        fresh="October 10",
+    ),
+    Probe(
         "a moved event keeps who and where",
         ("I'm excited about the joint poetry reading with Priya on June 9 at the Harbour Arts Hall.",),
         ("Our poetry reading is being moved from June 9 to June 16, so how should I plan rehearsals?",),
@@ -335,6 +356,18 @@ UPDATES: tuple[Probe, ...] = (
 )
 
 LOOK_ALIKES: tuple[Probe, ...] = (
+    Probe(
+        "'it' is the thing, not what the thing is for",
+        ("My brother's graduation is on June 20.",),
+        ("I ordered a gift for my brother's graduation and it was delayed to June 25.",),
+        kept=("June 20", "June 25"),
+    ),
+    Probe(
+        "'it' with no value of the same kind",
+        ("The team offsite in Porto is on September 12.",),
+        ("I printed the agenda for the team offsite, and it was 14 pages long.",),
+        kept=("September 12", "14 pages"),
+    ),
     Probe(
         "what was cut is not the target",
         ("My weekly reading target was raised to 300 pages, how do I keep up?",),

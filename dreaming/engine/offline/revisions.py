@@ -38,6 +38,7 @@ from dreaming.engine.offline.plan_builder import MAX_TEXT_CHARS, PlanBuilder
 from dreaming.engine.offline.slot_frames import names_in, sentences
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
+from language.antecedents import resolved
 from language.changes import ValueChange, normal_values
 from language.clauses import Clause
 from language.dates import stamp_day, without_stamp
@@ -174,6 +175,17 @@ class Revisions:
         if turn.message_id in self.consumed:
             return []
         found = statement_rivals(text, self.working, self.slots, subject, self.people, ignore)
+        for reading in [] if found else resolved(without_stamp(text), turn.content):
+            # "…, and it was raised to $450": what "it" stands for is said before it, and a
+            # memory it gives a newer value names that thing too (most of its words)
+            named = canonical_tokens(reading.phrase)
+            found = [
+                rival
+                for rival in statement_rivals(reading.text, self.working, self.slots, subject, self.people, ignore)
+                if 3 * len(named & rival.memory.tokens) >= 2 * len(named)
+            ]
+            if found:
+                break
         if any(r.memory.evidence_ts >= turn.ts for r in found):
             self.notes.append(
                 f"statement in {turn.message_id} is older than a memory that gives it another value; kept the newer one"

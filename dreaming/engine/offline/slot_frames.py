@@ -83,7 +83,9 @@ class Frame:
 
 def sentences(text: str) -> list[str]:
     body = without_stamp(text).strip()
-    return [s.strip() for s in split_sentences(body, next_start="capital_or_opening", newlines=True) if s.strip()]
+    # careful: "Dr. Osei" or "St. Ives" is one sentence's words, not the end of one
+    pieces = split_sentences(body, careful=True, next_start="capital_or_opening", newlines=True)
+    return [s.strip() for s in pieces if s.strip()]
 
 
 def clauses(sentence: str) -> list[str]:

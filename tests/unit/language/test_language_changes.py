@@ -187,6 +187,11 @@ def test_the_size_of_a_change_is_not_the_level_it_changed(sentence: str, value: 
         # An aim already met states what is.
         ("With the club's goals met, the choir has grown to 42 singers", "42", False),
         ("The sales targets were reached and we shipped 900 boxes", "900", False),
+        ("I compare prices with the aim to keep the grocery bill under $90 a week", "$90", True),
+        ("Please ensure the upload stays below 25 MB for the portal", "25", True),
+        # A hedge makes it a supposition.
+        ("I'll ask Omar about possibly raising the deposit to $700", "$700", True),
+        ("Perhaps the fair moves to October 8 this year", "October 8", True),
     ],
 )
 def test_a_hope_a_stated_aim_or_a_supposition_is_no_fact(sentence: str, value: str, expected: bool) -> None:
