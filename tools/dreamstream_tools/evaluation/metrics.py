@@ -39,7 +39,7 @@ from dreamstream_tools.evaluation.matching import (
     has_undated_relative_time,
     with_iso_dates,
 )
-from dreamstream_tools.evaluation.old_values import Value, states_any
+from dreamstream_tools.evaluation.old_values import Value, states_any, states_new_value
 from language.dates import without_stamp
 from schemas import MemoryRecord
 
@@ -106,13 +106,14 @@ def knowledge_update(
 
 def states_old_value(answer: str, stale_ids: Iterable[str], item: Item, old: frozenset[Value] = frozenset()) -> bool:
     """An item states the old value of an update when it cites a stale message, mentions one of the
-    `old` values (any item citing one, when they are not known) and does not contain the new
-    answer: one rule for both sides (a stale raw message cites itself and states its own value; a
-    memory citing the stale message that has since taken the new value does not count, nor does
-    one that keeps another clause of the stale message)."""
+    `old` values (any item citing one, when they are not known) and does not give the new one
+    (contains the answer, or states each of its values: `old_values.states_new_value`). One rule
+    for both sides: a stale raw message cites itself and states its own value; a memory citing
+    the stale message that has since taken the new value does not count, nor does one that keeps
+    another clause of the stale message."""
     return (
         bool(set(item.provenance) & set(stale_ids))
-        and not contains_answer(item.text, answer)
+        and not (contains_answer(item.text, answer) or states_new_value(answer, item.text))
         and (not old or states_any(item.text, old))
     )
 

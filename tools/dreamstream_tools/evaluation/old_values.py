@@ -124,3 +124,16 @@ def states_any(text: str, old: frozenset[Value]) -> bool:
     """The text mentions one of the old values: the same day, time or number, whatever it counts."""
     wanted = {(v.kind, v.key) for v in old}
     return any((v.kind, v.key) in wanted for v in values(text))
+
+
+def states_new_value(answer: str, text: str) -> bool:
+    """The text states every value the answer gives, read as old values are: a day, a time, a
+    number bare or counting one of the answer's words ("a total of 14 tiles" gives "14 ceramic
+    tiles"; "14 grout bags" does not). False when the answer gives no value. An item saying the
+    new value beside the old one ("moved from 3 PM to 5 PM") tells the reader which is which."""
+    given = values(answer)
+    if not given:
+        return False
+    counted = {_singular(w) for w in words(answer)} | {v.unit for v in given} | {""}
+    stated = {(v.kind, v.key) for v in values(text) if v.kind != "number" or v.unit in counted}
+    return {(v.kind, v.key) for v in given} <= stated

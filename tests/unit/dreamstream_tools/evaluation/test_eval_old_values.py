@@ -1,7 +1,7 @@
 """The old value of a knowledge update, read from its stale messages (`old_values.py`)."""
 
 from dreamstream_tools.evaluation.metrics import Item, knowledge_update, stale_leak, states_old_value
-from dreamstream_tools.evaluation.old_values import Value, old_values, states_any, values
+from dreamstream_tools.evaluation.old_values import Value, old_values, states_any, states_new_value, values
 
 
 def item(text: str, *provenance: str) -> Item:
@@ -72,3 +72,18 @@ def test_stale_leak_and_knowledge_update_with_old_values_one_rule_for_both_sides
     assert knowledge_update("5 PM", ["s1"], [fresh, raw_stale], OLD) is False
     assert knowledge_update("5 PM", ["s1"], [fresh, other_clause], OLD) is True
     assert knowledge_update("5 PM", ["s1"], [fresh, other_clause]) is False  # unknown: citation alone
+
+
+def test_an_item_giving_the_new_value_beside_the_old_one_is_no_leak_on_either_side():
+    answer = "14 ceramic tiles"
+    old = frozenset({Value("number", "9", "tile")})
+    both_memory = item("Noor now has a total of 14 tiles (previously: 9 ceramic tiles).", "s1", "n1")
+    both_raw = item("[2025-05-02] user: I went from 9 tiles to 14, the floor looks great", "s1")
+    old_only = item("Noor has 9 ceramic tiles left over.", "s1")
+    new_elsewhere = item("Noor has 9 ceramic tiles and 14 grout bags.", "s1")  # 14 of something else
+    assert states_new_value(answer, both_memory.text) and states_new_value(answer, both_raw.text)
+    assert not stale_leak(answer, ["s1"], [both_memory], old)
+    assert not stale_leak(answer, ["s1"], [both_raw], old)
+    assert stale_leak(answer, ["s1"], [old_only], old)
+    assert not states_new_value("the blue one", "Noor picked the blue one.")  # no value: containment decides
+    assert stale_leak(answer, ["s1"], [new_elsewhere], old)
