@@ -130,7 +130,7 @@ def states_new_value(answer: str, text: str) -> bool:
     """The text states every value the answer gives, read as old values are: a day, a time, a
     number bare or counting one of the answer's words ("a total of 14 tiles" gives "14 ceramic
     tiles"; "14 grout bags" does not). False when the answer gives no value. An item saying the
-    new value beside the old one ("moved from 3 PM to 5 PM") tells the reader which is which."""
+    new value beside the old one ("pushed from 8 AM to 11 AM") tells the reader which is which."""
     given = values(answer)
     if not given:
         return False
