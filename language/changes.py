@@ -121,6 +121,20 @@ def _pair(new: list[str], old: list[str]) -> ValueChange | None:
     return ValueChange(new=" ".join(new), old=" ".join(old))
 
 
+_PLANNED_CHANGE = re.compile(
+    r"\b(?:try(?:ing)?|want(?:s|ed)?|plan(?:s|ning)?|going|hop(?:e|es|ing)|(?:would|'d)\s+like|"
+    r"thinking\s+(?:of|about)|consider(?:s|ing)?|might|may)\s+(?:to\s+)?"
+    r"(?:switch(?:ing)?|swap(?:ping)?|mov(?:e|ing)|chang(?:e|ing)|migrat(?:e|ing)|replac(?:e|ing)|transition(?:ing)?)\b",
+    re.IGNORECASE,
+)
+
+
+def planned_change(clause: str) -> bool:
+    """The change is one someone means to make, not one made ("I'm trying to switch from A to B",
+    "thinking of moving from A to B"): until it is made, what was said of A still holds."""
+    return _PLANNED_CHANGE.search(clause) is not None
+
+
 def parse_change(clause: str) -> ValueChange | None:
     """The value change a clause states, or None when it states none."""
     if match := _FROM_TO.search(clause):

@@ -357,6 +357,12 @@ UPDATES: tuple[Probe, ...] = (
 
 LOOK_ALIKES: tuple[Probe, ...] = (
     Probe(
+        "a switch only planned",
+        ("I do my budgeting in a paper notebook.",),
+        ("I'm planning to move from the paper notebook to a spreadsheet for budgeting, and I'll start on Sunday.",),
+        kept=("paper notebook",),
+    ),
+    Probe(
         "'it' is the thing, not what the thing is for",
         ("My brother's graduation is on June 20.",),
         ("I ordered a gift for my brother's graduation and it was delayed to June 25.",),

@@ -34,7 +34,7 @@ from dreaming.engine.offline.slot_frames import content_words, frame_words, fram
 from dreaming.engine.offline.slot_rivalry import rival_frames
 from dreaming.engine.offline.slots import SlotReader, Update
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
-from language.changes import OPINION_WORDS, ValueChange, mask_values, parse_change
+from language.changes import OPINION_WORDS, ValueChange, mask_values, parse_change, planned_change
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 from language.person import PERSONAL_WORD
@@ -150,8 +150,11 @@ def overrules_change(
     """The contradiction test for a stated change: the claim `text` holds the old value as a whole
     phrase, is older than the change (newest evidence wins), does not already say the new value,
     is the same person's, and the sentence holding the old value is what the change is about
-    (`context`: the correction clause first, then the message and the turn it answers)."""
+    (`context`: the correction clause first, then the message and the turn it answers). A change
+    only planned ("trying to switch from A to B") overrules nothing yet."""
     if change.old is None or evidence_ts >= said_at or not names_something(change.old):
+        return False
+    if context and planned_change(context[0]):
         return False
     body = without_stamp(text)
     if not _holds(body, change.old) or records_change(body, change):

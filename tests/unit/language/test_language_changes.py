@@ -18,6 +18,7 @@ from language.changes import (
     narrates_past_event,
     parse_change,
     period_of,
+    planned_change,
     says_changed,
     values_in,
 )
@@ -213,3 +214,18 @@ def test_a_word_of_addition_beside_no_value_adds_nothing() -> None:
     assert adds_to("I also put $40 into the jar")
     assert adds_to("I read 3 more chapters")
     assert not adds_to("explain more about why the wait was cut to 4 weeks")
+
+
+@pytest.mark.parametrize(
+    ("clause", "planned"),
+    [
+        ("I'm trying to switch from Trello to Asana for the sprint board", True),
+        ("We are thinking about moving from Bristol to Bath next year", True),
+        ("I'd like to change from the 6 AM class to the evening one", True),
+        ("We switched from Trello to Asana for the sprint board", False),
+        ("I had to move from the 6 AM class to the evening one", False),
+        ("I'm going to Porto, not Faro", False),  # a plan corrected, not a change planned
+    ],
+)
+def test_a_change_someone_means_to_make_is_not_made(clause: str, planned: bool) -> None:
+    assert planned_change(clause) is planned
