@@ -122,7 +122,12 @@ def frames(
         written = [v.text for v in found_values]
         listed = in_lists(found_values, sentence)
         forms = [
-            "list" if i in listed else _delta(value_form(v, sentence), v, sentence) for i, v in enumerate(found_values)
+            "list"
+            if i in listed
+            else "formula"
+            if in_formula(v, sentence)
+            else _delta(value_form(v, sentence), v, sentence)
+            for i, v in enumerate(found_values)
         ]
         anchors = [value_anchor(v, sentence, subject) for v in found_values]
         clauses_at = _clause_of_each(found_values, sentence)
@@ -205,6 +210,18 @@ def value_form(value: Value, sentence: str) -> str:
     if word and word not in STOPWORDS:
         return f"unit:{stem(word)}"
     return "number"
+
+
+FORMULA_REACH = 12
+"""Characters on each side of a value in which an operator makes it a term of a computation."""
+_FORMULA = re.compile(r"[=\u2248\u00d7\u00f7*^]|\bchoose\b|\bequals?\b|\b\d+C\d+\b", re.IGNORECASE)
+
+
+def in_formula(value: Value, sentence: str) -> bool:
+    """The value is a term or a result of a computation ("5 choose 3 is equal to 10", "10/66 ≈
+    0.15"): a worked example, not any attribute's value, so it neither replaces nor is replaced."""
+    start, end = max(0, value.start - FORMULA_REACH), value.end + FORMULA_REACH
+    return _FORMULA.search(sentence, start, end) is not None
 
 
 def _delta(form: str, value: Value, sentence: str) -> str:

@@ -118,7 +118,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     occasion = _same_occasion(fresh.sentence, stale.sentence)
     for fo, ao, io, so, ho in gone:
         for fn, an, i_n, sn, m, hn, added in fresh_values:
-            if io != i_n or not same_kind(fo, fn, ao, an) or fo.startswith("delta:"):
+            if io != i_n or not same_kind(fo, fn, ao, an) or fo.startswith("delta:") or fo == "formula":
                 continue  # the cheap checks first (two changes' sizes are two changes, not one value's)
             if _starts_change(fresh.sentence, sn) or _starts_change(stale.sentence, so):
                 continue  # "went from # to …": a value the sentence itself says is past

@@ -180,6 +180,13 @@ UNNAMED_LOOKALIKES = [
     # "he" and "she" are two beings.
     ("He is 9 years old.", "She is 4 years old."),
 ]
+WORKED_EXAMPLES = [
+    # The terms and results of a computation are a worked example, no attribute's value.
+    (
+        "Omar is checking the loan maths: 12 payments × $85 = $1,020 this year.",
+        "Omar is checking the loan maths again: 10 payments × $85 = $850 this year.",
+    ),
+]
 SUBJECT_LOOKALIKES = [
     # Two nouns hold the two amounts, neither said on the other side: a swap is not its budget.
     (
@@ -303,7 +310,13 @@ def test_a_new_value_of_the_same_holder_is_an_update_whatever_frames_it(slots: S
 
 @pytest.mark.parametrize(
     ("old", "new"),
-    TWO_ATTRIBUTES + TWO_EVENTS + ANCHORED_LOOKALIKES + HELD_LOOKALIKES + UNNAMED_LOOKALIKES + SUBJECT_LOOKALIKES,
+    TWO_ATTRIBUTES
+    + TWO_EVENTS
+    + ANCHORED_LOOKALIKES
+    + HELD_LOOKALIKES
+    + UNNAMED_LOOKALIKES
+    + SUBJECT_LOOKALIKES
+    + WORKED_EXAMPLES,
 )
 def test_other_attributes_people_and_events_are_not_updates(slots: SlotReader, old: str, new: str) -> None:
     assert slots.update(new, old, _subject(old)) is None
