@@ -105,6 +105,16 @@ def content_words(masked: str) -> int:
     return len(words - _MARKERS)
 
 
+_MEASURE_TOKENS = re.compile(rf"{re.escape(MASK)}|[A-Za-z][A-Za-z'-]*")
+
+
+def only_measures(masked: str) -> bool:
+    """Nothing but values and their units ("#, # cm", a list cut from a worked problem): no word
+    says what is measured, so no attribute to compare."""
+    tokens = _MEASURE_TOKENS.findall(masked)
+    return all(t == MASK or (i > 0 and tokens[i - 1] == MASK) for i, t in enumerate(tokens))
+
+
 @lru_cache(maxsize=65536)
 def frames(
     text: str, subject: str | None = None, phrases: tuple[str, ...] = (), min_words: int = MIN_FRAME_WORDS
@@ -156,7 +166,7 @@ def frames(
                 if MASK in trimmed and content_words(without_subject(trimmed, subject)) >= min_words:
                     clause = trimmed  # "... dropped to # after removing fonts": the why is not the what
                 masked = without_subject(clause, subject)
-                if content_words(masked) < min_words:
+                if content_words(masked) < min_words or only_measures(masked):
                     continue
                 found.append(
                     Frame(

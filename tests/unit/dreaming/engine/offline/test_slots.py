@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dreaming.embedding.minilm import MiniLMEmbedder
-from dreaming.engine.offline.slot_frames import frames, holder, names_in
+from dreaming.engine.offline.slot_frames import frames, holder, names_in, only_measures
 from dreaming.engine.offline.slots import SlotReader, compounds_of
 from language.changes import parse_change
 
@@ -432,3 +432,11 @@ def test_a_name_that_begins_like_a_conjunction_is_not_cut_at_a_clause_break(name
     found = frames(f"Lena met {name} at 9, {name} moved to Oslo in 2021.", "Lena")
     moved = [f.masked for f in found if "moved" in f.masked]
     assert moved and all(f"{name} moved" in masked for masked in moved), moved
+
+
+def test_values_with_nothing_but_their_units_make_no_frame(slots: SlotReader) -> None:
+    # A list cut from a worked problem says nothing of what is measured.
+    older = "Lia is stuck on the height of a triangle with sides 7, 9 cm, and wants to check it."
+    newer = "Lia solved 6 more problems on heights but made 1 slip in the area step, 10, 14 cm."
+    assert not any(only_measures(f.masked) for f in frames(newer) + frames(older))
+    assert slots.update(newer, older) is None
