@@ -3,7 +3,7 @@
 "I looked over the field trip budget, and it was raised to $120" states a new value of the field
 trip budget, but a clause cut at the comma says only "it was raised to $120", and nothing in it
 is close in meaning to "the field trip budget is $100". `noun_phrases_before` lists the noun
-phrases the speaker said just before the "it" (the nearest last), and `with_antecedent` puts one
+phrases the speaker said just before the "it" (the nearest first), and `with_antecedent` puts one
 in the pronoun's place, so a reader can compare what the clause is about. Which one is meant is
 left to whoever compares: a wrong one is simply unlike anything. No model here.
 """
@@ -45,7 +45,8 @@ _DUMMY = re.compile(
     re.IGNORECASE,
 )
 """What follows the "it" of a time or a span: a number, a date, a length of time ("it's been a
-few weeks"), the time of day."""
+few weeks"), the time of day. "It may …" reads as the month too, which leaves a change that only
+may happen unresolved, as it should be."""
 _SENTENCE_END = sentence_end(careful=True, newlines=True)
 _POSSESSIVE_OPENER = re.compile(r"^(?:my|our|your)\s+", re.IGNORECASE)
 _CONTRACTIONS = {"'s been": " has been", "'s": " is", "'ll": " will", "'d": " would"}
@@ -53,10 +54,10 @@ _CONTRACTIONS = {"'s been": " has been", "'s": " is", "'ll": " will", "'d": " wo
 
 def noun_phrases_before(text: str, end: int) -> list[str]:
     """The noun phrases opened by a determiner or a possessive in `text[:end]`, nearest first, at
-    most `MAX_PHRASES`, each cut to its head (`_QUALIFIER_INSIDE`): in "a gift for my niece's recital", "it was
-    delayed" stands for the gift, never the recital (a phrase qualifying another is no phrase of
-    its own, and the qualifier is left out); in "emailed the landlord about the heater", both
-    "the heater" and "the landlord" are offered."""
+    most `MAX_PHRASES`, each cut to its head (`_QUALIFIER_INSIDE`). In "a gift for my niece's
+    recital", "it was delayed" stands for the gift, never the recital: a phrase qualifying another
+    is no phrase of its own, and the qualifier is left out. In "emailed the landlord about the
+    heater", both "the heater" and "the landlord" are offered."""
     before = text[:end]
     spans: list[tuple[int, int]] = []
     for opener in _PHRASE_START.finditer(before):
