@@ -312,6 +312,9 @@ def to_third_person(
         if match.group("we"):
             return f"{group} {plural_verb(match.group('we_verb'))}" if match.group("we_verb") else group
         if match.group("our"):
+            following = statement[match.end() :].split(maxsplit=1)[:1]
+            if we and following and following[0].strip(",.;:!?").lower() == group.split()[-1].lower():
+                return possessive  # "our team standup": the team's own, not "Ava's team's team standup"
             return group_possessive
         if match.group("us"):
             return group

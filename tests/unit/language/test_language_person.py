@@ -73,6 +73,12 @@ def test_we_is_who_we_are() -> None:
         == "Noor and others rented a cabin, Noor's favourite"
     )
     assert "team" not in to_third_person("We cooked dinner for our kids", "Noor")
+    # "our team …" said by a team is the team's own thing, not the team's team's
+    assert (
+        to_third_person("Our team retro is on Fridays", "Noor", we="Noor's team") == "Noor's team retro is on Fridays"
+    )
+    assert to_third_person("Our team won", "Noor", we="Noor's team") == "Noor's team won"
+    assert to_third_person("Our budget grew", "Noor", we="Noor's team") == "Noor's team's budget grew"
 
 
 def test_companions() -> None:
