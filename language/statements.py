@@ -26,6 +26,7 @@ from language.chatter import INTERJECTIONS, classify_sentence, content_words, is
 from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
 from language.markup import plain_text
 from language.patterns import compiled
+from language.presupposed import presupposed_clauses, without_trigger
 from language.values import carries_value, new_values
 
 UnitKind = Literal["statement", "asked", "suggested", "caption"]
@@ -110,7 +111,8 @@ class _Split(NamedTuple):
 def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset()) -> _Split:
     """The pieces of a sentence that state something, and the ones that ask (`keep`: kinds kept
     beside statements, e.g. "request" for advice to a person). Inside a request, a later part
-    that states a value is a statement ("can you help me plan it, she booked the hall for May 3?")."""
+    that states a value is a statement ("can you help me plan it, she booked the hall for May 3?"),
+    and so is what a question takes as given (`presupposed`)."""
     kept: list[str] = []
     dropped: list[str] = []
     pieces = _pieces(sentence)
@@ -135,7 +137,7 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
             continue  # a greeting, an introduction, a complaint: neither stated nor asked
         asked, *rest = body.split(", ")
         for part in rest:
-            statement = part.rstrip("? ")
+            statement = without_trigger(part.rstrip("? "))
             if (
                 classify(statement)[0] not in _DROPPED_KINDS
                 and carries_value(statement)
@@ -144,6 +146,14 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
                 kept.append(statement)
             else:
                 asked = f"{asked}, {part}"
+        # What the question takes as given is stated ("how do I use the fact that I got 5 offers?").
+        for clause in presupposed_clauses(body):
+            if (
+                carries_value(clause)
+                and classify(clause)[0] not in _DROPPED_KINDS
+                and not any(clause in k for k in kept)
+            ):
+                kept.append(clause)
         dropped.append(asked)
     return _Split(kept, dropped)
 
