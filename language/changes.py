@@ -403,11 +403,17 @@ _WISH = re.compile(
     r"\b(?:hop(?:e|es|ing)|ensur(?:e|es|ing)|(?:goal|aim|target|objective)\s+(?:(?:is|was)\s+)?to)\b", re.IGNORECASE
 )
 _ADDITIVE = re.compile(r"\b(?:also|another|additional|extra|again)\b|\bmore\b(?!\s+(?:than|about)\b)", re.IGNORECASE)
+# "a deadline of 40 samples", "the deadline was raised to 45": an amount due by then, a target; "a
+# deadline of May 3" is when it is due.
+_DUE_AMOUNT = re.compile(
+    r"\bdeadlines?\s+(?:[a-z]+\s+){0,3}?(?:of|is|was|to|now)\s+(?:about\s+|around\s+|at\s+least\s+)?$", re.IGNORECASE
+)
 
 
 def intended(text: str, value: Value, clause: str = "") -> bool:
     """The value is what someone wants, plans or supposes ("aim for 12 books", "a goal of $2,000",
-    "covering 6 months would be good", "thinking of asking for a $900 raise"), not what is: a goal
+    "covering 6 months would be good", "thinking of asking for a $900 raise", "a deadline of 40
+    samples"), not what is: a goal
     and the state it is a goal for are two attributes. A hope or a stated goal ("the goal is to …")
     anywhere in the value's `clause` makes it a wish; a modal before it there, or one judging it
     after it ("# would be fine"), a supposition."""
@@ -417,6 +423,8 @@ def intended(text: str, value: Value, clause: str = "") -> bool:
     if later is not None and _MODAL.fullmatch(later.group(0)) and not _MODAL_BE.search(after):
         later = None  # "moving it to # might clash": what the value leads to, not a wish for it
     if _INTENT.search(before) or later is not None or _WISH.search(clause):
+        return True
+    if value.kind == "amount" and _DUE_AMOUNT.search(text[: value.start]):
         return True
     if re.search(r"\bwhat if\b", text[: value.start], re.IGNORECASE):
         return True  # "What if I only put half of the $900 in bonds": a supposition, however long

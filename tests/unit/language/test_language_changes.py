@@ -193,6 +193,12 @@ def test_the_size_of_a_change_is_not_the_level_it_changed(sentence: str, value: 
         # A hedge makes it a supposition.
         ("I'll ask Omar about possibly raising the deposit to $700", "$700", True),
         ("Perhaps the fair moves to October 8 this year", "October 8", True),
+        # An amount a deadline sets is due, a target; the deadline's day is when, a fact.
+        ("I'm anxious about the lab deadline of 40 samples by March 9", "40", True),
+        ("The lab deadline was raised to 45 samples", "45", True),
+        ("I'm anxious about the lab deadline of 40 samples by March 9", "March 9", False),
+        ("The lab deadline for the grant report moved to May 9", "May 9", False),
+        ("I missed the deadline by 3 days and then shipped 40 boxes", "40", False),
     ],
 )
 def test_a_hope_a_stated_aim_or_a_supposition_is_no_fact(sentence: str, value: str, expected: bool) -> None:

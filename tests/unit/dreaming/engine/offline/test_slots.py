@@ -436,7 +436,17 @@ def test_a_name_that_begins_like_a_conjunction_is_not_cut_at_a_clause_break(name
 
 def test_values_with_nothing_but_their_units_make_no_frame(slots: SlotReader) -> None:
     # A list cut from a worked problem says nothing of what is measured.
-    older = "Lia is stuck on the height of a triangle with sides 7, 9 cm, and wants to check it."
-    newer = "Lia solved 6 more problems on heights but made 1 slip in the area step, 10, 14 cm."
+    older = "Lia is stuck on the diagonal of a kite with edges 5, 8 cm, and wants to check it."
+    newer = "Lia solved 6 more problems on diagonals but made 1 slip in the area step, 10, 14 cm."
     assert not any(only_measures(f.masked) for f in frames(newer) + frames(older))
     assert slots.update(newer, older) is None
+
+
+def test_an_amount_due_by_a_deadline_is_a_target_not_the_progress_towards_it(slots: SlotReader) -> None:
+    goal = "Omar is anxious about meeting the submission deadline of 40 samples by March 9, 2025."
+    assert slots.update("Omar has processed 42 samples by March 11, 2025.", goal) is None, "progress, not the goal"
+    assert slots.update("Omar's submission deadline was raised to 45 samples.", goal) is not None
+    moved = slots.update(
+        "Omar's deadline for the grant report was pushed to May 9.", "Omar's deadline for the grant report is May 2."
+    )
+    assert moved is not None, "the deadline's day moved"
