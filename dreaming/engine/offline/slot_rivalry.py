@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import Frame, frames
+from language.amount_roles import roles_clash
 from language.changes import Numbered, Value, identifiers, modifiers_clash, normal_values, period_of, titles_in
 from language.dates import without_stamp
 from language.tokens import stem
@@ -126,6 +127,8 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                 continue  # "went from 65% to 82%" / "went from 78% to 88%": two series, each complete
             if ho is not None and hn is not None and holders_clash(hn, ho, fresh.sentence, stale.sentence):
                 continue  # "coverage of the billing module" / "coverage of the search module": two things
+            if roles_clash(fresh.sentence, sn, stale.sentence, so):
+                continue  # "spent $61 on games" / "a game budget of $70": what went out, what may
             held = (
                 not added
                 and fo == fn

@@ -1,0 +1,52 @@
+"""What an amount is to its sentence: spent, or allowed.
+
+"Spent $61 on games" and "a $50 monthly budget" are two attributes of one person's money, however
+alike the clauses read: what went out and what may go out. A later budget does not replace an
+earlier spending, nor a later spending an earlier budget; a budget replaces a budget. The role is
+read from the words next to the amount: a verb of spending just before it ("spent", "paid", "cost
+me"), or a noun of allowance just before or after it ("a budget of $70", "$50 monthly budget",
+"the limit is 1,000 calls").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+Role = Literal["spent", "allowed"]
+
+_SPENT_BEFORE = re.compile(
+    r"\b(?:spen[dt]|spending|spends|paid|pay|paying|pays|cost|costs|costing|charged|used|wasted|blew)"
+    r"(?:\s+(?:me|us|him|her|them|only|just|about|around|nearly|almost|over|under|another))*\s+$",
+    re.IGNORECASE,
+)
+_ALLOWED_NOUN = r"(?:budgets?|limits?|allowances?|caps?|quotas?|ceilings?|allotments?)"
+# "a budget of", "the limit is", "budget was raised to", "budget for May of": the noun governs the amount.
+_ALLOWED_BEFORE = re.compile(
+    rf"\b{_ALLOWED_NOUN}\s+(?:[\w'-]+\s+){{0,3}}?(?:of|is|was|at|to|now)\s+(?:about\s+|around\s+|only\s+|just\s+)?$",
+    re.IGNORECASE,
+)
+# "$50 monthly budget", "1,000 daily call limit": the amount names the allowance it sets.
+_ALLOWED_AFTER = re.compile(rf"^\s*(?:[\w-]+\s+){{0,2}}{_ALLOWED_NOUN}\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def role_of(sentence: str, said: str) -> Role | None:
+    """The role of the amount `said` (as written) at its first place in `sentence`; None when the
+    words next to it name neither."""
+    at = re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
+    if at is None:
+        return None
+    before, after = sentence[: at.start()], sentence[at.end() :]
+    if _ALLOWED_BEFORE.search(before) or _ALLOWED_AFTER.match(after):
+        return "allowed"
+    if _SPENT_BEFORE.search(before):
+        return "spent"
+    return None
+
+
+def roles_clash(first: str, said_first: str, second: str, said_second: str) -> bool:
+    """One amount was spent and the other is allowed: two attributes, whatever else they share."""
+    roles = {role_of(first, said_first), role_of(second, said_second)}
+    return roles == {"spent", "allowed"}

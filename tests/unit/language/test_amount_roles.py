@@ -1,0 +1,37 @@
+"""An amount spent and an amount allowed are two attributes (`language.amount_roles`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.amount_roles import role_of, roles_clash
+
+SPENDING = "Tomas spent $61 on board games in March, which is $11 over his $50 monthly budget."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said", "role"),
+    [
+        (SPENDING, "$61", "spent"),
+        (SPENDING, "$50", "allowed"),
+        (SPENDING, "$11", None),
+        ("He wants to use his increased April game budget of $70 on a new title.", "$70", "allowed"),
+        ("Tomas raised his game budget to $70.", "$70", "allowed"),
+        ("The API limit is 1,000 calls a day.", "1,000", "allowed"),
+        ("She put it off because of the 1,000 daily call limit.", "1,000", "allowed"),
+        ("The repair cost me about $300.", "$300", "spent"),
+        ("I paid $45 for the tickets.", "$45", "spent"),
+        ("I saved $300 this month.", "$300", None),
+        ("The tickets are $45 each.", "$45", None),
+    ],
+)
+def test_the_role_of_an_amount(sentence: str, said: str, role: str | None) -> None:
+    assert role_of(sentence, said) == role
+
+
+def test_only_spent_against_allowed_clashes() -> None:
+    budget = "Tomas raised his game budget to $70."
+    assert roles_clash(SPENDING, "$61", budget, "$70")
+    assert not roles_clash(SPENDING, "$50", budget, "$70"), "a budget replaces a budget"
+    assert not roles_clash("I paid $45 for the tickets.", "$45", "I paid $52 for the tickets.", "$52")
+    assert not roles_clash("I saved $300 this month.", "$300", budget, "$70"), "no role: other rules decide"
