@@ -145,7 +145,7 @@ def frames(
         moved = [changed_at(sentence, v) for v in found_values]
         holders = [holder_of(sentence, v.start, v.end) for v in found_values]
         added = [value_added(sentence, v) for v in found_values]
-        pieces = [p for p in _CLAUSE.split(mask_values(sentence)) if p and p.strip()]
+        pieces = _places_joined([p for p in _CLAUSE.split(mask_values(sentence)) if p and p.strip()])
         taken = 0
         spans: list[tuple[str, str, list[int]]] = []
         for piece in pieces:
@@ -188,6 +188,22 @@ def frames(
                     )
                 )
     return tuple(found)
+
+
+_PLACE_PIECE = re.compile(r"^\s*[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}\s*$")
+
+
+def _places_joined(pieces: list[str]) -> list[str]:
+    """A piece of nothing but a capitalised name or two ("on Main Street, Westford, next # at #")
+    is the place of the piece before it, not a clause: joined back, so the clause after it still
+    reads what the place is of."""
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and _PLACE_PIECE.match(piece):
+            joined[-1] = f"{joined[-1]}, {piece.strip()}"
+        else:
+            joined.append(piece)
+    return joined
 
 
 _UNIT_WORD = re.compile(r"^[\s-]*(?P<word>[a-z][a-z-]+)", re.IGNORECASE)

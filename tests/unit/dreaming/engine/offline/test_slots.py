@@ -450,3 +450,23 @@ def test_an_amount_due_by_a_deadline_is_a_target_not_the_progress_towards_it(slo
         "Omar's deadline for the grant report was pushed to May 9.", "Omar's deadline for the grant report is May 2."
     )
     assert moved is not None, "the deadline's day moved"
+
+
+def test_a_budget_replaces_a_budget_not_what_was_spent(slots: SlotReader) -> None:
+    spending = "Tomas spent $61 on board games in March, which is $11 over his $50 monthly budget."
+    update = slots.update("Tomas has raised his monthly board game budget to $70.", spending)
+    assert update is not None and "$61" not in update.old_values and "$50" in update.old_values
+    assert (
+        slots.update(
+            "Tomas wants to spend his increased April budget of $70 on a new title.",
+            "Tomas spent $61 on board games in March.",
+        )
+        is None
+    )
+
+
+def test_a_place_between_commas_is_no_clause_of_its_own(slots: SlotReader) -> None:
+    old = "Ana is planning to visit the bike shop on Main Street, Westford, next Friday at 2 PM, Ana wants a helmet."
+    assert any("bike shop" in f.masked and "at #" in f.masked for f in frames(old, "Ana"))
+    update = slots.update("Ana moved the bike shop visit to 5 PM next Friday.", old)
+    assert update is not None and "2 PM" in update.old_values
