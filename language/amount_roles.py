@@ -4,8 +4,9 @@
 alike the clauses read: what went out and what may go out. A later budget does not replace an
 earlier spending, nor a later spending an earlier budget; a budget replaces a budget. The role is
 read from the words next to the amount: a verb of spending just before it ("spent", "paid", "cost
-me"), or a noun of allowance just before or after it ("a budget of $70", "$50 monthly budget",
-"the limit is 1,000 calls").
+me") or a noun of it ("our outgoings come to about $2,800 a month", "$90 in bills"), or a noun
+of allowance just before or after it ("a budget of $70", "$50 monthly budget", "the limit is 800
+requests").
 """
 
 from __future__ import annotations
@@ -22,13 +23,21 @@ _SPENT_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _ALLOWED_NOUN = r"(?:budgets?|limits?|allowances?|caps?|quotas?|ceilings?|allotments?)"
+_SPENT_NOUN = r"(?:expenses?|expenditures?|spending|costs?|bills?|outgoings)"
 # "a budget of", "the limit is", "budget was raised to", "budget for May of": the noun governs the amount.
 _ALLOWED_BEFORE = re.compile(
     rf"\b{_ALLOWED_NOUN}\s+(?:[\w'-]+\s+){{0,3}}?(?:of|is|was|at|to|now)\s+(?:about\s+|around\s+|only\s+|just\s+)?$",
     re.IGNORECASE,
 )
-# "$50 monthly budget", "1,000 daily call limit": the amount names the allowance it sets.
+# "$50 monthly budget", "800 daily request limit": the amount names the allowance it sets.
 _ALLOWED_AFTER = re.compile(rf"^\s*(?:[\w-]+\s+){{0,2}}{_ALLOWED_NOUN}\b", re.IGNORECASE)
+# "our outgoings come to about $2,800", "$2,800 in monthly costs": what goes out.
+_SPENT_NOUN_BEFORE = re.compile(
+    rf"\b{_SPENT_NOUN}\s+(?:[\w'-]+\s+){{0,2}}?(?:of|is|are|was|were|at|to|around|about|now)\s+"
+    r"(?:about\s+|around\s+|roughly\s+|nearly\s+)?$",
+    re.IGNORECASE,
+)
+_SPENT_NOUN_AFTER = re.compile(rf"^\s*(?:in\s+)?(?:[\w-]+\s+){{0,1}}{_SPENT_NOUN}\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=65536)
@@ -41,7 +50,7 @@ def role_of(sentence: str, said: str) -> Role | None:
     before, after = sentence[: at.start()], sentence[at.end() :]
     if _ALLOWED_BEFORE.search(before) or _ALLOWED_AFTER.match(after):
         return "allowed"
-    if _SPENT_BEFORE.search(before):
+    if _SPENT_BEFORE.search(before) or _SPENT_NOUN_BEFORE.search(before) or _SPENT_NOUN_AFTER.match(after):
         return "spent"
     return None
 

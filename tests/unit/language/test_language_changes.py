@@ -199,6 +199,8 @@ def test_the_size_of_a_change_is_not_the_level_it_changed(sentence: str, value: 
         ("I'm anxious about the lab deadline of 40 samples by March 9", "March 9", False),
         ("The lab deadline for the grant report moved to May 9", "May 9", False),
         ("I missed the deadline by 3 days and then shipped 40 boxes", "40", False),
+        ("If the rent stays at $1,900, we'll shoot for $5,700 in the fund", "$5,700", True),
+        ("I shot 40 photos for the fair", "40", False),
     ],
 )
 def test_a_hope_a_stated_aim_or_a_supposition_is_no_fact(sentence: str, value: str, expected: bool) -> None:

@@ -41,7 +41,7 @@ def test_nothing_given(text: str) -> None:
 
 
 def test_a_value_taken_as_given_is_a_statement() -> None:
-    units = statement_units("How can I make the most of the fact that I sold 40 prints at the fair last week?")
+    units = statement_units("What is a good way to use the fact that I sold 40 prints at the fair last week?")
     assert ("statement", "I sold 40 prints at the fair last week") in [(u.kind, u.text) for u in units]
     # a fact without a value adds nothing the question as asked does not hold
     assert all(u.kind != "statement" for u in statement_units("How do I cope now that I moved out?"))
