@@ -17,7 +17,6 @@ from language.changes import (
     Value,
     adds_to,
     changed_at,
-    intended,
     is_delta,
     mask_values,
     narrates_past_event,
@@ -27,6 +26,7 @@ from language.changes import (
 )
 from language.chatter import NOT_CONTENT
 from language.dates import WEEKDAYS, without_stamp
+from language.intents import intended
 from language.sentences import split_sentences
 from language.tokens import MONTHS, STOPWORDS, stem
 from language.value_holders import Holder, holder_of
@@ -63,7 +63,7 @@ class Frame:
     additive: bool
     """It gives a value beside an earlier one ("also", "another"): it replaces none."""
     intents: tuple[bool, ...]
-    """Whether each value is wanted or planned rather than stated as is (`language.changes.intended`)."""
+    """Whether each value is wanted or planned rather than stated as is (`language.intents.intended`)."""
     anchors: tuple[frozenset[str], ...]
     """The content words next to each value ("heating bill was raised to #": heating,
     bill): a value of the same attribute sits beside some of the same words."""
