@@ -15,6 +15,8 @@ import re
 from functools import lru_cache
 from typing import Literal
 
+from language.values import said_at
+
 Role = Literal["spent", "allowed"]
 
 _SPENT_BEFORE = re.compile(
@@ -44,7 +46,7 @@ _SPENT_NOUN_AFTER = re.compile(rf"^\s*(?:in\s+)?(?:[\w-]+\s+){{0,1}}{_SPENT_NOUN
 def role_of(sentence: str, said: str) -> Role | None:
     """The role of the amount `said` (as written) at its first place in `sentence`; None when the
     words next to it name neither."""
-    at = re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
+    at = said_at(sentence, said)
     if at is None:
         return None
     before, after = sentence[: at.start()], sentence[at.end() :]

@@ -305,10 +305,10 @@ _CHANGED = re.compile(
     rf"|\bfrom\s+{MASK}\s+to\b",
     re.IGNORECASE,
 )
-_AUXILIARIES = frozenset(
+AUXILIARIES = frozenset(
     "is are was were be been being has have had 's 've 'd get gets got will would to am i'm i've".split()
 )
-_IRREGULAR_PAST = frozenset(
+IRREGULAR_PAST = frozenset(
     """
 went ran bought did made saw took met spent won lost ate drove flew wrote sold gave came left found paid
 told began swam sang rode caught built threw brought taught felt kept sent
@@ -380,8 +380,8 @@ def narrates_past_event(text: str) -> bool:
     for index, word in enumerate(words):
         if word in _REPORTING:
             continue
-        past = word in _IRREGULAR_PAST or (len(word) > 4 and word.endswith("ed") and word not in _ADJECTIVE_ED)
-        if past and (index == 0 or words[index - 1] not in _AUXILIARIES):
+        past = word in IRREGULAR_PAST or (len(word) > 4 and word.endswith("ed") and word not in _ADJECTIVE_ED)
+        if past and (index == 0 or words[index - 1] not in AUXILIARIES):
             return True
     return False
 

@@ -16,19 +16,20 @@ from __future__ import annotations
 
 import re
 
+from language.changes import AUXILIARIES, IRREGULAR_PAST
+
 _TRIGGER = re.compile(
     r"(?i)\b(?:the fact that|now that|given that|seeing that|seeing as|considering that|since|because)\s+"
 )
 # A person opens a clause ("since I joined"); a noun phrase ("since the move", "since my
-# birthday") is one only with a verb after it (`_VERB`). "it", "they", "this" are left alone: the
+# birthday") is one only with a verb after it (`_has_verb`). "it", "they", "this" are left alone: the
 # clause would lose what they stand for, which the question as asked keeps.
 _PRONOUN = re.compile(r"(?i)(?:i|i'm|i've|i'd|i'll|we|we're|we've|he|he's|she|she's)\b")
 _DETERMINER = re.compile(r"(?i)(?:my|our|his|her|their|the)\b")
-_VERB = re.compile(
-    r"(?i)\b(?:is|are|was|were|been|has|have|had|got|gets|will|would|can|could|did|does|am|now"
-    r"|went|came|became|grew|fell|rose|made|took|gave|left|began|ran|paid|spent|sold|bought|found|kept|lost|won|set"
-    r"|cut|put|met|told|said|felt)\b|\b\w{3,}ed\b|'(?:s|re|ve)\b"
-)
+# The auxiliaries and irregular past forms the change reader knows, "now" ("my lease now ends …"),
+# and any "-ed" word or "'s"/"'re"/"'ve".
+_VERB_WORDS = (AUXILIARIES - {"to"}) | IRREGULAR_PAST | {"now"}
+_WORD = re.compile(r"[a-z']+", re.IGNORECASE)
 _END = re.compile(
     r"(?i)\s*(?:,(?!\d{3})|[;?!])|\.(?:\s|$)"
     r"|\s+(?:how|what|which|whether|why|where|so|but"
@@ -42,6 +43,13 @@ a an the my our your his her their its this that these those some another each e
 seven eight nine ten half about around over under nearly almost roughly just only
 """.split()
 )
+
+
+def _has_verb(clause: str) -> bool:
+    return any(
+        word in _VERB_WORDS or (len(word) > 4 and word.endswith("ed")) or word.endswith(("'s", "'re", "'ve"))
+        for word in (w.lower() for w in _WORD.findall(clause))
+    )
 
 
 def _cut_purpose(clause: str) -> str:
@@ -60,18 +68,20 @@ def without_trigger(piece: str) -> str:
     """A piece that opens on a trigger and a clause, said as the clause ("now that I've reached 16
     stops" -> "I've reached 16 stops"); any other piece as it is."""
     match = _TRIGGER.match(piece)
-    if match and _opens_clause(piece[match.end() :]):
+    if match and _clause_after(piece[match.end() :]) is not None:
         return piece[match.end() :]
     return piece
 
 
-def _opens_clause(rest: str) -> bool:
-    if _PRONOUN.match(rest):
-        return True
-    if not _DETERMINER.match(rest):
-        return False
+def _clause_after(rest: str) -> str | None:
+    """The clause that `rest` (the words after a trigger) opens, up to where the question takes
+    over again; None when it opens none."""
+    pronoun = _PRONOUN.match(rest)
+    if not pronoun and not _DETERMINER.match(rest):
+        return None
     end = _END.search(rest)
-    return bool(_VERB.search(_cut_purpose(rest[: end.start()] if end else rest)))
+    clause = _cut_purpose(rest[: end.start()] if end else rest).strip()
+    return clause if pronoun or _has_verb(clause) else None
 
 
 def presupposed_clauses(text: str) -> list[str]:
@@ -80,11 +90,7 @@ def presupposed_clauses(text: str) -> list[str]:
     "because of the rain", "since the move") gives nothing."""
     found: list[str] = []
     for trigger in _TRIGGER.finditer(text):
-        rest = text[trigger.end() :]
-        if not _opens_clause(rest):
-            continue
-        end = _END.search(rest)
-        clause = _cut_purpose(rest[: end.start()] if end else rest).strip()
-        if len(clause.split()) >= 2:
+        clause = _clause_after(text[trigger.end() :])
+        if clause is not None and len(clause.split()) >= 2:
             found.append(clause)
     return found

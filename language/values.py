@@ -77,3 +77,9 @@ def new_values(text: str, known: str | set[str], ignore_names: Iterable[str] = (
     """Values `text` states that `known` does not (`known`: a text, or its `value_words`)."""
     known_values = known if isinstance(known, set) else value_words(known, ignore_names)
     return value_words(text, ignore_names) - known_values
+
+
+def said_at(sentence: str, said: str) -> re.Match[str] | None:
+    """Where a value, as written (`said`: "$50", "3 PM"), first stands whole in `sentence`: not
+    inside a longer number or word ("$150", "2.50")."""
+    return re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)

@@ -17,6 +17,7 @@ from language.changes import Numbered, Value, identifiers, modifiers_clash, norm
 from language.dates import without_stamp
 from language.tokens import stem
 from language.value_holders import Holder, holders_clash, same_holder
+from language.values import said_at
 
 ANCHORED_SHARED_WORDS = 2
 """A pair whose newer value is said to be the new one is *anchored* (compared at
@@ -235,7 +236,7 @@ def _starts_change(sentence: str, said: str) -> bool:
 @lru_cache(maxsize=65536)
 def _from_to(sentence: str, said: str) -> bool:
     """The value is the end of a change the sentence states whole ("went from 65% to #")."""
-    at = re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
+    at = said_at(sentence, said)
     return at is not None and _FROM_TO.search(sentence[: at.start()]) is not None
 
 
@@ -244,7 +245,7 @@ def _other_start(sentence: str, said: str, stale: frozenset[str]) -> bool:
     """The newer sentence says its value changed from a value the older clause does not give ("went
     from 60% to 85%" against an older 90%): the older value is what it was somewhere else, or long
     before. (`stale`: the older clause's values, normalised.)"""
-    at = re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
+    at = said_at(sentence, said)
     if at is None:
         return False
     match = _FROM_TO.search(sentence[: at.start()])
