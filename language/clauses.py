@@ -39,6 +39,7 @@ _LEAD_INS = compiled(patterns.LEAD_INS)
 _GREETING = compiled(patterns.GREETING)
 _QUESTION_START = compiled(patterns.QUESTION_START)
 _REQUEST_START = compiled(patterns.REQUEST_START)
+_LEFT_AN_INFINITIVE = compiled(patterns.LEFT_AN_INFINITIVE)
 IMPERATIVE_VERBS = patterns.IMPERATIVE_VERBS
 _DISSATISFACTION = tuple(compiled(p) for p in patterns.DISSATISFACTION)
 _CORRECTION_MARKER = compiled(patterns.CORRECTION_MARKER)
@@ -73,8 +74,10 @@ def split_clauses(content: str) -> list[str]:
 
 def strip_lead_ins(clause: str) -> str:
     body = clause.strip()
-    while (stripped := _LEAD_INS.sub("", body, count=1)) != body:
-        body = stripped.strip()
+    while (stripped := _LEAD_INS.sub("", body, count=1).strip()) != body:
+        if _LEFT_AN_INFINITIVE.match(stripped):
+            break  # "remember to pack water" asks for a deed; "remember I'm vegetarian" says a fact
+        body = stripped
     return body
 
 

@@ -34,6 +34,8 @@ LEAD_INS = (
     r"|(?:please\s+)?(?:also\s+)?(?:note|remember|keep in mind|bear in mind|don't forget)(?:\s+that)?[,:]?\s+"
     r"|(?:for the record|just so you know|for your information)[,:]?\s+)"
 )
+LEFT_AN_INFINITIVE = r"(?i)^to\s"
+"""What a lead-in left is a deed to do ("remember to pack water" -> "to pack water"): it was no lead-in."""
 GREETING = (
     r"(?i)^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|cheers|bye|goodbye|ok|okay|sure"
     r"|great|perfect|got it|sounds good|no worries|noted|cool|awesome|yes|no|yep|nope|nice)"

@@ -81,7 +81,7 @@ _IRREGULAR = {
 }
 # Forms that do not change with the subject: modals and pasts. English has a closed set of
 # irregular pasts; the common ones are here, regular pasts end in -ed.
-_INVARIANT = frozenset(
+INVARIANT_FORMS = frozenset(
     """
 can could will would shall should may might must was were had did can't couldn't won't wouldn't
 shouldn't didn't wasn't weren't hadn't mustn't
@@ -113,7 +113,8 @@ def detect_user_name(user_texts: Iterable[str]) -> str | None:
 _EED_PASTS = frozenset({"agreed", "disagreed", "freed", "guaranteed", "decreed", "refereed", "degreed"})
 
 
-def _is_past(lower: str) -> bool:
+def is_regular_past(lower: str) -> bool:
+    """A lower-case word that reads as a regular past ("-ed"), "agreed" included, "need" and "shed" not."""
     if lower.endswith("eed"):
         return lower in _EED_PASTS
     return lower.endswith("ed") and lower not in {"embed", "shred", "wed", "bed", "shed", "speed", "bleed"}
@@ -123,7 +124,7 @@ def third_person_verb(verb: str) -> str:
     lower = verb.lower().replace("\u2019", "'")
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _INVARIANT or lower.endswith("n't") or _is_past(lower):
+    if lower in INVARIANT_FORMS or lower.endswith("n't") or is_regular_past(lower):
         return verb
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
         return verb[:-1] + "ies"

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from language import patterns
+from language.antecedents import noun_phrases_before
 from language.chatter import INTERJECTIONS, classify_sentence, content_words, is_reaction, sentences
 from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
 from language.markup import plain_text
@@ -86,6 +87,30 @@ def _pieces(sentence: str) -> list[str]:
     )
     pieces = [sentence[a:b].lstrip(",-\u2013\u2014 ").strip() for a, b in zip(cuts, cuts[1:], strict=False)]
     return [p for p in pieces if p and any(ch.isalnum() for ch in p)]
+
+
+# "it", "there" or "them" as what a verb is done to or where ("I tried it once", "never been there
+# yet"): followed by the clause's end, a particle, a time or a preposition, not by a verb of its own.
+_REFERENCE = re.compile(
+    r"\b(?:it|there|them)(?=\s*(?:$|[,;:.!?]|(?:up|out|off|back|once|twice|before|yet|again|already|anymore|lately"
+    r"|recently|myself|ourselves|too|together|away|home|a|an|the|last|this|every|in|on|at|for|with|to|from|into"
+    r"|onto|along|around|across|over|under|by|near|through|after|during|about|since|when|because|but"
+    r"|and|though|so|all|more|yesterday|today|tonight)\b))",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[,;:.!?]")
+
+
+def leans_back(text: str) -> bool:
+    """The statement opens on something said before it ("It lasted an hour", "Yes, …"), or its
+    first clause does something to or at a thing it does not name ("I tried it once", "Haven't
+    been there yet"): what it is, is in the message it answers."""
+    if _first_word(text) in _LEANS_BACK:
+        return True
+    end = _CLAUSE_END.search(text)
+    first = text[: end.start()] if end else text
+    reference = _REFERENCE.search(first)
+    return reference is not None and not noun_phrases_before(first, reference.start())
 
 
 def _first_word(text: str) -> str:
@@ -221,7 +246,7 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
         and classify_sentence(kept, to_person=to_person) == "statement"
         and not _only_names_left(kept, ignore_names, to_person=to_person)
     ):
-        units.append(Unit(kept, "statement", _first_word(kept) in _LEANS_BACK))
+        units.append(Unit(kept, "statement", leans_back(kept)))
     # What is asked keeps the values the statement does not have ("... so can you tell me how it
     # was shortened to 5-7 months?"): the user's own world, stated in the form of a question.
     asked = ", ".join(split.dropped).rstrip(",; ")

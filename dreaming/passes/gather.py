@@ -200,9 +200,12 @@ def strip_lead_ins_column(clauses: pl.Series) -> pl.Series:
     """`language.clauses.strip_lead_ins` over a column: one lead-in comes off per round ("And please
     remember ..." takes two), until a round changes nothing, as the Python loop does."""
     body = clauses.str.strip_chars()
-    while not (stripped := body.str.replace(patterns.LEAD_INS, "").str.strip_chars()).equals(body):
+    while True:
+        stripped = body.str.replace(patterns.LEAD_INS, "").str.strip_chars()
+        stripped = stripped.zip_with(~stripped.str.contains(patterns.LEFT_AN_INFINITIVE), body)
+        if stripped.equals(body):
+            return body
         body = stripped
-    return body
 
 
 def _ids(kinds: list[tuple[str, str]], wanted: tuple[str, ...]) -> tuple[str, ...]:

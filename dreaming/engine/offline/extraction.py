@@ -28,6 +28,7 @@ from dreaming.engine.offline.speaker_roles import THE_ASSISTANT, TurnSpeaker
 from language.chatter import caption_subject, sentences
 from language.companions import companion_of
 from language.dates import rewrite_relative_time, stamped
+from language.ellipsis import with_subject
 from language.markup import plain_text
 from language.person import to_third_person
 from language.statements import Unit, requested_action, statement_units
@@ -59,7 +60,7 @@ def _introduced(text: str, name: str | None) -> str:
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
     # The said words stay beside the date ("on 2018-07-16 (five years ago)"): a date resolved from
     # "five years ago" is approximate, and a reader may be asked how long ago it was.
-    resolved = rewrite_relative_time(_introduced(text, speaker.name), ts, annotate=True).text
+    resolved = rewrite_relative_time(with_subject(_introduced(text, speaker.name)), ts, annotate=True).text
     return finish_sentence(to_third_person(resolved, speaker.name, other=speaker.listener, we=we))
 
 

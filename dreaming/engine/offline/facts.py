@@ -13,6 +13,7 @@ import re
 
 from language.clauses import STATEMENT_KINDS, Clause, is_statement_worth_keeping
 from language.dates import rewrite_relative_time
+from language.ellipsis import with_subject
 from language.person import INTRODUCTION_CLAUSE, to_third_person
 
 _SPACES = re.compile(r"\s+")
@@ -30,7 +31,7 @@ def memory_text_for(clause: Clause, user_name: str | None) -> str | None:
         return f"The user's name is {user_name}." if said and said == user_name else None
     if not is_statement_worth_keeping(clause.body):
         return None
-    text = rewrite_relative_time(clause.body, clause.ts).text
+    text = rewrite_relative_time(with_subject(clause.body), clause.ts).text
     text = to_third_person(text, user_name)
     return finish_sentence(text)
 

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from language.markup import plain_text
-from language.statements import Unit, announces, is_fragment, requested_action, statement_units, without_tag
+from language.statements import (
+    Unit,
+    announces,
+    is_fragment,
+    leans_back,
+    requested_action,
+    statement_units,
+    without_tag,
+)
 from language.values import carries_value, new_values
 
 
@@ -71,6 +79,32 @@ def test_a_sentence_leaning_on_the_one_before_joins_it() -> None:
     assert unit.text == "I finally watched the new documentary about glaciers. It was long but moving."
     first, *_ = statement_units("It lasted about an hour, then we drove home.")
     assert first.leans_back, "at the start of a message it leans on the message it answers"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I sold it last spring, the garage was too full.",  # what was sold is in the question
+        "Haven't been there yet, maybe in June.",
+        "We planted them along the fence.",
+        "I tried it once.",
+    ],
+)
+def test_a_statement_doing_something_to_a_thing_it_does_not_name_leans_back(answer: str) -> None:
+    assert leans_back(answer)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "I sold my old piano last spring and it went to a school.",  # the piano is named before "it"
+        "I think it is going to snow.",  # "it" with a verb of its own is no thing done to
+        "My neighbour repaired the boiler, so we are warm again.",  # a clause after the first: not read
+        "I moved to Lyon, and I love it there.",
+    ],
+)
+def test_a_statement_naming_what_it_is_about_does_not_lean_back(statement: str) -> None:
+    assert not leans_back(statement)
 
 
 def test_glue_is_not_a_unit() -> None:

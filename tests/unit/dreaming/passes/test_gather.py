@@ -93,6 +93,8 @@ LEAD_IN_SENTENCES = (
     "so what",
     "Also note: Anna is vegetarian",
     "But by the way, just so you know, I changed my mind",
+    "And remember to water the ferns on Sunday",  # a deed asked for: "remember" stays
+    "Please don't forget to lock the shed",
 )
 LOCOMO_EVENTS = FIXTURES.parent / "eval" / "locomo" / "events.jsonl"
 
@@ -103,6 +105,7 @@ def test_lead_ins_are_stripped_alike_in_polars_and_python() -> None:
     got = strip_lead_ins_column(pl.Series(LEAD_IN_SENTENCES)).to_list()
     assert got == [strip_lead_ins(s) for s in LEAD_IN_SENTENCES]
     assert got[4] == "I prefer aisle seats" and got[3] == "my flight is on Tuesday"
+    assert got[-2:] == ["remember to water the ferns on Sunday", "Please don't forget to lock the shed"]
 
 
 def test_lead_ins_are_stripped_alike_on_every_clause_of_the_dev_set() -> None:

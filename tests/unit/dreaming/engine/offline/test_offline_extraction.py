@@ -69,6 +69,21 @@ def test_a_short_answer_takes_its_subject_from_the_question() -> None:
     assert texts["2"] == 'Asked "How old is she?", Ines said: She\'s 4, and she sleeps most of the day.'
 
 
+def test_an_answer_about_a_thing_it_does_not_name_keeps_the_question_and_its_subject() -> None:
+    chat = [
+        ("user", "Tariq: Have you ever tried paragliding?"),
+        ("user", "Ines: Haven't tried it yet, but my brother did it in Nepal."),
+        ("user", "Tariq: Do you still have the red canoe?"),
+        ("user", "Ines: Sold it last summer to a neighbour."),
+    ]
+    texts = said(creates("t/pals/answers", chat))
+    assert texts["1"] == (
+        'Asked "Has Ines ever tried paragliding?", Ines said: Ines hasn\'t tried it yet, '
+        "Ines's brother did it in Nepal."
+    )
+    assert texts["3"].startswith('Asked "Does Ines still have the red canoe?", Ines said: Ines sold it ')
+
+
 def test_a_message_states_the_same_whatever_came_before_it() -> None:
     scope = "t/pals/c"
     alone = said(creates(scope, PEN_PALS[3:4]))["0"]

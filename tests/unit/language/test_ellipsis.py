@@ -1,0 +1,55 @@
+"""A chat sentence that leaves out its "I" (`language.ellipsis`), on sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from language.ellipsis import with_subject
+from language.person import to_third_person
+
+
+@pytest.mark.parametrize(
+    ("said", "restored"),
+    [
+        ("Haven't seen the new stadium yet.", "I haven't seen the new stadium yet."),
+        ("Couldn't find the charger anywhere.", "I couldn't find the charger anywhere."),
+        ("Painted it blue last weekend.", "I painted it blue last weekend."),
+        ("Rode the ferry twice, loved it.", "I rode the ferry twice, loved it."),
+        ("Also sold my old kayak.", "I also sold my old kayak."),
+        ("Been knitting every evening.", "I've been knitting every evening."),
+        ("Gotta renew my passport soon.", "I gotta renew my passport soon."),
+        ("Gonna repaint the fence.", "I'm gonna repaint the fence."),
+        # each sentence on its own: the second one leaves its "I" out too
+        ("The bus was late. Walked home in the rain.", "The bus was late. I walked home in the rain."),
+    ],
+)
+def test_the_left_out_i_is_put_back(said: str, restored: str) -> None:
+    assert with_subject(said) == restored
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Sounds lovely!",  # its subject is "it"
+        "Looks like rain.",
+        "Thrilled to be here!",  # an adjective, not a past
+        "Worried about the exam.",
+        "Let me know how it goes.",  # a base form as often as a past
+        "Put the kettle on.",
+        "Been a long month.",  # "it has been"
+        "Gonna be a busy day.",  # "it's gonna be"
+        "Got any tips for a beginner?",  # a question keeps its words
+        "Haven't you heard?",
+        "Relaxed.",  # nothing after the verb says it was done
+        "Bought by a collector in 1990.",  # a participle before "by": no object, no time
+        "thanks, took a while though.",  # a line typed in lower case is not read as a sentence start
+    ],
+)
+def test_other_openings_keep_their_words(said: str) -> None:
+    assert with_subject(said) == said
+
+
+def test_the_restored_subject_is_named_in_the_third_person() -> None:
+    assert to_third_person(with_subject("Haven't tried it yet."), "Rosa") == "Rosa hasn't tried it yet."
+    assert to_third_person(with_subject("Finished my thesis draft."), "Rosa") == "Rosa finished Rosa's thesis draft."
+    assert to_third_person(with_subject("Been swimming a lot."), "Rosa") == "Rosa has been swimming a lot."
