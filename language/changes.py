@@ -413,7 +413,9 @@ _DELTA_NOUNS = (
 )
 _DELTA_AFTER = re.compile(
     rf"^\s+(?:(?:[a-z][a-z-]*\s+){{0,2}}(?:{_DELTA_NOUNS})\b"
-    r"|(?:[a-z]+\s+)?(?:more|less|fewer|higher|lower|above|below|short)\b(?!\s+than\s+(?:that|this|before)\b))",
+    r"|(?:[a-z]+\s+)?(?:more|less|fewer|higher|lower|above|below|short)\b(?!\s+than\s+(?:that|this|before)\b)"
+    # "$8 over the $35 budget": how far past an allowance, not a level ("$500 over the summer" is one)
+    r"|(?:[a-z]+\s+)?(?:over|under)\s+(?:[\w'$,.-]+\s+){0,4}?(?:budget|limit|target|goal|cap|quota|estimate|allowance)s?\b)",
     re.IGNORECASE,
 )
 _DELTA_BEFORE = re.compile(
@@ -484,31 +486,57 @@ def identifiers(text: str) -> frozenset[Numbered]:
 
 
 _PERIOD = re.compile(
-    r"^\s*(?:[a-z]+\s+){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|year)"
-    r"|(?P<ly>daily|weekly|monthly|yearly|annually|nightly))\b",
+    r"^\s*(?:[a-z]+\s+){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|quarter|year)"
+    r"|(?P<ly>daily|weekly|monthly|quarterly|yearly|annually|nightly))\b",
     re.IGNORECASE,
 )
-_LY = {"daily": "day", "nightly": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"}
+_LY = {
+    "daily": "day",
+    "nightly": "day",
+    "weekly": "week",
+    "monthly": "month",
+    "quarterly": "quarter",
+    "yearly": "year",
+    "annual": "year",
+    "annually": "year",
+}
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+# "a monthly budget of $300", "the April-June book budget to $75", "Q3 target: 40": the period is
+# said in the noun phrase the value is given for, a few words before it.
+_PERIOD_BEFORE = re.compile(
+    rf"(?:\b(?P<ly>daily|weekly|monthly|quarterly|yearly|annual|annually|nightly)"
+    rf"|\b(?P<span>{_MONTH}\s*(?:-|\u2013|to|through)\s*{_MONTH}|q[1-4])\b)"
+    r"(?:\s+[\w'-]+){0,3}?[\s:]+(?:(?:of|to|is|was|at|now|are|were)\s+)?(?:about\s+|around\s+|only\s+|just\s+)?$",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=16384)
 def period_of(text: str, said: str) -> str:
-    """The period a rate is given per ("75 pages daily" -> "day", "$300 a month" -> "month"), ""
-    for none: an amount per day and one per week are two attributes, not an old and a new value."""
+    """The period a rate is given per ("75 pages daily" -> "day", "$300 a month" -> "month", "a
+    monthly budget of $300" -> "month", "the April-June budget to $75" -> "span"), "" for none: an
+    amount per day and one per week, or a month's budget and a season's, are two attributes, not
+    an old and a new value."""
     at = re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", text)
     if at is None:
         return ""
     match = _PERIOD.match(text[at.end() :])
-    if match is None:
+    if match is not None:
+        unit = match.group("unit").lower() if match.group("unit") else _LY[match.group("ly").lower()]
+        return "day" if unit == "night" else unit
+    before = _PERIOD_BEFORE.search(text[max(0, at.start() - 80) : at.start()])
+    if before is None:
         return ""
-    unit = match.group("unit").lower() if match.group("unit") else _LY[match.group("ly").lower()]
-    return "day" if unit == "night" else unit
+    return _LY[before.group("ly").lower()] if before.group("ly") else "span"
 
 
 _WORD_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_PHRASE_BREAKS = frozenset("in on at for of from with by during since until and or to about after before than".split())
 _NOT_MODIFIERS = frozenset(
     "the a an my our your his her their its this that these those new old current monthly weekly daily yearly "
-    "annual total whole same other another".split()
+    "annual total whole same other another "
+    # a word of the change itself says which value, not which thing ("the increased budget")
+    "increased raised reduced lowered adjusted updated revised extended cut higher lower bigger smaller".split()
 )
 
 
@@ -546,6 +574,8 @@ def _modifiers(text: str, heads: frozenset[str]) -> dict[str, frozenset[str]]:
             lower = before.lower()
             if lower in _NOT_MODIFIERS or lower.endswith(("'s", "\u2019s")):
                 break
+            if lower in _PHRASE_BREAKS:
+                break  # a preposition or a conjunction ends the phrase: "subscriptions in January"
             modifier = _stems(before) - head
             if modifier:
                 break

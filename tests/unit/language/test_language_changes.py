@@ -114,6 +114,16 @@ def test_the_period_a_rate_is_given_per() -> None:
     assert period_of("swims 3 km weekly", "3") == "week"
     assert period_of("sleeps 7 hours a night", "7") == "day"
     assert period_of("has a budget of $50 for books", "$50") == ""
+    assert period_of("pays the gardener $250 per quarter", "$250") == "quarter"
+
+
+def test_the_period_said_in_the_noun_phrase_before_the_value() -> None:
+    assert period_of("set a weekly grocery budget of $120", "$120") == "week"
+    assert period_of("the annual membership fee is now $89", "$89") == "year"
+    assert period_of("raised the Sept-Nov travel allowance to $600", "$600") == "span"
+    assert period_of("our Q2 target: 30 signups", "30") == "span"
+    # a period said far from the value, or of something else in the sentence, is not its period
+    assert period_of("after my weekly swim with my old school friends I paid $12", "$12") == ""
 
 
 @pytest.mark.parametrize(
@@ -146,6 +156,9 @@ def test_one_noun_modified_otherwise_on_each_side_names_two_things() -> None:
     assert not modifiers_clash("my climbing gym fee is $48", "the climbing gym fee rose to $55", token_set("fee gym"))
     assert not modifiers_clash("the fee for the hall is $80", "the hall fee went up to $95", token_set("fee hall"))
     assert not modifiers_clash("my fee is $30", "the new fee is $35", token_set("fee"))
+    # A word of the change ("increased") is no modifier, nor a word of another phrase ("gifts in July").
+    assert not modifiers_clash("the gift budget is $80", "my increased budget is $120", token_set("budget"))
+    assert not modifiers_clash("I spent $90 on gifts in July", "my festival July budget is $120", token_set("july"))
 
 
 @pytest.mark.parametrize(
@@ -164,6 +177,10 @@ def test_one_noun_modified_otherwise_on_each_side_names_two_things() -> None:
         ("They cut the reading list to 12 books", "12", False),
         ("Last spring I dropped 6 kg by cycling to work", "6", True),
         ("It took 3 hours to assemble the bookshelf", "3", False),
+        # How far past an allowance is a difference; an amount over a stretch of time is a level.
+        ("The party ran $30 over our catering budget", "$30", True),
+        ("We came in 2 days under the agreed quota", "2", True),
+        ("I saved $700 over the winter", "$700", False),
     ],
 )
 def test_the_size_of_a_change_is_not_the_level_it_changed(sentence: str, value: str, expected: bool) -> None:
