@@ -15,6 +15,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
+from language.changes import period_of
 from language.values import said_at
 
 Role = Literal["spent", "allowed"]
@@ -61,3 +62,12 @@ def roles_clash(first: str, said_first: str, second: str, said_second: str) -> b
     """One amount was spent and the other is allowed: two attributes, whatever else they share."""
     roles = {role_of(first, said_first), role_of(second, said_second)}
     return roles == {"spent", "allowed"}
+
+
+def same_allowance(first: str, said_first: str, second: str, said_second: str) -> bool:
+    """Both amounts are allowed per one period ("the 1,000 daily call limit" / "the new daily quota of
+    1,200 calls per day"): a limit, a quota and a cap of one period are one attribute under two names."""
+    if not role_of(first, said_first) == role_of(second, said_second) == "allowed":
+        return False
+    period = period_of(first, said_first)
+    return period != "" and period == period_of(second, said_second)

@@ -16,7 +16,9 @@ _INTENT = re.compile(
     r"\b(?:would|could|should|might|wish(?:es)?|hop(?:e|es|ing)|aim(?:s|ed|ing)?|gonna|'d\s+like"
     # "goals met", "target reached": an aim already achieved states what is.
     r"|(?:goals?|targets?)(?!\s+(?:(?:were|was|are|is|all|now|been|have\s+been)\s+)*(?:met|reached|achieved|hit|done)\b)"
-    r"|consider(?:s|ing)?|if|hypothetically|suppose|possibly|perhaps|maybe|thinking\s+(?:of|about)|shoot(?:s|ing)?\s+for"
+    # "is considering a move" weighs it; "considering the 1,000 limit" opening a phrase means "given".
+    r"|consider(?:s|ed)?|(?:am|is|are|was|were|been|be|'m|'re|still|also|seriously)\s+considering"
+    r"|if|hypothetically|suppose|possibly|perhaps|maybe|thinking\s+(?:of|about)|shoot(?:s|ing)?\s+for"
     r"|ask(?:s|ed|ing)?\s+for|request(?:s|ed|ing)?"
     r"|(?:want(?:s|ed)?|plan(?:s|ned|ning)?|trying|try|going|needs?)\s+to\s+[a-z]+)\b",
     re.IGNORECASE,

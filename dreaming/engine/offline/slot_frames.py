@@ -206,7 +206,11 @@ def _places_joined(pieces: list[str]) -> list[str]:
     return joined
 
 
-_UNIT_WORD = re.compile(r"^[\s-]*(?P<word>[a-z][a-z-]+)", re.IGNORECASE)
+# "1,000 daily calls" counts calls: a word of period before the unit says how often, not what.
+_UNIT_WORD = re.compile(
+    r"^[\s-]*(?P<period>(?:daily|weekly|monthly|quarterly|yearly|annual|nightly)\s+)?(?P<word>[a-z][a-z-]+)",
+    re.IGNORECASE,
+)
 _VERSION_LIKE = re.compile(r"^v?\d+\.\d+\.\d+|^v\d")
 _RANK = re.compile(r"^\d+(?:st|nd|rd|th)$")
 
@@ -233,6 +237,8 @@ def value_form(value: Value, sentence: str) -> str:
         return f"unit:{attached}"
     following = _UNIT_WORD.match(sentence[value.end :])
     word = following.group("word").lower() if following else ""
+    if following and following.group("period") and word in STOPWORDS:
+        word = following.group("period").strip().lower()  # "42 weekly by July": no noun follows the period
     if word and word not in STOPWORDS:
         return f"unit:{stem(word)}"
     return "number"

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import Frame, frames
-from language.amount_roles import roles_clash
+from language.amount_roles import roles_clash, same_allowance
 from language.changes import Numbered, Value, identifiers, modifiers_clash, normal_values, period_of, titles_in
 from language.dates import without_stamp
 from language.tokens import stem
@@ -141,7 +141,10 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
             if (held or (ao & an) - common) and _same_period(
                 period_of(stale.sentence, so), period_of(fresh.sentence, sn)
             ):
-                anchored = m and len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS
+                anchored = m and (
+                    len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS
+                    or (fo == fn and same_allowance(fresh.sentence, sn, stale.sentence, so))
+                )
                 weak = (
                     fo == "rank"  # "the first ace" / "the second ace": which one, two things as often as one
                     or holders_apart(hn, ho, fresh.sentence, stale.sentence)

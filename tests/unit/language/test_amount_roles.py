@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from language.amount_roles import role_of, roles_clash
+from language.amount_roles import role_of, roles_clash, same_allowance
 
 SPENDING = "Tomas spent $61 on board games in March, which is $11 over his $50 monthly budget."
 
@@ -38,3 +38,10 @@ def test_only_spent_against_allowed_clashes() -> None:
     assert not roles_clash(SPENDING, "$50", budget, "$70"), "a budget replaces a budget"
     assert not roles_clash("I paid $45 for the tickets.", "$45", "I paid $52 for the tickets.", "$52")
     assert not roles_clash("I saved $300 this month.", "$300", budget, "$70"), "no role: other rules decide"
+
+
+def test_a_limit_and_a_quota_of_one_period_are_one_allowance() -> None:
+    limit = "Given the 400 daily upload limit, the crew batches its photos."
+    assert same_allowance(limit, "400", "The new daily quota is 550 uploads per day.", "550")
+    assert not same_allowance(limit, "400", "The new weekly quota is 2,500 uploads.", "2,500"), "another period"
+    assert not same_allowance(limit, "400", "The crew uploaded 550 photos per day.", "550"), "not an allowance"

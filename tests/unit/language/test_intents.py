@@ -38,6 +38,9 @@ from language.intents import intended
         ("I missed the deadline by 3 days and then shipped 40 boxes", "40", False),
         ("If the rent stays at $1,900, we'll shoot for $5,700 in the fund", "$5,700", True),
         ("I shot 40 photos for the fair", "40", False),
+        # "considering" weighs a plan after a verb of being; opening a phrase it means "given".
+        ("We are considering a $650 deposit for the hall", "$650", True),
+        ("Still, considering the 300 page limit, the essay needs trimming", "300", False),
     ],
 )
 def test_a_hope_a_stated_aim_or_a_supposition_is_no_fact(sentence: str, value: str, expected: bool) -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from dreaming.embedding.minilm import MiniLMEmbedder
-from dreaming.engine.offline.slot_frames import frames, holder, names_in, only_measures
+from dreaming.engine.offline.slot_frames import frames, holder, names_in, only_measures, value_form
 from dreaming.engine.offline.slots import SlotReader, compounds_of
-from language.changes import parse_change
+from language.changes import parse_change, values_in
 
 
 @pytest.fixture(scope="module")
@@ -18,6 +18,11 @@ def slots() -> SlotReader:
 
 
 ONE_ATTRIBUTE = [
+    # A limit and a quota of one period are one allowance under two names.
+    (
+        "Still, considering the 400 daily upload limit, the crew has to batch its photos and stay under the quota.",
+        "The crew is trying to update its uploader settings to match the new daily quota of 550 uploads per day.",
+    ),
     ("The user's snack budget for the party is $40.", "The user has raised the party snack budget to $55."),
     ("The user's team has 14 engineers.", "The user's team now has 17 engineers after two hires."),
     ("The user's thesis draft is 8,200 words long.", "The user's thesis draft has grown to 9,100 words."),
@@ -476,3 +481,11 @@ def test_a_place_between_commas_is_no_clause_of_its_own(slots: SlotReader) -> No
     assert any("bike shop" in f.masked and "at #" in f.masked for f in frames(old, "Ana"))
     update = slots.update("Ana moved the bike shop visit to 5 PM next Friday.", old)
     assert update is not None and "2 PM" in update.old_values
+
+
+def test_a_count_is_of_the_noun_after_its_period_word() -> None:
+    def form(sentence: str, said: str) -> str:
+        return value_form(next(v for v in values_in(sentence) if v.text == said), sentence)
+
+    assert form("the 600 daily requests of the free plan", "600") == form("600 requests per day", "600")
+    assert form("cut my hours to 36 weekly by June", "36") == "unit:weekly"  # no noun after the period
