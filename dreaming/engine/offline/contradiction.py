@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.base import SILENT, Finding
@@ -25,12 +26,10 @@ from dreaming.engine.offline.corrections import (
     updated_text,
 )
 from dreaming.engine.offline.duplicates import is_duplicate
-from dreaming.engine.offline.facts import memory_text_for
 from dreaming.engine.offline.slots import SlotReader, Update
-from language.clauses import STATEMENT_KINDS, clauses_of
+from dreaming.engine.offline.turn_readings import TurnReading
+from language.clauses import STATEMENT_KINDS
 from language.dates import without_stamp
-from language.speakers import split_speaker
-from schemas import ConversationTurn
 
 
 @dataclass(frozen=True)
@@ -39,35 +38,33 @@ class Claim:
     evidence_ts: datetime
     """When its newest evidence was said (or when it was written, if it cites nothing)."""
 
-    @property
+    @cached_property
     def tokens(self) -> frozenset[str]:
+        """Read once per claim, not once per message it is judged against."""
         return canonical_tokens(self.text)
 
 
 def judge(
     claim: Claim,
-    turn: ConversationTurn,
-    answered: ConversationTurn | None,
-    user_name: str | None,
+    reading: TurnReading,
     slots: SlotReader,
     people: Sequence[str] = (),
     common: frozenset[str] = frozenset(),
 ) -> Finding:
-    """What `turn` (a user message, with the assistant turn it replies to) says about `claim`;
-    `people` are the named speakers of a multi-person chat, `common` the scope's words too
-    frequent to tell one attribute from another (`WorkingSet.common_tokens`)."""
+    """What a message (`reading`: a user message read with the assistant turn it replies to, see
+    `turn_readings`) says about `claim`; `people` are the named speakers of a multi-person chat,
+    `common` the scope's words too frequent to tell one attribute from another
+    (`WorkingSet.common_tokens`)."""
+    turn = reading.turn
     if turn.role != "user" or turn.ts <= claim.evidence_ts:
         return SILENT
-    speaker = split_speaker(turn.content)
-    subject = speaker.name or user_name
-    tokens = claim.tokens
-    name = canonical_tokens(subject) if subject else frozenset()
-    context = (speaker.body, *((answered.content,) if answered is not None else ()))
-    for clause in clauses_of(turn, speaker.body):
+    subject, name, tokens = reading.subject, reading.name, claim.tokens
+    for read in reading.clauses:
+        clause = read.clause
         change = clause.change
         if clause.kind in ("correction", "decision") and change is not None:
             if overrules_change(
-                claim.text, claim.evidence_ts, change, (clause.body, *context), turn.ts, slots, subject, people
+                claim.text, claim.evidence_ts, change, (clause.body, *reading.context), turn.ts, slots, subject, people
             ):
                 if is_bare(clause.body, change):
                     swapped = apply_change(claim.text, change)
@@ -76,12 +73,12 @@ def judge(
                         canonical_tokens(without_stamp(swapped or "")) - canonical_tokens(turn.content) - name
                     )
                     return Finding("contradicted", turn.message_id, replacement, clause.body, keeps_claim=keeps)
-                return Finding("contradicted", turn.message_id, memory_text_for(clause, subject), clause.body)
+                return Finding("contradicted", turn.message_id, read.statement, clause.body)
             new, old = canonical_tokens(change.new), canonical_tokens(change.old or "")
             if new and new <= tokens and not old & tokens:
                 return Finding("supported", turn.message_id, quote=clause.body)
         if clause.kind in STATEMENT_KINDS:
-            statement = memory_text_for(clause, subject)
+            statement = read.statement
             if statement is None:
                 continue
             verdict = statement_overrules(statement, claim.text, slots, subject, people, name, common)
@@ -91,6 +88,6 @@ def judge(
                     return Finding("contradicted", turn.message_id, edited, clause.body, keeps_claim=True)
             if verdict:
                 return Finding("contradicted", turn.message_id, statement, clause.body)
-            if is_duplicate(canonical_tokens(statement) - name, tokens - name):
+            if is_duplicate(read.statement_tokens, tokens - name):
                 return Finding("supported", turn.message_id, quote=clause.body)
     return SILENT

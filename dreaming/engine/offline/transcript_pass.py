@@ -105,7 +105,8 @@ class TranscriptPass:
 
     def _read(self, turns: Sequence[ConversationTurn]) -> list[_Reading]:
         """Every message read on its own, with the message it answers: what it states does not
-        depend on the memories or on which pass reads it."""
+        depend on the memories or on which pass reads it. A consumed message's statements are
+        not read: nothing uses them (on a later pass, most of the window)."""
         readings: list[_Reading] = []
         told: dict[str, list[str]] = defaultdict(list)
         """Per session: the user's recent messages (values an assistant only repeats are not news)."""
@@ -118,7 +119,9 @@ class TranscriptPass:
             speaker = self.roles.speaker(turn)
             before = previous.get(turn.session_id)
             replied = before if before is not None and before[1].name != speaker.name else None
-            if speaker.is_person:
+            if turn.message_id in self.consumed:
+                facts: list[Fact] = []  # an earlier pass made its memories: only its stated changes are read again
+            elif speaker.is_person:
                 facts = message_facts(
                     turn, speaker, self.roles.people, replied[0] if replied else None, replied[1] if replied else None
                 )
@@ -271,3 +274,4 @@ class _Reading:
     answered: ConversationTurn | None
     """The assistant turn this message follows (corrections read it for context)."""
     facts: list[Fact]
+    """What the message states (none for a consumed message)."""

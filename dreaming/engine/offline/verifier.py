@@ -35,6 +35,7 @@ from dreaming.engine.offline.contradiction import Claim, judge
 from dreaming.engine.offline.corrections import generic_tokens
 from dreaming.engine.offline.duplicates import is_duplicate
 from dreaming.engine.offline.slots import Embed, SlotReader
+from dreaming.engine.offline.turn_readings import TurnReadings
 from dreaming.engine.offline.working_set import WorkingSet, newest_evidence_ts
 from dreaming.snapshot import Snapshot
 from language.person import detect_user_name
@@ -55,8 +56,9 @@ class _Verifier:
         self.turns = {t.message_id: t for t in own}
         self.message_ts = {t.message_id: t.ts for t in own}
         self.readable = {t.message_id for t in own if t.message_id not in snapshot.injected_message_ids}
-        self.answered = _answered_turns(own)
         self.user_name = detect_user_name(t.content for t in own if t.role == "user" and t.message_id in self.readable)
+        self.readings = TurnReadings(_answered_turns(own), self.user_name)
+        """Each message read once for all the claims it is judged against."""
         self.newest_user_ts = max((t.ts for t in own if t.role == "user"), default=None)
         self.generic = generic_tokens(canonical_tokens(m.text) for m in candidate.active)
         self.people = participants(t.content for t in own if t.role == "user" and t.message_id in self.readable)
@@ -120,9 +122,7 @@ class _Verifier:
         for turn in self.related(memory):
             if turn.ts <= claim.evidence_ts:
                 break  # newest first: the rest are older than the claim's evidence
-            finding = judge(
-                claim, turn, self.answered.get(turn.message_id), self.user_name, self.slots, self.people, self.common
-            )
+            finding = judge(claim, self.readings.of(turn), self.slots, self.people, self.common)
             if finding.judgement != "silent":
                 return finding
         return SILENT
