@@ -181,7 +181,7 @@ def frames(
                         changed=says_changed(clause),
                         event=narrates_past_event(clause),
                         holder=holder(unmasked),
-                        names=names_in(masked),
+                        names=names_in(masked) | named_first(sentence),
                         moved=tuple(moved[i] for i in positions),
                         holders=tuple(holders[i] for i in positions),
                         added=tuple(added[i] for i in positions),
@@ -317,6 +317,22 @@ def names_in(text: str) -> frozenset[str]:
         for m in _NAME.finditer(text.strip())
         if m.group(0) not in _NOT_NAMES and m.group(0).lower() not in _TIME_WORDS
     )
+
+
+# "Max, my aunt's cat, is 8": a name set apart by the phrase that says who it is.
+_NAMED_FIRST = re.compile(
+    r"^\W*(?P<name>[A-Z][a-z]+),\s+(?:the|a|an|my|our|his|her|their|[A-Z][a-z]+'s)\s[^,]{1,60},"
+    r"\s+(?:is|was|has|had|turned|turns|became|lives|lived|weighs|weighed)\b"
+)
+
+
+def named_first(sentence: str) -> frozenset[str]:
+    """The name a sentence opens on when a phrase between commas says who it is ("Luna, the shelter
+    cat, is 5"): capitalised as a name, not by grammar, and the subject of every clause after it."""
+    match = _NAMED_FIRST.match(sentence)
+    if match is None or match.group("name") in _NOT_NAMES:
+        return frozenset()
+    return frozenset({match.group("name").lower()})
 
 
 def frame_words(frame: Frame) -> frozenset[str]:

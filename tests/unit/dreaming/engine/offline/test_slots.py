@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dreaming.embedding.minilm import MiniLMEmbedder
-from dreaming.engine.offline.slot_frames import frames, holder, names_in, only_measures, value_form
+from dreaming.engine.offline.slot_frames import frames, holder, named_first, names_in, only_measures, value_form
 from dreaming.engine.offline.slots import SlotReader, compounds_of
 from language.changes import parse_change, values_in
 
@@ -203,6 +203,8 @@ SUBJECT_LOOKALIKES = [
         "Lena wants to keep the 88% accuracy on the chess puzzle quiz with 20 puzzles.",
         "Lena's accuracy in endgame puzzles went up from 50% to 70% over 3 weeks.",
     ),
+    # Two beings named as each sentence opens, each set apart by who it is.
+    ("Pepper, my neighbour's parrot, is 12 years old.", "Kiwi, the rescue parrot, is 3 years old."),
     # A month's budget is not a season's, the period said before the amount or after it.
     (
         "Rina keeps to a $40 monthly budget for houseplants.",
@@ -489,3 +491,8 @@ def test_a_count_is_of_the_noun_after_its_period_word() -> None:
 
     assert form("the 600 daily requests of the free plan", "600") == form("600 requests per day", "600")
     assert form("cut my hours to 36 weekly by June", "36") == "unit:weekly"  # no noun after the period
+
+
+def test_a_name_set_apart_by_who_it_is_opens_the_sentence_as_a_name() -> None:
+    assert named_first("Pepper, my neighbour's parrot, is 12 years old.") == frozenset({"pepper"})
+    assert named_first("Yes, the parrot, as promised, is home.") == frozenset()  # no verb after the phrase
