@@ -65,8 +65,8 @@ def roles_clash(first: str, said_first: str, second: str, said_second: str) -> b
 
 
 def same_allowance(first: str, said_first: str, second: str, said_second: str) -> bool:
-    """Both amounts are allowed per one period ("the 1,000 daily call limit" / "the new daily quota of
-    1,200 calls per day"): a limit, a quota and a cap of one period are one attribute under two names."""
+    """Both amounts are allowed per one period ("the 400 daily upload limit" / "the new daily quota of
+    550 uploads per day"): a limit, a quota and a cap of one period are one attribute under two names."""
     if not role_of(first, said_first) == role_of(second, said_second) == "allowed":
         return False
     period = period_of(first, said_first)

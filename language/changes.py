@@ -501,7 +501,7 @@ _LY = {
     "annually": "year",
 }
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-# "a monthly budget of $300", "the April-June book budget to $75", "Q3 target: 40": the period is
+# "a monthly budget of $300", "the Sept-Nov travel allowance to $600", "Q3 target: 40": the period is
 # said in the noun phrase the value is given for, a few words before it.
 _PERIOD_BEFORE = re.compile(
     rf"(?:\b(?P<ly>daily|weekly|monthly|quarterly|yearly|annual|annually|nightly)"
@@ -514,7 +514,7 @@ _PERIOD_BEFORE = re.compile(
 @lru_cache(maxsize=16384)
 def period_of(text: str, said: str) -> str:
     """The period a rate is given per ("75 pages daily" -> "day", "$300 a month" -> "month", "a
-    monthly budget of $300" -> "month", "the April-June budget to $75" -> "span"), "" for none: an
+    monthly budget of $300" -> "month", "the Sept-Nov allowance to $600" -> "span"), "" for none: an
     amount per day and one per week, or a month's budget and a season's, are two attributes, not
     an old and a new value."""
     at = re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", text)

@@ -206,7 +206,7 @@ def _places_joined(pieces: list[str]) -> list[str]:
     return joined
 
 
-# "1,000 daily calls" counts calls: a word of period before the unit says how often, not what.
+# "600 daily requests" counts requests: a word of period before the unit says how often, not what.
 _UNIT_WORD = re.compile(
     r"^[\s-]*(?P<period>(?:daily|weekly|monthly|quarterly|yearly|annual|nightly)\s+)?(?P<word>[a-z][a-z-]+)",
     re.IGNORECASE,
@@ -327,8 +327,8 @@ _NAMED_FIRST = re.compile(
 
 
 def named_first(sentence: str) -> frozenset[str]:
-    """The name a sentence opens on when a phrase between commas says who it is ("Luna, the shelter
-    cat, is 5"): capitalised as a name, not by grammar, and the subject of every clause after it."""
+    """The name a sentence opens on when a phrase between commas says who it is ("Kiwi, the rescue
+    parrot, is 3"): capitalised as a name, not by grammar, and the subject of every clause after it."""
     match = _NAMED_FIRST.match(sentence)
     if match is None or match.group("name") in _NOT_NAMES:
         return frozenset()
