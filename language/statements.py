@@ -99,6 +99,9 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[,;:.!?]")
+LEANING_REFERENCE_WORDS = 5
+"""How many words may come before the "it" of a clause leaning on the question it answers ("I
+finally tried it", "Haven't been there yet")."""
 
 
 def leans_back(text: str) -> bool:
@@ -110,7 +113,9 @@ def leans_back(text: str) -> bool:
     end = _CLAUSE_END.search(text)
     first = text[: end.start()] if end else text
     reference = _REFERENCE.search(first)
-    return reference is not None and not noun_phrases_before(first, reference.start())
+    if reference is None or len(first[: reference.start()].split()) > LEANING_REFERENCE_WORDS:
+        return False  # far into a long clause, "it" or "them" is more often what the clause itself named
+    return not noun_phrases_before(first, reference.start())
 
 
 def _first_word(text: str) -> str:

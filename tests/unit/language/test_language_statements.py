@@ -101,6 +101,7 @@ def test_a_statement_doing_something_to_a_thing_it_does_not_name_leans_back(answ
         "I think it is going to snow.",  # "it" with a verb of its own is no thing done to
         "My neighbour repaired the boiler, so we are warm again.",  # a clause after the first: not read
         "I moved to Lyon, and I love it there.",
+        "I keep practising easy chess openings so I can use them in club games.",  # far into the clause
     ],
 )
 def test_a_statement_naming_what_it_is_about_does_not_lean_back(statement: str) -> None:
