@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from language import patterns
 from language.patterns import compiled
-from language.tokens import stem, token_set
+from language.tokens import MONTHS, stem, token_set
 
 _MAX_WORDS = patterns.MAX_VALUE_WORDS
 
@@ -485,11 +485,6 @@ def identifiers(text: str) -> frozenset[Numbered]:
     return frozenset(found)
 
 
-_PERIOD = re.compile(
-    r"^\s*(?:[a-z]+\s+){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|quarter|year)"
-    r"|(?P<ly>daily|weekly|monthly|quarterly|yearly|annually|nightly))\b",
-    re.IGNORECASE,
-)
 _LY = {
     "daily": "day",
     "nightly": "day",
@@ -500,11 +495,18 @@ _LY = {
     "annual": "year",
     "annually": "year",
 }
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+PERIOD_ADVERBS = "|".join(_LY)
+"""The words that say how often ("daily", "monthly", …), as a regex alternation."""
+_PERIOD = re.compile(
+    r"^\s*(?:[a-z]+\s+){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|quarter|year)"
+    rf"|(?P<ly>{PERIOD_ADVERBS}))\b",
+    re.IGNORECASE,
+)
+_MONTH = rf"(?:{'|'.join(MONTHS)}|{'|'.join(m[:3] for m in MONTHS)}|sept)\b\.?"
 # "a monthly budget of $300", "the Sept-Nov travel allowance to $600", "Q3 target: 40": the period is
 # said in the noun phrase the value is given for, a few words before it.
 _PERIOD_BEFORE = re.compile(
-    rf"(?:\b(?P<ly>daily|weekly|monthly|quarterly|yearly|annual|annually|nightly)"
+    rf"(?:\b(?P<ly>{PERIOD_ADVERBS})"
     rf"|\b(?P<span>{_MONTH}\s*(?:-|\u2013|to|through)\s*{_MONTH}|q[1-4])\b)"
     r"(?:\s+[\w'-]+){0,3}?[\s:]+(?:(?:of|to|is|was|at|now|are|were)\s+)?(?:about\s+|around\s+|only\s+|just\s+)?$",
     re.IGNORECASE,

@@ -14,6 +14,7 @@ from functools import lru_cache
 from dreaming.embedding import canonical_tokens
 from language.changes import (
     MASK,
+    PERIOD_ADVERBS,
     Value,
     adds_to,
     changed_at,
@@ -208,7 +209,7 @@ def _places_joined(pieces: list[str]) -> list[str]:
 
 # "600 daily requests" counts requests: a word of period before the unit says how often, not what.
 _UNIT_WORD = re.compile(
-    r"^[\s-]*(?P<period>(?:daily|weekly|monthly|quarterly|yearly|annual|nightly)\s+)?(?P<word>[a-z][a-z-]+)",
+    rf"^[\s-]*(?P<period>(?:{PERIOD_ADVERBS})\s+)?(?P<word>[a-z][a-z-]+)",
     re.IGNORECASE,
 )
 _VERSION_LIKE = re.compile(r"^v?\d+\.\d+\.\d+|^v\d")

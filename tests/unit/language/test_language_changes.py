@@ -124,6 +124,8 @@ def test_the_period_said_in_the_noun_phrase_before_the_value() -> None:
     assert period_of("our Q2 target: 30 signups", "30") == "span"
     # a period said far from the value, or of something else in the sentence, is not its period
     assert period_of("after my weekly swim with my old school friends I paid $12", "$12") == ""
+    # words that only begin like a month name no span
+    assert period_of("maybe to junior staff we pay $40", "$40") == ""
 
 
 @pytest.mark.parametrize(
