@@ -32,8 +32,8 @@ _ALLOWED_BEFORE = re.compile(
     rf"\b{_ALLOWED_NOUN}\s+(?:[\w'-]+\s+){{0,3}}?(?:of|is|was|at|to|now)\s+(?:about\s+|around\s+|only\s+|just\s+)?$",
     re.IGNORECASE,
 )
-# "$50 monthly budget", "800 daily request limit": the amount names the allowance it sets.
-_ALLOWED_AFTER = re.compile(rf"^\s*(?:[\w-]+\s+){{0,2}}{_ALLOWED_NOUN}\b", re.IGNORECASE)
+# "$50 monthly budget", "800 daily request limit", "500 rows/day cap": the amount names the allowance it sets.
+_ALLOWED_AFTER = re.compile(rf"^\s*(?:[\w/-]+\s+){{0,2}}{_ALLOWED_NOUN}\b", re.IGNORECASE)
 # "our outgoings come to about $2,800", "$2,800 in monthly costs": what goes out.
 _SPENT_NOUN_BEFORE = re.compile(
     rf"\b{_SPENT_NOUN}\s+(?:[\w'-]+\s+){{0,2}}?(?:of|is|are|was|were|at|to|around|about|now)\s+"

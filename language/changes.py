@@ -498,7 +498,7 @@ _LY = {
 PERIOD_ADVERBS = "|".join(_LY)
 """The words that say how often ("daily", "monthly", …), as a regex alternation."""
 _PERIOD = re.compile(
-    r"^\s*(?:[a-z]+\s+){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|quarter|year)"
+    r"^\s*(?:[a-z]+(?:\s+|(?=/))){0,2}?(?:(?:a|per|each|every|/)\s*(?P<unit>day|night|week|month|quarter|year)"
     rf"|(?P<ly>{PERIOD_ADVERBS}))\b",
     re.IGNORECASE,
 )

@@ -19,6 +19,7 @@ SPENDING = "Tomas spent $61 on board games in March, which is $11 over his $50 m
         ("Tomas raised his game budget to $70.", "$70", "allowed"),
         ("The API limit is 800 requests a day.", "800", "allowed"),
         ("She put it off because of the 800 daily request limit.", "800", "allowed"),
+        ("The tracker stays under the 500 rows/day import cap.", "500", "allowed"),
         ("The repair cost me about $300.", "$300", "spent"),
         ("I paid $45 for the tickets.", "$45", "spent"),
         ("Our outgoings come to about $2,800 a month.", "$2,800", "spent"),
@@ -45,3 +46,6 @@ def test_a_limit_and_a_quota_of_one_period_are_one_allowance() -> None:
     assert same_allowance(limit, "400", "The new daily quota is 550 uploads per day.", "550")
     assert not same_allowance(limit, "400", "The new weekly quota is 2,500 uploads.", "2,500"), "another period"
     assert not same_allowance(limit, "400", "The crew uploaded 550 photos per day.", "550"), "not an allowance"
+    slashed = "How do I keep the sync under the 20 uploads/hour and 400 uploads/day limits?"
+    assert same_allowance(slashed, "400", "The new daily quota is 550 uploads per day.", "550"), "a period after a slash"
+    assert not same_allowance(slashed, "20", "The new daily quota is 550 uploads per day.", "550"), "per hour"

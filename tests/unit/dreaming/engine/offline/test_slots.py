@@ -23,6 +23,10 @@ ONE_ATTRIBUTE = [
         "Still, considering the 400 daily upload limit, the crew has to batch its photos and stay under the quota.",
         "The crew is trying to update its uploader settings to match the new daily quota of 550 uploads per day.",
     ),
+    (
+        "The crew asked: how can the crew stay under the 20 uploads/hour and 400 uploads/day limits of the photo host?",
+        "The crew is trying to update its uploader settings to match the new daily quota of 550 uploads per day.",
+    ),
     ("The user's snack budget for the party is $40.", "The user has raised the party snack budget to $55."),
     ("The user's team has 14 engineers.", "The user's team now has 17 engineers after two hires."),
     ("The user's thesis draft is 8,200 words long.", "The user's thesis draft has grown to 9,100 words."),
