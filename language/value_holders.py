@@ -132,6 +132,19 @@ def holder_of(sentence: str, start: int, end: int) -> Holder | None:
     return None
 
 
+def counted_noun(sentence: str, end: int) -> str | None:
+    """The noun a count ending at `end` counts, when words before it say which ones: the first
+    plural of the noun run after it ("12 evening yoga classes" -> "classes", "2 new rooms" ->
+    "rooms"); None when the run has none ("48 MB right now", "the 400 upload limit": the word
+    right after the count is then all there is)."""
+    run = _run_forward(_tokens(sentence[end : end + WINDOW_CHARS]))
+    return next((word for word in run if _plural(word.lower())), None)
+
+
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _PERIODIC
+
+
 _HAVING = frozenset("has have had get gets got set".split())
 _COPULAS = frozenset("is are was were be been of".split())
 _ADVERBS = frozenset(

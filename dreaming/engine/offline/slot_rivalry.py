@@ -15,6 +15,7 @@ from dreaming.engine.offline.slot_frames import Frame, frames
 from language.amount_roles import roles_clash, same_allowance
 from language.changes import Numbered, Value, identifiers, modifiers_clash, normal_values, period_of, titles_in
 from language.dates import without_stamp
+from language.running_totals import grows, tells_earlier_moment
 from language.tokens import stem
 from language.value_holders import Holder, holders_clash, same_holder
 from language.values import said_at
@@ -81,6 +82,9 @@ class _Pair(NamedTuple):
     held: bool
     weak: bool
     """Only the plain cosine may make them one attribute (`holders_apart`, `_other_start`, `_far_apart`, a rank)."""
+    grown: bool = False
+    """A running total of things done grew (`language.running_totals`): the total now, not another
+    event; one attribute's by meaning only when the nouns counted say which ones alike."""
 
 
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
@@ -94,6 +98,8 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         return None  # "he is # years old" / "she is # years old": two beings
     if _a_list(stale) or _a_list(fresh):
         return None  # "a box of 30, 40 and 50 cm": measurements of one thing, not one attribute's value
+    if tells_earlier_moment(fresh.sentence, stale.sentence):
+        return None  # "had done 12 drills" after "has done 15 drills": an earlier moment told again
     gone = [
         (f, a, i, said, h)
         for n, f, a, i, said, h in zip(
@@ -130,7 +136,8 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                 continue  # "coverage of the billing module" / "coverage of the search module": two things
             if roles_clash(fresh.sentence, sn, stale.sentence, so):
                 continue  # "spent $61 on games" / "a game budget of $70": what went out, what may
-            held = (
+            grown = fo == fn and fo.startswith("unit:") and grows(fresh.sentence, sn, stale.sentence, so)
+            held = (grown and _qualified(hn, ho)) or (  # "10 classification problems" -> "15 classification problems"
                 not added
                 and fo == fn
                 and (m or occasion or _qualified(hn, ho))
@@ -151,7 +158,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     or _other_start(fresh.sentence, sn, stale.values)
                     or (_far_apart(fo, so, sn) and not _qualified(hn, ho))
                 )
-                pairs.append(_Pair(fo, fn, m, anchored, held, weak))
+                pairs.append(_Pair(fo, fn, m, anchored, held, weak, grown))
     # Two days are usually two events: a day pair counts only when the newer day is itself said to be
     # the new one ("moved the ferry to #"), whatever other value the older clause gave.
     pairs = [p for p in pairs if p.old_form != "day" or p.moved]
@@ -164,7 +171,10 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         return None  # "Stage 2" / "the first stage": two stages, each with its own date
     held_only = all(p.held for p in pairs)
     if (fresh.additive and not held_only) or (
-        (fresh.event or stale.event) and not fresh.changed and not (occasion and held_only)
+        (fresh.event or stale.event)
+        and not fresh.changed
+        and not (occasion and held_only)
+        and not any(p.grown for p in pairs)
     ):
         # "ran # km on Saturday" / "ran # km this morning": two runs; "also add #": one more (a
         # pair of one holder was judged by the words about its own value, `Frame.added`)

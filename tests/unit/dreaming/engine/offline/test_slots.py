@@ -497,6 +497,23 @@ def test_a_count_is_of_the_noun_after_its_period_word() -> None:
     assert form("cut my hours to 36 weekly by June", "36") == "unit:weekly"  # no noun after the period
 
 
+def test_a_running_total_that_grew_is_the_total_now_and_one_that_shrank_an_earlier_moment(slots: SlotReader) -> None:
+    older = "Noor is learning chess tactics, and Noor has completed 20 tactics puzzles, scoring 14/20."
+    newer = "Noor asked about endgames, and Noor recently completed 35 tactics puzzles with a success rate above 80%."
+    update = slots.update(newer, older, "Noor")
+    assert update is not None and update.old_values == ("20",)  # a past event, yet a larger total of the same puzzles
+    assert slots.update(
+        "Noor looked back on her progress: Noor has completed 12 drills and her accuracy has gone from 60% to 80%.",
+        "Noor has already completed 18 drills with 92% accuracy.",
+        "Noor",
+    ) is None  # a smaller total later: that moment told again
+    assert slots.update(
+        "Noor is asking how her rating relates to her score going from 70% to 88% after solving 30 problems.",
+        "Noor is trying to see how her accuracy in probability problems went from 50% to 75% after solving 12 problems.",
+        "Noor",
+    ) is None  # more problems, but nothing says they are the same ones
+
+
 def test_a_name_set_apart_by_who_it_is_opens_the_sentence_as_a_name() -> None:
     assert named_first("Pepper, my neighbour's parrot, is 12 years old.") == frozenset({"pepper"})
     assert named_first("Yes, the parrot, as promised, is home.") == frozenset()  # no verb after the phrase
