@@ -124,6 +124,14 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     ]
     pairs: list[_Pair] = []
     occasion = _same_occasion(fresh.sentence, stale.sentence)
+    # "after 12 drills, accuracy went from 70% to 90%" / "has done 15 drills with 95% accuracy": a
+    # running total that grew makes the two clauses one progress report, whose other values (not the
+    # counts) of one noun ("accuracy") are then one attribute's as surely as if qualified alike.
+    progress = any(
+        fo == fn and fo.startswith("unit:") and grows(fresh.sentence, sn, stale.sentence, so)
+        for fo, _, _, so, _ in gone
+        for fn, _, _, sn, _, _, _ in fresh_values
+    )
     for fo, ao, io, so, ho in gone:
         for fn, an, i_n, sn, m, hn, added in fresh_values:
             if io != i_n or not same_kind(fo, fn, ao, an) or fo.startswith("delta:") or fo == "formula":
@@ -140,7 +148,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
             held = (grown and _qualified(hn, ho)) or (  # "10 classification problems" -> "15 classification problems"
                 not added
                 and fo == fn
-                and (m or occasion or _qualified(hn, ho))
+                and (m or occasion or (progress and not fo.startswith("unit:")) or _qualified(hn, ho))
                 and _held(hn, ho, fresh.sentence, stale.sentence)
             )
             if not held and _bare_duration(fo) and not _qualifiers(ao & an, fo) - common:

@@ -514,6 +514,14 @@ def test_a_running_total_that_grew_is_the_total_now_and_one_that_shrank_an_earli
     ) is None  # more problems, but nothing says they are the same ones
 
 
+
+def test_a_running_total_that_grew_makes_one_progress_report_of_the_values_beside_it(slots: SlotReader) -> None:
+    older = "Noor is trying to see how her accuracy in chess endgame drills improved from 55% to 70% after finishing 9 drills."
+    newer = "Noor is comparing two openings for her club match, and Noor has already finished 14 drills with 83% accuracy."
+    update = slots.update(newer, older, "Noor")
+    assert update is not None and "83%" in update.new_values
+
+
 def test_a_name_set_apart_by_who_it_is_opens_the_sentence_as_a_name() -> None:
     assert named_first("Pepper, my neighbour's parrot, is 12 years old.") == frozenset({"pepper"})
     assert named_first("Yes, the parrot, as promised, is home.") == frozenset()  # no verb after the phrase
