@@ -145,12 +145,15 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
             if roles_clash(fresh.sentence, sn, stale.sentence, so):
                 continue  # "spent $61 on games" / "a game budget of $70": what went out, what may
             grown = fo == fn and fo.startswith("unit:") and grows(fresh.sentence, sn, stale.sentence, so)
+            # One named thing on one day at two times of day: that occasion's time, told anew
+            # ("the Lakeside Cafe on May 3 at 6 PM" / "free at 7 PM on May 3 for the Lakeside Cafe").
+            rescheduled = fo == fn == "clock" and occasion and bool(fresh.names & stale.names)
             held = (grown and _qualified(hn, ho)) or (  # "10 classification problems" -> "15 classification problems"
                 not added
                 and fo == fn
                 and (m or occasion or (progress and not fo.startswith("unit:")) or _qualified(hn, ho))
                 and _held(hn, ho, fresh.sentence, stale.sentence)
-            )
+            ) or rescheduled
             if not held and _bare_duration(fo) and not _qualifiers(ao & an, fo) - common:
                 continue  # "# years already" / "# years now": nothing says what lasted, two things as often as one
             if (held or (ao & an) - common) and _same_period(
@@ -160,7 +163,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS
                     or (fo == fn and same_allowance(fresh.sentence, sn, stale.sentence, so))
                 )
-                weak = (
+                weak = not rescheduled and (
                     fo == "rank"  # "the first ace" / "the second ace": which one, two things as often as one
                     or holders_apart(hn, ho, fresh.sentence, stale.sentence)
                     or _other_start(fresh.sentence, sn, stale.values)

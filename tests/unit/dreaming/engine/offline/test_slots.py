@@ -515,6 +515,15 @@ def test_a_running_total_that_grew_is_the_total_now_and_one_that_shrank_an_earli
 
 
 
+def test_one_named_thing_on_one_day_at_another_time_of_day_is_that_occasion_moved(slots: SlotReader) -> None:
+    older = "Ana is planning to try the Lakeside Cafe on Elm Road, Westford, on 2025-05-03 (next Saturday) at 6 PM."
+    newer = "Ana is moving a call so that Ana is free at 7 PM on 2025-05-03 (next Saturday) for the Lakeside Cafe dinner."
+    update = slots.update(newer, older, "Ana")
+    assert update is not None and update.old_values[-1] == "6 PM"
+    other_place = "Ana is moving a call so that Ana is free at 7 PM on 2025-05-03 (next Saturday) for the book club."
+    assert slots.update(other_place, older, "Ana") is None  # nothing named in common: another occasion
+
+
 def test_a_running_total_that_grew_makes_one_progress_report_of_the_values_beside_it(slots: SlotReader) -> None:
     older = "Noor is trying to see how her accuracy in chess endgame drills improved from 55% to 70% after finishing 9 drills."
     newer = "Noor is comparing two openings for her club match, and Noor has already finished 14 drills with 83% accuracy."
