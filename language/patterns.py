@@ -19,7 +19,7 @@ from functools import cache
 # --- clause boundaries: a comma starts a new clause when a new subject or a question/request follows it.
 CLAUSE_COMMA_WORDS: tuple[str, ...] = tuple(
     """
-i i'm i've i'll i'd we we're we'll we've can could would will please what when where why how who which do
+i i'm i've i'll i'd we we're we'll we've can could would will should please what when where why how who which do
 does did is are my our so but
 """.split()
 )

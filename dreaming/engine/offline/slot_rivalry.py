@@ -13,7 +13,7 @@ from typing import NamedTuple
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import Frame, frames
 from language.amount_roles import roles_clash, same_allowance
-from language.changes import Numbered, Value, identifiers, modifiers_clash, normal_values, period_of, titles_in
+from language.changes import Numbered, Value, adds_to, identifiers, modifiers_clash, normal_values, period_of, titles_in
 from language.dates import without_stamp
 from language.running_totals import grows, tells_earlier_moment
 from language.tokens import stem
@@ -85,6 +85,9 @@ class _Pair(NamedTuple):
     grown: bool = False
     """A running total of things done grew (`language.running_totals`): the total now, not another
     event; one attribute's by meaning only when the nouns counted say which ones alike."""
+    unadded: bool = False
+    """The newer value is said to be the new one with no word of addition before it ("extended to
+    May 9 because of extra tests": the addition is the reason's, not the value's)."""
 
 
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
@@ -169,7 +172,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     or _other_start(fresh.sentence, sn, stale.values)
                     or (_far_apart(fo, so, sn) and not _qualified(hn, ho))
                 )
-                pairs.append(_Pair(fo, fn, m, anchored, held, weak, grown))
+                pairs.append(_Pair(fo, fn, m, anchored, held, weak, grown, m and not _added_before(fresh.sentence, sn)))
     # Two days are usually two events: a day pair counts only when the newer day is itself said to be
     # the new one ("moved the ferry to #"), whatever other value the older clause gave.
     pairs = [p for p in pairs if p.old_form != "day" or p.moved]
@@ -181,7 +184,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
         return None  # "Stage 2" / "the first stage": two stages, each with its own date
     held_only = all(p.held for p in pairs)
-    if (fresh.additive and not held_only) or (
+    if (fresh.additive and not held_only and not all(p.unadded for p in pairs)) or (
         (fresh.event or stale.event)
         and not fresh.changed
         and not (occasion and held_only)
@@ -205,6 +208,12 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     if any(p.held for p in strong):
         return HELD
     return MOVED if any(p.moved for p in strong) else PLAIN
+
+
+def _added_before(sentence: str, said: str) -> bool:
+    """A word of addition ("also", "another", "extra") comes before the value in its sentence."""
+    at = said_at(sentence, said)
+    return at is None or adds_to(sentence[: at.start()])
 
 
 def _same_occasion(one: str, other: str) -> bool:

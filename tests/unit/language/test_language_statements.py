@@ -38,6 +38,15 @@ def test_only_the_asking_pieces_are_set_aside() -> None:
     assert units[0].text == "I'm planning the party, my sister booked the hall for June 8"
 
 
+def test_a_statement_before_a_should_question_is_kept() -> None:
+    units = statement_units(
+        "I've booked the dyeing studio for June 3-5 in Ghent, with 3 sessions at $90 each, should I ask for a discount?"
+    )
+    assert [(u.kind, u.text) for u in units] == [
+        ("statement", "I've booked the dyeing studio for June 3-5 in Ghent, with 3 sessions at $90 each"),
+    ]  # the question itself carries no value of its own
+
+
 def test_a_value_stated_inside_a_question_is_kept_as_asked() -> None:
     [unit] = statement_units("Should I move my dentist visit now that it was pushed to April 14?")
     assert unit.kind == "asked" and "April 14" in unit.text

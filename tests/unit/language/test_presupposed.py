@@ -18,6 +18,11 @@ from language.statements import statement_units
         # the purpose of the request is not part of the fact; "to" before a thing or a value is
         ("Can I use the fact that I won 3 grants to ask for a raise?", ["I won 3 grants"]),
         ("Is it wise, seeing that we switched to the night shift?", ["we switched to the night shift"]),
+        # "due to", "thanks to", "according to" are prepositions inside the clause, not a purpose
+        (
+            "How do I rework the plan since the tiling got pushed to May 9 due to extra inspections?",
+            ["the tiling got pushed to May 9 due to extra inspections"],
+        ),
         # an embedded question or a new request ends the clause
         ("What now, considering that she booked 12 rooms and how do I tell the others?", ["she booked 12 rooms"]),
     ],

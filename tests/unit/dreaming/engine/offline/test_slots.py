@@ -515,6 +515,13 @@ def test_a_running_total_that_grew_is_the_total_now_and_one_that_shrank_an_earli
 
 
 
+def test_a_word_of_addition_after_the_new_value_belongs_to_something_else(slots: SlotReader) -> None:
+    older = "Ana has got the kiln booked with Marek for June 3-5 at Clayworks, with 3 sessions at $40 each."
+    update = slots.update("The kiln sessions with Marek got extended to June 6 due to extra glaze tests.", older, "Ana")
+    assert update is not None and "June 3-5" in update.old_values
+    assert slots.update("Ana also booked the kiln with Marek for June 6.", older, "Ana") is None  # one more booking
+
+
 def test_one_named_thing_on_one_day_at_another_time_of_day_is_that_occasion_moved(slots: SlotReader) -> None:
     older = "Ana is planning to try the Lakeside Cafe on Elm Road, Westford, on 2025-05-03 (next Saturday) at 6 PM."
     newer = "Ana is moving a call so that Ana is free at 7 PM on 2025-05-03 (next Saturday) for the Lakeside Cafe dinner."
