@@ -42,6 +42,11 @@ from language.person import PERSONAL_WORD
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
 _MIN_SUBJECT_TOKENS = 2
 _POSSESSED = re.compile(r"(?:\w(?:'s|\u2019s|s')|\b(?:my|our|his|her|their|your))\s+\w", re.IGNORECASE)
+_AIMS = re.compile(
+    r"\b(?:goals?|dreams?|hopes?|aims?|wish(?:es)?|passions?|missions?|ambitions?|aspirations?|priorit(?:y|ies))\s*$",
+    re.IGNORECASE,
+)
+"""What a person strives for: several at once, so a later "my goal is to …" retires no earlier one."""
 _VERSION = r"(?:\s+v?\d[\w.]*)?"
 VALUE_KIND_COSINE = 0.45
 """Two values of "<subject> is <value>" are rival values of one attribute when both are names or
@@ -251,6 +256,8 @@ def attribute_of(text: str, ignore: frozenset[str] = frozenset()) -> tuple[froze
     subject, value = canonical_tokens(parts[0]) - ignore, parts[1].strip().rstrip(".!")
     if len(subject) < _MIN_SUBJECT_TOKENS or not canonical_tokens(value) - ignore:
         return None
+    if _AIMS.search(parts[0]) and value.lower().startswith("to "):
+        return None  # "Ivo's goal is to …": one of the aims a person holds at once, not a slot
     return subject, value
 
 

@@ -17,6 +17,9 @@ def test_only_someones_attribute_in_the_first_sentence_is_a_slot_with_a_word_val
     # a thing and a description of it: two descriptions of one thing are both true
     assert attribute_of("The harbour cafe is a lovely spot for lunch. It opens at 8.") is None
     assert attribute_of("The new climbing gym is one of Ivo's favourite places.") is None
+    # an aim is one of several a person holds at once
+    assert attribute_of("Ivo's big goal is to sail around Crete.") is None
+    assert attribute_of("Ivo's big goal is a sub-4 marathon.") is not None  # a value, not an aim to do
 
 
 SAID = datetime(2025, 4, 2, 9, 0, tzinfo=UTC)
