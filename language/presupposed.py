@@ -35,7 +35,9 @@ _END = re.compile(
     r"|\s+(?:how|what|which|whether|why|where|so|but"
     r"|and (?:how|what|whether|can|could|should|would|will|is|are|do|does))\b"
 )
-_TO = re.compile(r"(?<!\bdue)(?<!\bowing)(?<!\bthanks)(?<!\baccording)(?<!\bnext)(?<!\bclose)(?<!\bprior)\s+to\s+(?P<next>[\w$'\u2019-]+)")
+_TO = re.compile(
+    r"(?<!\bdue)(?<!\bowing)(?<!\bthanks)(?<!\baccording)(?<!\bnext)(?<!\bclose)(?<!\bprior)\s+to\s+(?P<next>[\w$'\u2019-]+)"
+)
 """A "to" that may open the request's purpose; "due to", "thanks to", "according to" and their like
 are prepositions inside the clause ("… moved to May 3 due to the rain")."""
 # After "to", these open a place, a time or a thing the clause is about, not the request's purpose.

@@ -27,15 +27,17 @@ _DOING = (
 )
 _ABOUT = r"(?:(?:about|around|over|nearly|almost|only|just|roughly)\s+)?"
 _PERFECT = re.compile(rf"\b(?:have|has|had|'ve|\u2019ve)\s+(?:[a-z]+\s+){{0,2}}?{_DONE}\s+{_ABOUT}$", re.IGNORECASE)
-"""'ve completed #", "has already finished #": the perfect counts everything done up to now."""
+"""The perfect ("I've completed #", "has already finished #") counts everything done up to now."""
 _AFTER_DOING = re.compile(rf"\b(?:after|since|by|from)\s+{_DOING}\s+{_ABOUT}$", re.IGNORECASE)
-"""after completing #": everything done up to that moment."""
+"""A gerund after "after", "since", "by" ("after completing #") counts everything done up to that moment."""
 _PAST = re.compile(rf"\b{_DONE}\s+{_ABOUT}$", re.IGNORECASE)
-"""completed #": things done, told as one event, a total or a batch."""
+"""A past verb ("completed #") counts things done, told as one event: a total or a batch."""
+_ANY_DONE = re.compile(rf"\b(?:{_DONE}|{_DOING}|so far|in total|total|to date)\b", re.IGNORECASE)
 _SO_FAR = re.compile(r"^\s*(?:[\w-]+\s+){1,4}?(?:so far|in total|total|to date)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d[\d,]*")
 
 
+@lru_cache(maxsize=65536)
 def running_total(sentence: str, said: str) -> bool:
     """The count `said` counts everything done up to a moment ("I've completed #", "after
     finishing #", "# problems so far")."""
@@ -45,6 +47,7 @@ def running_total(sentence: str, said: str) -> bool:
     return bool(_PERFECT.search(before) or _AFTER_DOING.search(before) or _SO_FAR.match(after))
 
 
+@lru_cache(maxsize=65536)
 def done_count(sentence: str, said: str) -> bool:
     """The count `said` counts things done, whether a running total or a past event ("completed #")."""
     before, _ = _around(sentence, said)
@@ -54,15 +57,10 @@ def done_count(sentence: str, said: str) -> bool:
 def grows(new_sentence: str, new_said: str, old_sentence: str, old_said: str) -> bool:
     """The newer count of things done is larger than an older running total of the same things: the
     total as it is now."""
+    if not (running_total(old_sentence, old_said) and done_count(new_sentence, new_said)):
+        return False
     new, old = _count(new_sentence, new_said), _count(old_sentence, old_said)
-    return (
-        new is not None
-        and old is not None
-        and new[1] == old[1]
-        and new[0] > old[0]
-        and running_total(old_sentence, old_said)
-        and done_count(new_sentence, new_said)
-    )
+    return new is not None and old is not None and new[1] == old[1] and new[0] > old[0]
 
 
 @lru_cache(maxsize=16384)
@@ -74,7 +72,10 @@ def tells_earlier_moment(new_sentence: str, old_sentence: str) -> bool:
     return any(n[1] == o[1] and n[0] < o[0] for n in _totals(new_sentence) for o in old_totals)
 
 
-def _totals(sentence: str) -> list[tuple[int, str]]:
+@lru_cache(maxsize=16384)
+def _totals(sentence: str) -> tuple[tuple[int, str], ...]:
+    if not _ANY_DONE.search(sentence):
+        return ()  # most sentences: nothing done is counted, no number to read
     found = []
     for match in _NUMBER.finditer(sentence):
         said = match.group(0)
@@ -82,7 +83,7 @@ def _totals(sentence: str) -> list[tuple[int, str]]:
             count = _count(sentence, said)
             if count is not None:
                 found.append(count)
-    return found
+    return tuple(found)
 
 
 def _count(sentence: str, said: str) -> tuple[int, str] | None:
@@ -97,8 +98,12 @@ def _count(sentence: str, said: str) -> tuple[int, str] | None:
     return int(digits.group(0).replace(",", "")), stem(noun.lower())
 
 
+_REACH = 80
+"""Characters either side of a count in which the words that make it a total are looked for."""
+
+
 def _around(sentence: str, said: str) -> tuple[str | None, str]:
     at = said_at(sentence, said)
     if at is None:
         return None, ""
-    return sentence[: at.start()], sentence[at.end() :]
+    return sentence[max(0, at.start() - _REACH) : at.start()], sentence[at.end() : at.end() + _REACH]

@@ -130,9 +130,10 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     # "after 12 drills, accuracy went from 70% to 90%" / "has done 15 drills with 95% accuracy": a
     # running total that grew makes the two clauses one progress report, whose other values (not the
     # counts) of one noun ("accuracy") are then one attribute's as surely as if qualified alike.
-    progress = any(
-        fo == fn and fo.startswith("unit:") and grows(fresh.sentence, sn, stale.sentence, so)
-        for fo, _, _, so, _ in gone
+    counts_gone = [(fo, so) for fo, _, _, so, _ in gone if fo.startswith("unit:")]
+    progress = bool(counts_gone) and any(
+        fo == fn and grows(fresh.sentence, sn, stale.sentence, so)
+        for fo, so in counts_gone
         for fn, _, _, sn, _, _, _ in fresh_values
     )
     for fo, ao, io, so, ho in gone:
@@ -151,12 +152,16 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
             # One named thing on one day at two times of day: that occasion's time, told anew
             # ("the Lakeside Cafe on May 3 at 6 PM" / "free at 7 PM on May 3 for the Lakeside Cafe").
             rescheduled = fo == fn == "clock" and occasion and bool(fresh.names & stale.names)
-            held = (grown and _qualified(hn, ho)) or (  # "10 classification problems" -> "15 classification problems"
-                not added
-                and fo == fn
-                and (m or occasion or (progress and not fo.startswith("unit:")) or _qualified(hn, ho))
-                and _held(hn, ho, fresh.sentence, stale.sentence)
-            ) or rescheduled
+            held = (
+                (grown and _qualified(hn, ho))  # "10 chess drills done" -> "15 chess drills done"
+                or (
+                    not added
+                    and fo == fn
+                    and (m or occasion or (progress and not fo.startswith("unit:")) or _qualified(hn, ho))
+                    and _held(hn, ho, fresh.sentence, stale.sentence)
+                )
+                or rescheduled
+            )
             if not held and _bare_duration(fo) and not _qualifiers(ao & an, fo) - common:
                 continue  # "# years already" / "# years now": nothing says what lasted, two things as often as one
             if (held or (ao & an) - common) and _same_period(

@@ -47,5 +47,7 @@ def test_a_limit_and_a_quota_of_one_period_are_one_allowance() -> None:
     assert not same_allowance(limit, "400", "The new weekly quota is 2,500 uploads.", "2,500"), "another period"
     assert not same_allowance(limit, "400", "The crew uploaded 550 photos per day.", "550"), "not an allowance"
     slashed = "How do I keep the sync under the 20 uploads/hour and 400 uploads/day limits?"
-    assert same_allowance(slashed, "400", "The new daily quota is 550 uploads per day.", "550"), "a period after a slash"
+    assert same_allowance(slashed, "400", "The new daily quota is 550 uploads per day.", "550"), (
+        "a period after a slash"
+    )
     assert not same_allowance(slashed, "20", "The new daily quota is 550 uploads per day.", "550"), "per hour"

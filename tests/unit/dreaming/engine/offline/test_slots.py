@@ -502,17 +502,23 @@ def test_a_running_total_that_grew_is_the_total_now_and_one_that_shrank_an_earli
     newer = "Noor asked about endgames, and Noor recently completed 35 tactics puzzles with a success rate above 80%."
     update = slots.update(newer, older, "Noor")
     assert update is not None and update.old_values == ("20",)  # a past event, yet a larger total of the same puzzles
-    assert slots.update(
-        "Noor looked back on her progress: Noor has completed 12 drills and her accuracy has gone from 60% to 80%.",
-        "Noor has already completed 18 drills with 92% accuracy.",
-        "Noor",
-    ) is None  # a smaller total later: that moment told again
-    assert slots.update(
-        "Noor is asking how her rating relates to her score going from 70% to 88% after solving 30 problems.",
-        "Noor is trying to see how her accuracy in probability problems went from 50% to 75% after solving 12 problems.",
-        "Noor",
-    ) is None  # more problems, but nothing says they are the same ones
-
+    assert (
+        slots.update(
+            "Noor looked back on her progress: Noor has completed 12 drills and her accuracy has gone from 60% to 80%.",
+            "Noor has already completed 18 drills with 92% accuracy.",
+            "Noor",
+        )
+        is None
+    )  # a smaller total later: that moment told again
+    assert (
+        slots.update(
+            "Noor is asking how her rating relates to her score going from 70% to 88% after solving 30 problems.",
+            "Noor is trying to see how her accuracy in probability problems went from 50% to 75% after solving 12"
+            " problems.",
+            "Noor",
+        )
+        is None
+    )  # more problems, but nothing says they are the same ones
 
 
 def test_a_word_of_addition_after_the_new_value_belongs_to_something_else(slots: SlotReader) -> None:
@@ -524,7 +530,9 @@ def test_a_word_of_addition_after_the_new_value_belongs_to_something_else(slots:
 
 def test_one_named_thing_on_one_day_at_another_time_of_day_is_that_occasion_moved(slots: SlotReader) -> None:
     older = "Ana is planning to try the Lakeside Cafe on Elm Road, Westford, on 2025-05-03 (next Saturday) at 6 PM."
-    newer = "Ana is moving a call so that Ana is free at 7 PM on 2025-05-03 (next Saturday) for the Lakeside Cafe dinner."
+    newer = (
+        "Ana is moving a call so that Ana is free at 7 PM on 2025-05-03 (next Saturday) for the Lakeside Cafe dinner."
+    )
     update = slots.update(newer, older, "Ana")
     assert update is not None and update.old_values[-1] == "6 PM"
     other_place = "Ana is moving a call so that Ana is free at 7 PM on 2025-05-03 (next Saturday) for the book club."
@@ -532,8 +540,13 @@ def test_one_named_thing_on_one_day_at_another_time_of_day_is_that_occasion_move
 
 
 def test_a_running_total_that_grew_makes_one_progress_report_of_the_values_beside_it(slots: SlotReader) -> None:
-    older = "Noor is trying to see how her accuracy in chess endgame drills improved from 55% to 70% after finishing 9 drills."
-    newer = "Noor is comparing two openings for her club match, and Noor has already finished 14 drills with 83% accuracy."
+    older = (
+        "Noor is trying to see how her accuracy in chess endgame drills improved from 55% to 70% after finishing 9"
+        " drills."
+    )
+    newer = (
+        "Noor is comparing two openings for her club match, and Noor has already finished 14 drills with 83% accuracy."
+    )
     update = slots.update(newer, older, "Noor")
     assert update is not None and "83%" in update.new_values
 
