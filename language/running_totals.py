@@ -35,6 +35,7 @@ _PAST = re.compile(rf"\b{_DONE}\s+{_ABOUT}$", re.IGNORECASE)
 _ANY_DONE = re.compile(rf"\b(?:{_DONE}|{_DOING}|so far|in total|total|to date)\b", re.IGNORECASE)
 _SO_FAR = re.compile(r"^\s*(?:[\w-]+\s+){1,4}?(?:so far|in total|total|to date)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d[\d,]*")
+_WORD = re.compile(r"[A-Za-z]+")
 
 
 @lru_cache(maxsize=65536)
@@ -92,7 +93,8 @@ def _count(sentence: str, said: str) -> tuple[int, str] | None:
     digits = _NUMBER.fullmatch(said.strip())
     if at is None or digits is None:
         return None
-    noun = counted_noun(sentence, at.end()) or next(iter(re.findall(r"[A-Za-z]+", sentence[at.end() :])[:1]), None)
+    following = _WORD.search(sentence, at.end())
+    noun = counted_noun(sentence, at.end()) or (following.group(0) if following else None)
     if noun is None:
         return None
     return int(digits.group(0).replace(",", "")), stem(noun.lower())

@@ -177,7 +177,8 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     or _other_start(fresh.sentence, sn, stale.values)
                     or (_far_apart(fo, so, sn) and not _qualified(hn, ho))
                 )
-                pairs.append(_Pair(fo, fn, m, anchored, held, weak, grown, m and not _added_before(fresh.sentence, sn)))
+                unadded = m and not _added_before(fresh.sentence, sn)
+                pairs.append(_Pair(fo, fn, m, anchored, held, weak, grown=grown, unadded=unadded))
     # Two days are usually two events: a day pair counts only when the newer day is itself said to be
     # the new one ("moved the ferry to #"), whatever other value the older clause gave.
     pairs = [p for p in pairs if p.old_form != "day" or p.moved]
