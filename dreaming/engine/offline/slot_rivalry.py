@@ -110,7 +110,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         )
         if n not in stated_now or _starts_change(fresh.sentence, said)  # "from # to …": said again as past
     ]
-    said_before = normal_values(without_stamp(stale.sentence))  # "… to $500, and later to $550": not new
+    said_before = _stated(stale.sentence)  # "… to $500, and later to $550": not new
     fresh_values = [
         (f, a, i, said, m, h, added)
         for n, f, a, i, said, m, h, added in zip(
@@ -216,6 +216,12 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     return MOVED if any(p.moved for p in strong) else PLAIN
 
 
+@lru_cache(maxsize=16384)
+def _stated(sentence: str) -> frozenset[str]:
+    """The values a memory sentence states, normalised, its date stamp left out."""
+    return normal_values(without_stamp(sentence))
+
+
 def _added_before(sentence: str, said: str) -> bool:
     """A word of addition ("also", "another", "extra") comes before the value in its sentence."""
     at = said_at(sentence, said)
@@ -225,8 +231,13 @@ def _added_before(sentence: str, said: str) -> bool:
 def _same_occasion(one: str, other: str) -> bool:
     """Both sentences give the same calendar days (and some day): the same occasion said twice,
     where two counts of one thing are one count corrected, not two events."""
-    days = normal_values(without_stamp(one), "day")
-    return bool(days) and days == normal_values(without_stamp(other), "day")
+    days = _days(one)
+    return bool(days) and days == _days(other)
+
+
+@lru_cache(maxsize=16384)
+def _days(sentence: str) -> frozenset[str]:
+    return normal_values(without_stamp(sentence), "day")
 
 
 def holders_apart(one: Holder | None, other: Holder | None, one_sentence: str, other_sentence: str) -> bool:
@@ -376,9 +387,13 @@ _PERSONAL = re.compile(r"\b(he|she)\b", re.IGNORECASE)
 
 def _pronouns_clash(one: str, other: str) -> bool:
     """One clause speaks of a "he" and the other of a "she", neither of both: two beings."""
-    a = {m.lower() for m in _PERSONAL.findall(one)}
-    b = {m.lower() for m in _PERSONAL.findall(other)}
+    a, b = _personal(one), _personal(other)
     return len(a) == 1 and len(b) == 1 and a != b
+
+
+@lru_cache(maxsize=65536)
+def _personal(text: str) -> frozenset[str]:
+    return frozenset(m.lower() for m in _PERSONAL.findall(text))
 
 
 def _same_period(a: str, b: str) -> bool:
@@ -394,7 +409,12 @@ def other_numbered(a: frozenset[Numbered], b: frozenset[Numbered]) -> bool:
 
 def _a_list(frame: Frame) -> bool:
     """Three or more values of one kind in one clause, or a value of a list."""
-    return "list" in frame.forms or any(frame.forms.count(form) >= 3 for form in set(frame.forms))
+    return _listed(frame.forms)
+
+
+@lru_cache(maxsize=4096)
+def _listed(forms: tuple[str, ...]) -> bool:
+    return "list" in forms or any(forms.count(form) >= 3 for form in set(forms))
 
 
 def _normals(frame: Frame) -> list[str]:
