@@ -92,6 +92,11 @@ def normalise(text: str) -> str:
     return _THOUSANDS.sub("", lowered)
 
 
+def looks_plural(word: str) -> bool:
+    """A lowercase word ending in a plural "-s" ("drills", "classes"; not "class", "bus", "this")."""
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
 def stem(word: str) -> str:
     """A light suffix stripper: enough to make plurals and tenses meet, never a full stemmer."""
     word = SPELLING.get(word, word)
@@ -101,7 +106,7 @@ def stem(word: str) -> str:
         word = word[:-3] + "y"
     elif word.endswith(("sses", "shes", "ches", "xes", "zes")):
         word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+    elif looks_plural(word):
         word = word[:-1]
     for suffix in ("ing", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from language.changes import MASK, Value, mask_values, says_changed
 from language.dates import WEEKDAYS
-from language.tokens import MONTHS, STOPWORDS, stem
+from language.tokens import MONTHS, STOPWORDS, looks_plural, stem
 
 
 @dataclass(frozen=True)
@@ -138,11 +138,7 @@ def counted_noun(sentence: str, end: int) -> str | None:
     "rooms"); None when the run has none ("48 MB right now", "the 400 upload limit": the word
     right after the count is then all there is)."""
     run = _run_forward(_tokens(sentence[end : end + WINDOW_CHARS]))
-    return next((word for word in run if _plural(word.lower())), None)
-
-
-def _plural(word: str) -> bool:
-    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _PERIODIC
+    return next((word for word in run if looks_plural(word.lower()) and word.lower() not in _PERIODIC), None)
 
 
 _HAVING = frozenset("has have had get gets got set".split())

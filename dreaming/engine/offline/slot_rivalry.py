@@ -130,12 +130,14 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     # "after 12 drills, accuracy went from 70% to 90%" / "has done 15 drills with 95% accuracy": a
     # running total that grew makes the two clauses one progress report, whose other values (not the
     # counts) of one noun ("accuracy") are then one attribute's as surely as if qualified alike.
-    counts_gone = [(fo, so) for fo, _, _, so, _ in gone if fo.startswith("unit:")]
-    progress = bool(counts_gone) and any(
-        fo == fn and grows(fresh.sentence, sn, stale.sentence, so)
-        for fo, so in counts_gone
+    grown_pairs = {
+        (so, sn)
+        for fo, _, _, so, _ in gone
+        if fo.startswith("unit:")
         for fn, _, _, sn, _, _, _ in fresh_values
-    )
+        if fo == fn and grows(fresh.sentence, sn, stale.sentence, so)
+    }
+    progress = bool(grown_pairs)
     for fo, ao, io, so, ho in gone:
         for fn, an, i_n, sn, m, hn, added in fresh_values:
             if io != i_n or not same_kind(fo, fn, ao, an) or fo.startswith("delta:") or fo == "formula":
@@ -148,7 +150,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                 continue  # "coverage of the billing module" / "coverage of the search module": two things
             if roles_clash(fresh.sentence, sn, stale.sentence, so):
                 continue  # "spent $61 on games" / "a game budget of $70": what went out, what may
-            grown = fo == fn and fo.startswith("unit:") and grows(fresh.sentence, sn, stale.sentence, so)
+            grown = (so, sn) in grown_pairs
             # One named thing on one day at two times of day: that occasion's time, told anew
             # ("the Lakeside Cafe on May 3 at 6 PM" / "free at 7 PM on May 3 for the Lakeside Cafe").
             rescheduled = fo == fn == "clock" and occasion and bool(fresh.names & stale.names)
