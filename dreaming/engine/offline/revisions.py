@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import is_answer_record, is_reported_speech
@@ -28,6 +29,7 @@ from dreaming.engine.offline.corrections import (
     apply_change,
     explicit_targets,
     is_bare,
+    owner_of,
     restamped,
     sentence_replaced,
     statement_rivals,
@@ -39,9 +41,10 @@ from dreaming.engine.offline.slot_frames import names_in, sentences
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.antecedents import resolved
-from language.changes import ValueChange, normal_values
+from language.changes import ValueChange, normal_values, values_in
 from language.clauses import Clause
 from language.dates import stamp_day, without_stamp
+from language.unsettled import Unsettled, unsettled_occasions
 from schemas import ConversationTurn
 
 CORRECTION_CONFIDENCE = 0.9
@@ -64,6 +67,15 @@ class _Pending:
     rationale: str
     said: frozenset[str]
     """The correction clause's words: the memory made from it holds most of them."""
+
+
+class _Timed(NamedTuple):
+    """A memory giving an occasion a time: the day and clock values it gives, and which of the
+    two its new one would be ("date" or "time")."""
+
+    memory: WorkingMemory
+    times: frozenset[str]
+    noun: str
 
 
 class Revisions:
@@ -267,6 +279,70 @@ class Revisions:
             )
         )
 
+    # --- times left unsaid
+    def unsettle(self, turn: ConversationTurn, message: str, subject: str | None) -> None:
+        """An occasion `message` says was moved or called off without its new time
+        (`language.unsettled`): each live, older memory of the speaker's that gives it a day or a
+        time is replaced by itself with what happened said after it ("… on March 20 (since
+        rescheduled, as said on 2024-03-15; the new time not given)"), citing the message too. A
+        later message with the new time updates that memory like any other. When the memories
+        naming the occasion give it different times, which one moved is unknown: none changes."""
+        if turn.message_id in self.consumed:
+            return
+        for occasion in unsettled_occasions(message):
+            timed = self._timed(occasion, turn, subject)
+            if len({found.times for found in timed}) > 1:
+                self.notes.append(
+                    f"message {turn.message_id} says {occasion.phrase!r} was {occasion.how}, "
+                    "but memories give it different times; left as they are"
+                )
+                continue
+            for memory, _, noun in timed:
+                if memory.protected:
+                    self.notes.append(
+                        f"message {turn.message_id} says {occasion.phrase!r} was {occasion.how}; "
+                        f"protected memory {memory.key} left untouched for a person to review"
+                    )
+                    continue
+                day = turn.ts.date().isoformat()
+                what = "" if occasion.how == "cancelled" else f"; the new {noun} not given"
+                text = f"{memory.text.rstrip().rstrip('.')} (since {occasion.how}, as said on {day}{what})."
+                if len(text) <= MAX_TEXT_CHARS:
+                    who = subject or "the user"
+                    rationale = f"{who} said in {turn.message_id} that {occasion.phrase} was {occasion.how}"
+                    self.replace(memory, text, turn, rationale, keep_evidence=True)
+
+    def _timed(self, occasion: Unsettled, turn: ConversationTurn, subject: str | None) -> list[_Timed]:
+        """The live, older memories (not records of someone's words) that name the occasion — its
+        head noun and most of its other words — and give it a day or a time in the sentence naming
+        it."""
+        head = canonical_tokens(_head_word(occasion.phrase))
+        named = canonical_tokens(occasion.phrase) - self.name_tokens
+        if len(head) != 1 or not named:
+            return []
+        found = []
+        for memory in self.working.containing_all(head):
+            if (
+                memory.evidence_ts >= turn.ts
+                or self.builder.touched(memory.key)
+                or _in_their_words(memory.text)
+                or 3 * len(named & memory.tokens) < 2 * len(named)
+                or (self.people and owner_of(memory.text, self.people) not in (None, subject))
+                or f"(since {occasion.how}," in memory.text
+            ):
+                continue
+            values = [
+                value
+                for sentence in sentences(without_stamp(memory.text))
+                if head <= canonical_tokens(sentence)
+                for value in values_in(sentence)
+                if value.kind in ("day", "clock")
+            ]
+            if values:
+                noun = "date" if any(v.kind == "day" for v in values) else "time"
+                found.append(_Timed(memory, frozenset(v.normal for v in values), noun))
+        return found
+
     # --- replacing
     def replace(
         self, target: WorkingMemory, text: str, turn: ConversationTurn, rationale: str, *, keep_evidence: bool
@@ -311,6 +387,16 @@ def _in_their_words(text: str) -> bool:
     """A record of someone's words (what was said or asked, a reply quoted with its question):
     a stale one is archived, never rewritten into words nobody said."""
     return is_reported_speech(text) or is_answer_record(text)
+
+
+_LINKS = frozenset("of on in for about with at from by".split())
+
+
+def _head_word(phrase: str) -> str:
+    """The noun a phrase names, before what qualifies it: "the webinar on AI ethics" -> "webinar"."""
+    words = phrase.split()
+    cut = next((i for i, word in enumerate(words) if word.lower() in _LINKS and i > 0), len(words))
+    return words[cut - 1]
 
 
 def _made_from(said: frozenset[str], made: Sequence[tuple[str, str]]) -> str | None:

@@ -158,6 +158,7 @@ class TranscriptPass:
             kind = "question with a value" if fact.kind == "asked" else "statement"
             self._add_statement(turn, fact.text, kind, subject)
         self.revisions.settle(turn, self._made.get(turn.message_id, []))
+        self.revisions.unsettle(turn, speaker.body, subject)
 
     def _prefetch(self, readings: Sequence[_Reading]) -> None:
         """Embed what the walk will embed in one batch (the embedder caches by text) instead of
