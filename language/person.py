@@ -126,6 +126,12 @@ def third_person_verb(verb: str) -> str:
         return _IRREGULAR[lower]
     if lower in INVARIANT_FORMS or lower.endswith("n't") or is_regular_past(lower):
         return verb
+    return _with_s(verb)
+
+
+def _with_s(verb: str) -> str:
+    """A regular verb's third person singular: "tries", "fixes", "reads"."""
+    lower = verb.lower()
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
         return verb[:-1] + "ies"
     if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
@@ -236,6 +242,67 @@ _JOINT_SUBJECT = re.compile(
 )
 
 
+# A verb joined to the speaker's first one by "and" shares its subject and agrees with it: "I watch
+# tutorials and keep up with forums" -> "Noor watches tutorials and keeps up with forums". Only
+# common verbs, only with a complement after them ("I love music and dance." may join two nouns),
+# and only when nothing between the two could be a verb or an infinitive of its own ("I help kids
+# read and write", "I want to rest and eat": the second verb goes with the word between).
+_JOINED_VERB = re.compile(rf"\s*,?\s+and\s+(?:{_ADVERB}\s+)?(?P<verb>[a-z]+)(?=\s+[\w$'\u2019\ue000])")
+_CLAUSE_END = re.compile(r"[.;:!?()\u2013\u2014]|,\s*(?:but|so|because|which|while|though)\b|\s+(?:but|so|because)\s")
+_NOT_BETWEEN = frozenset(
+    "to and or not never can could will would should must may might i i'm i'll i've i'd you we he she they it".split()
+)
+"""Between the two verbs: an infinitive or a modal the second may belong to, or another subject
+("Once I find someone, I'll negotiate and get …")."""
+_OBJECT_OPENERS = frozenset(
+    """
+the a an my your his her our their its this that these those some any every each all more much many
+it them him me us everything something nothing anything one two three
+up out on off in at to with for about into around over down back away through by from
+how what why when where who whether if
+""".split()
+)
+"""What a second verb's complement opens with; a bare singular noun ("I love the self-acceptance and
+love theme") more often ends a noun joined by "and" than a verb's object."""
+JOINED_VERBS = frozenset(
+    """
+attend bake believe bring build buy call care carry catch chat check clean climb coach cook create
+drink drive eat encourage enjoy explore feel find fix follow forget get give go grow handle hate help
+hike hold hope host join keep knit know lead learn leave like listen live look love make manage meet
+mentor miss move need organise organize paint pay pick plan play post practice practise pray prefer
+put raise read remember ride run save see sell send share sing sketch sleep spend stand start stay
+stop study support swim take talk teach tell think train travel try use visit volunteer walk want
+wash watch wear work write
+""".split()
+)
+"""Verbs common enough in chat to be read as a second verb after "and" (others are left as said)."""
+
+
+def _joined_verbs_agree(statement: str) -> str:
+    """`statement` with the verbs joined by "and" to a first-person verb in agreement (above)."""
+    edits: list[tuple[int, int, str]] = []
+    for match in _FIRST_PERSON.finditer(statement):
+        verb = match.group("i_verb")
+        if not verb or third_person_verb(verb) == verb or _JOINT_SUBJECT.search(statement[: match.start()]):
+            continue
+        stop = _CLAUSE_END.search(statement, match.end())
+        joined = _JOINED_VERB.search(statement, match.end(), stop.start() if stop else len(statement))
+        if joined is None or joined.group("verb") not in JOINED_VERBS:
+            continue
+        following = statement[joined.end("verb") :].split(maxsplit=1)[0].lower().strip(",.;:!?")
+        if following not in _OBJECT_OPENERS and not (following.endswith("s") and not following.endswith("ss")):
+            continue
+        between = {w.lower() for w in re.findall(r"[A-Za-z']+", statement[match.end() : joined.start()])}
+        if between & (JOINED_VERBS | _NOT_BETWEEN):
+            continue
+        # Joined to a present verb, a bare form is present too: "and read" -> "reads", not a past.
+        second = joined.group("verb")
+        edits.append((joined.start("verb"), joined.end("verb"), _IRREGULAR.get(second) or _with_s(second)))
+    for start, end, agreed in reversed(edits):
+        statement = f"{statement[:start]}{agreed}{statement[end:]}"
+    return statement
+
+
 # A quotation is words as said: a title ("Tell Me Your Secrets"), a sign, a line someone spoke.
 # Double or curly quotes; single quotes only around words (an apostrophe inside a word is not one).
 _QUOTATION = re.compile(
@@ -321,6 +388,6 @@ def to_third_person(
             return group
         raise AssertionError(f"unhandled first-person form {match.group(0)!r}")
 
-    statement = _GONNA.sub(r"\1 going to", statement)
+    statement = _joined_verbs_agree(_GONNA.sub(r"\1 going to", statement))
     rewritten = _put_quotes_back(_FIRST_PERSON.sub(replace, statement), quotes)
     return rewritten[:1].upper() + rewritten[1:]

@@ -47,6 +47,34 @@ def test_a_joint_subject_keeps_a_plural_verb() -> None:
     assert to_third_person("I feed the cats and I walk them", "Noor") == "Noor feeds the cats and Noor walks them"
 
 
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("I fix bikes and sell them at the market", "Noor fixes bikes and sells them at the market"),
+        ("I study late, and read articles on the bus", "Noor studies late, and reads articles on the bus"),
+        ("I go out and put the bins out", "Noor goes out and puts the bins out"),
+        # the second verb goes with a word between: an infinitive, a verb after its object
+        ("I want to rest and eat something", "Noor wants to rest and eat something"),
+        ("I help kids read and write stories", "Noor helps kids read and write stories"),
+        # no complement: "dance" may be a noun joined to "music"; a past keeps every verb as said
+        ("I love music and dance.", "Noor loves music and dance."),
+        ("I painted the shed and fixed the gate", "Noor painted the shed and fixed the gate"),
+        # "and" before another subject, or a noun
+        ("I drive and Sam navigates the route", "Noor drives and Sam navigates the route"),
+        ("I love my sister and her kids", "Noor loves Noor's sister and her kids"),
+        ("I like the trust and care theme", "Noor likes the trust and care theme"),
+        ("I adore the colour and love story", "Noor adores the colour and love story"),
+        # another subject between the two
+        (
+            "When I land, I'll rent a car and drive to the coast",
+            "When Noor lands, Noor will rent a car and drive to the coast",
+        ),
+    ],
+)
+def test_a_verb_joined_by_and_agrees_with_the_first(said: str, written: str) -> None:
+    assert to_third_person(said, "Noor") == written
+
+
 def test_questions_keep_their_auxiliary_in_agreement() -> None:
     assert to_third_person("How do I renew my passport?", "Noor") == "How does Noor renew Noor's passport?"
     assert to_third_person("Am I late for the ferry?", None) == "Is the user late for the ferry?"
