@@ -251,6 +251,7 @@ def _backward(tokens: list[str]) -> Holder | None:
             skipped += 1
             continue
         break
+    index = _before_relative_clause(tokens, index)
     run: list[str] = []
     while index >= 0 and len(run) < MAX_RUN:
         previous = tokens[index - 1] if index else ""
@@ -282,6 +283,46 @@ def _backward(tokens: list[str]) -> Holder | None:
     return _holder(run, [])
 
 
+MAX_RELATIVE = 5
+"""Most words of a relative clause passed between a holder and its value ("the mentees I have
+worked with | has grown to #")."""
+_AUXILIARY_WORDS = frozenset("has have had 've is are was were 's been".split())
+
+
+def _before_relative_clause(tokens: list[str], index: int) -> int:
+    """Where the holder's noun run ends when `tokens[: index + 1]` ends on a relative clause with
+    its own subject ("the number of mentees Ana has worked with", "… the user has worked with"):
+    the index before that subject; else `index`. The clause is a subject (a pronoun, "the user", a
+    name) and at most `MAX_RELATIVE` lower-case words after it: auxiliaries, one verb, a stranded
+    preposition; a noun must come right before the subject. The words before the value may have
+    been passed already ("the students the user | has tutored went up to #")."""
+    if index >= 2 and tokens[index].lower() == "user" and tokens[index - 1].lower() == "the":
+        before = index - 2  # "the user" is never a holder: here, the subject of the clause passed
+        if _is_noun_like(tokens[before], tokens[before - 1] if before else "", "the"):
+            return before
+    for start in range(index, max(index - MAX_RELATIVE, 0), -1):
+        words = [t.lower() for t in tokens[start + 1 : index + 1]]
+        if not words or not all(t.isalpha() or "'" in t for t in tokens[start + 1 : index + 1]):
+            continue
+        if any(t[:1].isupper() for t in tokens[start + 1 : index + 1]):
+            break
+        verbs = [w for w in words if w not in _AUXILIARY_WORDS and w not in _PREPOSITIONS]
+        if len(verbs) != 1 or (words[-1] not in _PREPOSITIONS and words[-1] != verbs[0]):
+            continue
+        if words[-1] not in _PREPOSITIONS and not _AUXILIARY_WORDS & set(words):
+            continue  # "the daily API quota is #": a noun after a name, no clause
+        subject = tokens[start]
+        if subject.lower() in _SUBJECTS - {"you"} or (subject[:1].isupper() and subject.isalpha()):
+            before = start - 1
+        elif subject.lower() == "user" and start > 0 and tokens[start - 1].lower() == "the":
+            before = start - 2
+        else:
+            continue
+        if before >= 0 and _is_noun_like(tokens[before], tokens[before - 1] if before else "", subject):
+            return before
+    return index
+
+
 def _holder(run: list[str], qualifier: list[str], joint: str = "") -> Holder | None:
     while run and run[-1].lower() in _PERIODIC:
         run = run[:-1]
@@ -311,6 +352,46 @@ def holders_clash(one: Holder, other: Holder, one_sentence: str, other_sentence:
 def same_holder(one: Holder, other: Holder, one_sentence: str, other_sentence: str) -> bool:
     """Both values belong to one noun, qualified alike or not at all on one side."""
     return one.head == other.head and not holders_clash(one, other, one_sentence, other_sentence)
+
+
+_PEOPLE = frozenset(
+    stem(w)
+    for w in """
+women men people persons students kids children girls boys members clients volunteers interns employees staff
+colleagues teens teenagers adults candidates players patients customers participants learners parents friends
+writers artists founders entrepreneurs professionals youths juniors graduates apprentices recruits hires
+""".split()
+)
+"""Nouns that count people: who a verb's "-ee" noun can count ("mentoring 5 women": 5 mentees)."""
+_COUNT_BEFORE = re.compile(
+    r"\b(?P<verb>[A-Za-z]+)\s+(?:(?:those|these|the|my|our|his|her|their|about|over|around|some)\s+)?"
+    r"(?:\d[\d,]*|#)\s+(?P<nouns>[A-Za-z]+(?:\s+[A-Za-z]+){0,2})"
+)
+
+
+def counts_the_same_people(one: Holder, other: Holder, one_sentence: str, other_sentence: str) -> bool:
+    """One count is of "-ee" people ("mentees", "trainees", "interviewees") and the other counts
+    people its verb's object ("mentoring 5 women", "trained 12 new hires" counts 12 trainees):
+    English forms the "-ee" noun from the verb's stem. Either way round."""
+    return _ee_of(one, other, other_sentence) or _ee_of(other, one, one_sentence)
+
+
+def _ee_verb_stems(base: str) -> frozenset[str]:
+    """The stems of the verb an "-ee" noun comes from: "trainee" train, "mentee" mentor, "invitee"
+    invite, "nominee" nominate (not "mentioned" for "mentee": the stem must be the verb's whole)."""
+    return frozenset({base, f"{base}or", f"{base}e", f"{base}ate", f"{base}at"})
+
+
+def _ee_of(derived: Holder, counted: Holder, counted_sentence: str) -> bool:
+    word = derived.phrase.split()[-1].lower() if derived.phrase else ""
+    base = word.removesuffix("s").removesuffix("ee")
+    if not word.rstrip("s").endswith("ee") or len(base) < 4 or counted.head not in _PEOPLE:
+        return False
+    noun = counted.phrase.split()[0].lower()
+    return any(
+        noun in found.group("nouns").lower().split() and stem(found.group("verb").lower()) in _ee_verb_stems(base)
+        for found in _COUNT_BEFORE.finditer(counted_sentence)
+    )
 
 
 @lru_cache(maxsize=16384)

@@ -17,7 +17,7 @@ from language.changes import Numbered, Value, adds_to, identifiers, modifiers_cl
 from language.dates import without_stamp
 from language.running_totals import grows, tells_earlier_moment
 from language.tokens import stem
-from language.value_holders import Holder, holders_clash, same_holder
+from language.value_holders import Holder, counts_the_same_people, holders_clash, same_holder
 from language.values import said_at
 
 ANCHORED_SHARED_WORDS = 2
@@ -61,14 +61,17 @@ def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     return rivalry(fresh, stale, stated_now, common) is not None
 
 
-PLAIN, MOVED, HELD, ANCHORED = "plain", "moved", "held", "anchored"
+PLAIN, MOVED, HELD, ANCHORED, DERIVED = "plain", "moved", "held", "anchored", "derived"
 """How strongly a pair of frames' values look like one attribute's old and new value: *moved*, the
 newer value is itself said to be the new one ("raised the rent to #"; a change word elsewhere
 in the clause — "has gone from # to #" beside "completed # problems" — says nothing of the other
 value); *held*, both values belong to one noun phrase, qualified alike ("5 job offers" / "the job
 offers grew to 7", `language.value_holders`), the newer said to be new or both holders qualified by
 a word in common: the framing around them may differ as much as a worry and a question do;
-*anchored*, moved and of the same specific kind beside the same qualifying words."""
+*anchored*, moved and of the same specific kind beside the same qualifying words; *derived*, a
+count of people said to be new and an older count of the people a verb's "-ee" noun names
+("mentoring 5 women" / "the number of mentees grew to 7", `value_holders.counts_the_same_people`):
+the words themselves say it is one count, whatever the clauses around them say."""
 
 
 class _Pair(NamedTuple):
@@ -88,6 +91,8 @@ class _Pair(NamedTuple):
     unadded: bool = False
     """The newer value is said to be the new one with no word of addition before it ("extended to
     May 9 because of extra tests": the addition is the reason's, not the value's)."""
+    derived: bool = False
+    """A count of "-ee" people and the count of the people the verb names (*derived*)."""
 
 
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
@@ -140,7 +145,9 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     progress = bool(grown_pairs)
     for fo, ao, io, so, ho in gone:
         for fn, an, i_n, sn, m, hn, added in fresh_values:
-            if io != i_n or not same_kind(fo, fn, ao, an) or fo.startswith("delta:") or fo == "formula":
+            # "mentoring 5 women" / "the number of mentees grew to 7": two nouns, one count of people
+            derived = bool(m) and _same_people(hn, ho, fresh.sentence, stale.sentence)
+            if io != i_n or not (same_kind(fo, fn, ao, an) or derived) or fo.startswith("delta:") or fo == "formula":
                 continue  # the cheap checks first (two changes' sizes are two changes, not one value's)
             if _starts_change(fresh.sentence, sn) or _starts_change(stale.sentence, so):
                 continue  # "went from # to …": a value the sentence itself says is past
@@ -163,6 +170,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     and _held(hn, ho, fresh.sentence, stale.sentence)
                 )
                 or rescheduled
+                or (derived and not added)
             )
             if not held and _bare_duration(fo) and not _qualifiers(ao & an, fo) - common:
                 continue  # "# years already" / "# years now": nothing says what lasted, two things as often as one
@@ -173,14 +181,20 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     len(_qualifiers(ao & an, fo) - common) >= ANCHORED_SHARED_WORDS
                     or (fo == fn and same_allowance(fresh.sentence, sn, stale.sentence, so))
                 )
-                weak = not rescheduled and (
-                    fo == "rank"  # "the first ace" / "the second ace": which one, two things as often as one
-                    or holders_apart(hn, ho, fresh.sentence, stale.sentence)
-                    or _other_start(fresh.sentence, sn, stale.values)
-                    or (_far_apart(fo, so, sn) and not _qualified(hn, ho))
+                weak = (
+                    not rescheduled
+                    and not derived
+                    and (
+                        fo == "rank"  # "the first ace" / "the second ace": which one, two things as often as one
+                        or holders_apart(hn, ho, fresh.sentence, stale.sentence)
+                        or _other_start(fresh.sentence, sn, stale.values)
+                        or (_far_apart(fo, so, sn) and not _qualified(hn, ho))
+                    )
                 )
                 unadded = m and not _added_before(fresh.sentence, sn)
-                pairs.append(_Pair(fo, fn, m, anchored, held, weak, grown=grown, unadded=unadded))
+                pairs.append(
+                    _Pair(fo, fn, m, anchored, held, weak, grown=grown, unadded=unadded, derived=derived and not added)
+                )
     # Two days are usually two events: a day pair counts only when the newer day is itself said to be
     # the new one ("moved the ferry to #"), whatever other value the older clause gave.
     pairs = [p for p in pairs if p.old_form != "day" or p.moved]
@@ -214,7 +228,7 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     if any(p.anchored and p.old_form == p.new_form and p.old_form != "number" for p in strong):
         return ANCHORED
     if any(p.held for p in strong):
-        return HELD
+        return DERIVED if all(p.derived for p in strong if p.held) else HELD
     return MOVED if any(p.moved for p in strong) else PLAIN
 
 
@@ -355,6 +369,10 @@ def _held(one: Holder | None, other: Holder | None, one_sentence: str, other_sen
         and (one.head not in _UNIT_HEADS or _qualified(one, other))
         and same_holder(one, other, one_sentence, other_sentence)
     )
+
+
+def _same_people(one: Holder | None, other: Holder | None, one_sentence: str, other_sentence: str) -> bool:
+    return one is not None and other is not None and counts_the_same_people(one, other, one_sentence, other_sentence)
 
 
 def _qualified(one: Holder | None, other: Holder | None) -> bool:

@@ -29,7 +29,7 @@ import numpy as np
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import content_words, frames, holder, names_in, sentences, without_subject
-from dreaming.engine.offline.slot_rivalry import ANCHORED, HELD, MOVED, other_names, rival_frames, rivalry
+from dreaming.engine.offline.slot_rivalry import ANCHORED, DERIVED, HELD, MOVED, other_names, rival_frames, rivalry
 from language.changes import ValueChange, mask_values, normal_values, says_changed, values_in
 from language.chatter import NOT_CONTENT
 
@@ -118,7 +118,9 @@ class SlotReader:
         for fresh, stale in pairs:
             cosine = self.cosine(fresh.masked, stale.masked)
             strength = rivalry(fresh, stale, stated_now, common)
-            if strength == ANCHORED:
+            if strength == DERIVED:
+                needed = -1.0  # the words say it is one count; the clauses around them need not agree
+            elif strength == ANCHORED:
                 needed = ANCHORED_SLOT_COSINE
             elif strength == HELD:
                 needed = HELD_SLOT_COSINE

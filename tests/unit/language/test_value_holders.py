@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from language.changes import values_in
-from language.value_holders import Holder, holder_of, holders_clash, same_holder
+from language.value_holders import Holder, counts_the_same_people, holder_of, holders_clash, same_holder
 
 
 def _holder(sentence: str, value: str) -> Holder | None:
@@ -35,6 +35,10 @@ def _holder(sentence: str, value: str) -> Holder | None:
         ("The user has added two new rooms to the plan.", "two", "room", set()),
         ("The water bill was lowered to $64 monthly last spring.", "$64", "bill", {"water"}),
         ("The yoga retreat costs $310 per person.", "$310", "retreat", {"yoga"}),
+        # a relative clause with its own subject between the holder and its value
+        ("The number of volunteers I have coordinated with has grown to 12.", "12", "volunteer", set()),
+        ("The number of students the user has tutored went up to 9.", "9", "student", set()),
+        ("The clients Priya looks after rose to 9.", "9", "client", set()),
     ],
 )
 def test_the_holder_is_what_the_value_belongs_to(
@@ -105,3 +109,28 @@ def test_one_noun_qualified_otherwise_is_two_things(one: tuple[str, str], other:
 def test_another_noun_is_not_the_same_holder() -> None:
     a, b = _pair(("I have 3 job offers.", "3"), ("I have 3 interviews lined up, and 5 rejections.", "5"))
     assert not same_holder(a, b, "I have 3 job offers.", "I have 3 interviews lined up, and 5 rejections.")
+
+
+@pytest.mark.parametrize(
+    ("derived", "counted", "same"),
+    [
+        (("The number of trainees rose to 9.", "9"), ("I trained 6 new hires in March.", "6"), True),
+        (
+            ("The number of mentees grew to 6.", "6"),
+            ("I enjoy mentoring those 4 girls from the robotics club.", "4"),
+            True,
+        ),
+        (("The number of nominees went up to 5.", "5"), ("We nominated 3 colleagues for the award.", "3"), True),
+        # "mentioned" is not the verb "mentee" comes from, models are no people, another verb's "-ee"
+        (("The number of mentees grew to 6.", "6"), ("I mentioned those 4 girls from the robotics club.", "4"), False),
+        (("The number of trainees rose to 9.", "9"), ("I trained 6 models in March.", "6"), False),
+        (("The number of interviewees rose to 9.", "9"), ("I trained 6 new hires in March.", "6"), False),
+    ],
+)
+def test_an_ee_noun_counts_the_people_its_verb_names(
+    derived: tuple[str, str], counted: tuple[str, str], same: bool
+) -> None:
+    one, other = _holder(*derived), _holder(*counted)
+    assert one is not None and other is not None
+    assert counts_the_same_people(one, other, derived[0], counted[0]) is same
+    assert counts_the_same_people(other, one, counted[0], derived[0]) is same

@@ -300,6 +300,24 @@ RECOUNTED = [
 ]
 
 
+DERIVED_UPDATES = [
+    # A count of people and a later count of the "-ee" people of the verb that named them.
+    (
+        "Gina is proud of mentoring 4 girls from the robotics club, and she shares their projects online.",
+        "Gina noticed the number of mentees Gina works with has grown to 6.",
+    ),
+    ("The user trained 6 new hires in March.", "The number of trainees the user looks after went up to 9."),
+]
+DERIVED_LOOKALIKES = [
+    (
+        "The user mentioned 4 girls from the robotics club in the speech.",
+        "The number of mentees the user works with has grown to 6.",
+    ),
+    ("The user trained 6 new hires in March.", "The number of interviewees the user met went up to 9."),
+    ("The user trained 6 new hires in March.", "The user is thinking the number of trainees might grow to 9."),
+]
+
+
 def _subject(text: str) -> str | None:
     return next((name for name in ("Jon", "Gina", "Melanie", "Caroline") if name in text), None)
 
@@ -318,7 +336,7 @@ def test_a_value_said_to_be_new_updates_the_same_quantity_whatever_frames_it(
     assert update is not None and update.old_sentence == old and update.new_sentence == new
 
 
-@pytest.mark.parametrize(("old", "new"), HELD_UPDATES + UNNAMED_UPDATES + RECOUNTED)
+@pytest.mark.parametrize(("old", "new"), HELD_UPDATES + UNNAMED_UPDATES + RECOUNTED + DERIVED_UPDATES)
 def test_a_new_value_of_the_same_holder_is_an_update_whatever_frames_it(slots: SlotReader, old: str, new: str) -> None:
     update = slots.update(new, old, _subject(old))
     assert update is not None and update.old_sentence == old and update.new_sentence == new
@@ -332,7 +350,8 @@ def test_a_new_value_of_the_same_holder_is_an_update_whatever_frames_it(slots: S
     + HELD_LOOKALIKES
     + UNNAMED_LOOKALIKES
     + SUBJECT_LOOKALIKES
-    + WORKED_EXAMPLES,
+    + WORKED_EXAMPLES
+    + DERIVED_LOOKALIKES,
 )
 def test_other_attributes_people_and_events_are_not_updates(slots: SlotReader, old: str, new: str) -> None:
     assert slots.update(new, old, _subject(old)) is None
