@@ -199,12 +199,38 @@ def _is_generic_you(statement: str, match: re.Match[str]) -> bool:
     )
 
 
+def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
+    """The verb after a "you" that is its subject: not after an auxiliary ("Did you go?": the
+    auxiliary agrees), not an object ("sending you the recipe"), not "you guys"."""
+    verb = match.group("you_verb")
+    before = statement[: match.start()]
+    if verb is None or verb in _NOT_VERBS or _AUX_BEFORE.search(before) or not _SUBJECT_SLOT.search(before):
+        return None
+    return verb
+
+
+_ALL_OF = re.compile(r"\s+(?:the|of|this|that|these|those|my|your|our|his|her|their)\b", re.IGNORECASE)
+
+
+def _several(statement: str, match: re.Match[str]) -> bool:
+    """ "you guys", "you two", "you both", "you all" (not "wishing you all the best"): the
+    listeners, not the one listener the chat's "you" is."""
+    word = match.group("you_verb")
+    if word in ("guys", "two", "both"):
+        return True
+    return word == "all" and not _ALL_OF.match(statement, match.end())
+
+
 def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     """In a two-person chat, "you" is the other person, unless it is anyone ("if you ...": then
     every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small")."""
     if generic_you and any(_is_generic_you(statement, m) for m in _SECOND_PERSON.finditer(statement)):
         return statement
     statement = _AUX_YOU.sub(lambda m: f"{_agreed_aux(m.group(1))} {other}", statement)
+    statement = _joined_verbs_agree(
+        statement,
+        ((m.end(), verb) for m in _SECOND_PERSON.finditer(statement) if (verb := _subject_verb(statement, m))),
+    )
 
     def replace(match: re.Match[str]) -> str:
         if match.group("you_be"):
@@ -219,13 +245,10 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
             return f"{other}'s"
         if match.group("yourself"):
             return "themself"
-        verb = match.group("you_verb")
-        before = statement[: match.start()]
-        if verb is not None and (_AUX_BEFORE.search(before) or not _SUBJECT_SLOT.search(before)):
-            verb = None  # "Did you go?": the auxiliary agrees; "sending you the recipe": an object
-        if verb in ("guys", "all", "two", "both"):
+        if _several(statement, match):
             return match.group(0)  # "you guys": several people, not the one listener
-        if verb is None or verb in _NOT_VERBS:
+        verb = _subject_verb(statement, match)
+        if verb is None:
             return other + match.group(0)[len(match.group("you")) :]
         return f"{other} {match.group('you_adv') or ''}{third_person_verb(verb)}"
 
@@ -278,21 +301,21 @@ wash watch wear work write
 """Verbs common enough in chat to be read as a second verb after "and" (others are left as said)."""
 
 
-def _joined_verbs_agree(statement: str) -> str:
-    """`statement` with the verbs joined by "and" to a first-person verb in agreement (above)."""
+def _joined_verbs_agree(statement: str, subject_verbs: Iterable[tuple[int, str]]) -> str:
+    """`statement` with the verbs joined by "and" to each of `subject_verbs` (where a verb the
+    rewrite will make agree ends, and the verb) in agreement too (above)."""
     edits: list[tuple[int, int, str]] = []
-    for match in _FIRST_PERSON.finditer(statement):
-        verb = match.group("i_verb")
-        if not verb or third_person_verb(verb) == verb or _JOINT_SUBJECT.search(statement[: match.start()]):
+    for end, verb in subject_verbs:
+        if third_person_verb(verb) == verb:
             continue
-        stop = _CLAUSE_END.search(statement, match.end())
-        joined = _JOINED_VERB.search(statement, match.end(), stop.start() if stop else len(statement))
+        stop = _CLAUSE_END.search(statement, end)
+        joined = _JOINED_VERB.search(statement, end, stop.start() if stop else len(statement))
         if joined is None or joined.group("verb") not in JOINED_VERBS:
             continue
         following = statement[joined.end("verb") :].split(maxsplit=1)[0].lower().strip(",.;:!?")
         if following not in _OBJECT_OPENERS and not (following.endswith("s") and not following.endswith("ss")):
             continue
-        between = {w.lower() for w in re.findall(r"[A-Za-z']+", statement[match.end() : joined.start()])}
+        between = {w.lower() for w in re.findall(r"[A-Za-z']+", statement[end : joined.start()])}
         if between & (JOINED_VERBS | _NOT_BETWEEN):
             continue
         # Joined to a present verb, a bare form is present too: "and read" -> "reads", not a past.
@@ -388,6 +411,14 @@ def to_third_person(
             return group
         raise AssertionError(f"unhandled first-person form {match.group(0)!r}")
 
-    statement = _joined_verbs_agree(_GONNA.sub(r"\1 going to", statement))
+    statement = _GONNA.sub(r"\1 going to", statement)
+    statement = _joined_verbs_agree(
+        statement,
+        (
+            (m.end(), m.group("i_verb"))
+            for m in _FIRST_PERSON.finditer(statement)
+            if m.group("i_verb") and not _JOINT_SUBJECT.search(statement[: m.start()])
+        ),
+    )
     rewritten = _put_quotes_back(_FIRST_PERSON.sub(replace, statement), quotes)
     return rewritten[:1].upper() + rewritten[1:]

@@ -75,6 +75,23 @@ def test_a_verb_joined_by_and_agrees_with_the_first(said: str, written: str) -> 
     assert to_third_person(said, "Noor") == written
 
 
+def test_several_listeners_are_not_the_one_listener() -> None:
+    assert to_third_person("Looks like you all had fun at the lake!", "Noor", other="Ivo") == (
+        "Looks like you all had fun at the lake!"
+    )
+    assert to_third_person("What was it like for you both?", "Noor", other="Ivo") == "What was it like for you both?"
+    assert to_third_person("Wishing you all the best with the move", "Noor", other="Ivo") == (
+        "Wishing Ivo all the best with the move"
+    )
+
+
+def test_a_verb_joined_to_the_listeners_agrees_too() -> None:
+    assert to_third_person("You fix bikes and sell them online", "Noor", other="Ivo") == (
+        "Ivo fixes bikes and sells them online"
+    )
+    assert to_third_person("Did you fix it and sell it?", "Noor", other="Ivo") == "Did Ivo fix it and sell it?"
+
+
 def test_questions_keep_their_auxiliary_in_agreement() -> None:
     assert to_third_person("How do I renew my passport?", "Noor") == "How does Noor renew Noor's passport?"
     assert to_third_person("Am I late for the ferry?", None) == "Is the user late for the ferry?"
