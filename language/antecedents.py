@@ -23,14 +23,16 @@ MAX_PHRASE_WORDS = 7
 """A noun phrase longer than this is cut: the head and its first qualifier say what it is."""
 
 _PRONOUN = re.compile(r"\b[Ii]t(?:['\u2019](?:s|ll|d)\b)?(?![\w'\u2019-])")
-_OPENERS = r"the|a|an|my|our|your|his|her|their|this|that"
-_PHRASE_START = re.compile(rf"\b(?i:{_OPENERS})\s+(?=[A-Za-z])|\b[A-Z][a-z]+['\u2019]s\s+(?=[a-z])")
-_PHRASE_END = re.compile(
+OPENERS = r"the|a|an|my|our|your|his|her|their|this|that"
+"""The words that open a noun phrase (a possessive name opens one too: "Ava's flight")."""
+_PHRASE_START = re.compile(rf"\b(?i:{OPENERS})\s+(?=[A-Za-z])|\b[A-Z][a-z]+['\u2019]s\s+(?=[a-z])")
+PHRASE_END = re.compile(
     r"[,;:!?()\u2013\u2014\"]|\s(?:and|but|or|so|because|since|that|which|who|when|while|if|then|"
     r"is|are|was|were|has|have|had|got|gets|will|would|can|could|should|might|must|do|does|did|"
     r"again|now|today|yesterday|recently|already|too|also|just|still|anyway)\b",
     re.IGNORECASE,
 )
+"""Where a noun phrase ends: punctuation, a conjunction, a verb or a word of time after it."""
 _QUALIFIER = re.compile(r"\b(?:for|of|with|from|at|in|on|to|by)\s+$", re.IGNORECASE)
 """A phrase after these qualifies the one before it ("a gift for …"); one after "about" is more
 often what a verb is about ("emailed the landlord about the heater"), a phrase of its own."""
@@ -64,7 +66,7 @@ def noun_phrases_before(text: str, end: int) -> list[str]:
         start = opener.start()
         rest = before[start:]
         stop = min(
-            (m.start() for m in (_PHRASE_END.search(rest, pos=1), _SENTENCE_END.search(rest)) if m), default=len(rest)
+            (m.start() for m in (PHRASE_END.search(rest, pos=1), _SENTENCE_END.search(rest)) if m), default=len(rest)
         )
         if spans and spans[-1][0] < start < spans[-1][1] and _QUALIFIER.search(before[:start]):
             continue  # inside the phrase before it, after "for", "of", "with"…

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from language.antecedents import OPENERS, PHRASE_END
 from language.sentences import sentence_end
 
 MAX_PHRASE_WORDS = 8
@@ -61,16 +62,10 @@ _NOT_SAID = re.compile(
 _YES_NO = re.compile(r"\s*(?:has|have|had|was|were|is|are|did)\s+(?:it|the|my|our|your|this|that)\b", re.IGNORECASE)
 """A sentence opening on these asks whether the change happened ("Has the demo been pushed back too?")."""
 _CLAUSE_START = re.compile(r"[,;:.!?]\s*|\s(?:and|but|so|because|though|although|since|which)\s", re.IGNORECASE)
-_OPENER = re.compile(
-    r"\b(?i:the|my|our|your|his|her|their|this|that)\s+(?=[A-Za-z0-9$])|\b[A-Z][a-z]+['\u2019]s\s+(?=[a-z])"
-)
-_PHRASE_STOP = re.compile(
-    r"[,;:()\u2013\u2014\"]|[.!?](?:\s|$)|\s(?:and|but|or|so|because|since|that|which|who|when|while|if|then|"
-    r"is|are|was|were|has|have|had|got|gets|will|would|can|could|should|might|must|do|does|did|"
-    r"again|now|today|yesterday|tomorrow|recently|already|too|also|just|still|anyway)\b",
-    re.IGNORECASE,
-)
-_LINK = re.compile(r"\s(?:of|on|in|for|about|with|at|from|by)\s+$", re.IGNORECASE)
+_OPENER = re.compile(rf"\b(?i:{OPENERS})\s+(?=[A-Za-z0-9$])|\b[A-Z][a-z]+['\u2019]s\s+(?=[a-z])")
+"""A noun phrase's start; unlike an "it"'s antecedent, an occasion may open on its time ("my 3 PM call")."""
+_LINK_WORDS = frozenset("of on in for about with at from by".split())
+_LINK = re.compile(rf"\s(?:{'|'.join(sorted(_LINK_WORDS))})\s+$", re.IGNORECASE)
 """A phrase after these qualifies the one before it: "the webinar on | AI ethics in | the hiring process"."""
 _SENTENCE_END = sentence_end(careful=True, newlines=True)
 
@@ -82,6 +77,13 @@ class Unsettled(NamedTuple):
     """The noun phrase naming it ("the webinar on AI ethics in hiring")."""
     how: str
     """"rescheduled", "postponed", "delayed", "moved" or "cancelled"."""
+
+    @property
+    def head(self) -> str:
+        """The noun the phrase names, before what qualifies it: "the webinar on AI ethics" -> "webinar"."""
+        words = self.phrase.split()
+        cut = next((i for i, word in enumerate(words) if i and word.lower() in _LINK_WORDS), len(words))
+        return words[cut - 1]
 
 
 def unsettled_occasions(message: str) -> list[Unsettled]:
@@ -119,13 +121,19 @@ def _states(message: str, change: re.Match[str]) -> bool:
     return not _YES_NO.match(message, sentence_start)
 
 
+def _phrase_stop(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The first phrase end (`antecedents.PHRASE_END`) or sentence end in `text[start:end]`."""
+    found = [m for m in (PHRASE_END.search(text, start, end), _SENTENCE_END.search(text, start, end)) if m]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
 def _phrase_ending_at(text: str, end: int) -> str | None:
     """The noun phrase that ends at `end` ("… told me the team offsite | got postponed"): from the
     nearest opener back across the phrases it qualifies."""
     start = _outer_start(text, end)
     if start is None:
         return None
-    words = text[start:end].split()
+    words = text[start:end].rstrip(" .!?").split()
     return " ".join(words[:MAX_PHRASE_WORDS]) if len(words) >= 2 else None
 
 
@@ -135,7 +143,7 @@ def _outer_start(text: str, end: int) -> int | None:
     openers = [m.start() for m in _OPENER.finditer(text, 0, end)]
     start = None
     for at in reversed(openers):
-        if _PHRASE_STOP.search(text, at + 1, end) is not None:
+        if _phrase_stop(text, at + 1, end) is not None:
             break
         if start is not None and not _LINK.search(text, 0, start):
             break
@@ -150,12 +158,12 @@ def _antecedent(text: str, pronoun: int) -> str | None:
     sentence = max((m.end() for m in _SENTENCE_END.finditer(text) if m.end() <= pronoun), default=0)
     earlier = max((m.end() for m in _SENTENCE_END.finditer(text) if m.end() < sentence), default=0)
     for opener in reversed(list(_OPENER.finditer(text, earlier, pronoun))):
-        stop = _PHRASE_STOP.search(text, opener.end(), pronoun)
+        stop = _phrase_stop(text, opener.end(), pronoun)
         end = stop.start() if stop else pronoun
         start = _outer_start(text, end)
         if start is None:
             continue
-        words = text[start:end].split()
+        words = text[start:end].rstrip(" .!?").split()
         if len(words) >= 2:
             return " ".join(words[:MAX_PHRASE_WORDS])
     return None

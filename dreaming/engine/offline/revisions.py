@@ -316,7 +316,7 @@ class Revisions:
         """The live, older memories (not records of someone's words) that name the occasion — its
         head noun and most of its other words — and give it a day or a time in the sentence naming
         it."""
-        head = canonical_tokens(_head_word(occasion.phrase))
+        head = canonical_tokens(occasion.head)
         named = canonical_tokens(occasion.phrase) - self.name_tokens
         if len(head) != 1 or not named:
             return []
@@ -387,16 +387,6 @@ def _in_their_words(text: str) -> bool:
     """A record of someone's words (what was said or asked, a reply quoted with its question):
     a stale one is archived, never rewritten into words nobody said."""
     return is_reported_speech(text) or is_answer_record(text)
-
-
-_LINKS = frozenset("of on in for about with at from by".split())
-
-
-def _head_word(phrase: str) -> str:
-    """The noun a phrase names, before what qualifies it: "the webinar on AI ethics" -> "webinar"."""
-    words = phrase.split()
-    cut = next((i for i, word in enumerate(words) if word.lower() in _LINKS and i > 0), len(words))
-    return words[cut - 1]
 
 
 def _made_from(said: frozenset[str], made: Sequence[tuple[str, str]]) -> str | None:

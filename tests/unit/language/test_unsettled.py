@@ -51,3 +51,8 @@ def test_a_time_left_unsaid_names_its_occasion(message: str, expected: tuple[str
 )
 def test_no_time_left_unsaid(message: str) -> None:
     assert unsettled_occasions(message) == []
+
+
+def test_the_head_is_the_noun_before_what_qualifies_it() -> None:
+    assert Unsettled("the book club meetup at the library", "moved").head == "meetup"
+    assert Unsettled("My 3 PM call with Dana", "cancelled").head == "call"
