@@ -47,6 +47,12 @@ his her him which so but and also plus though yes yeah yep no nope sure definite
 )
 _PROPOSAL = re.compile(r"(?i)^(?:how about|what about|why don't we|why not|shall we|should we|maybe we could)\b")
 MIN_ADVICE_CONTENT_WORDS = 3
+_SHOWN = re.compile(
+    r"(?i)^(?:(?:here,?\s+)?(?:look at|check out|take a look at|have a look at))\s+"
+    r"(?P<determiner>this|these|that|those|my|our)\s+(?P<rest>.+)$"
+)
+""""Check out my painting", "look at this homemade ice cream": the speaker shows something; no advice."""
+_SHOWN_DETERMINERS = {"this": "the", "these": "the", "that": "the", "those": "the"}
 """Advice or an invitation to another person ("Find a trainer who checks your form") says
 something at this many content words; "Take care!" and "Look at this!" do not."""
 _QUESTION_START = compiled(patterns.QUESTION_START)
@@ -226,6 +232,11 @@ def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
         return None
     if is_reaction(_without_interjections(text)):
         return None  # "Wow, that beach sounds special to you" judges the news, it advises nothing
+    shown = _SHOWN.match(text.rstrip("!. "))
+    if shown:  # told as what happened: "I showed you the homemade ice cream" -> "Nate showed Joanna …"
+        determiner = shown.group("determiner")
+        thing = f"{_SHOWN_DETERMINERS.get(determiner.lower(), determiner)} {shown.group('rest')}"
+        return Unit(f"I showed you {thing}", "statement", False)
     return Unit(text, "suggested", False)
 
 

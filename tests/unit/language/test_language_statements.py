@@ -147,6 +147,18 @@ def test_advice_and_proposals_are_kept_for_a_person_only() -> None:
     assert statement_units("Take care!", to_person=True) == []
 
 
+def test_showing_something_is_told_as_what_happened_not_advice() -> None:
+    def told(said: str) -> list[tuple[str, str]]:
+        return [(u.kind, u.text) for u in statement_units(said, to_person=True)]
+
+    assert told("Check out my quilt for the county fair!") == [
+        ("statement", "I showed you my quilt for the county fair")
+    ]
+    assert told("Look at this sourdough loaf I baked.") == [("statement", "I showed you the sourdough loaf I baked")]
+    # recommending a thing of the world is still advice
+    assert told("Check out the night market on Elm Street, it's great.")[0][0] == "suggested"
+
+
 def test_code_and_markup_are_not_statements() -> None:
     message = (
         "## My setup\n"
