@@ -265,11 +265,11 @@ _JOINT_SUBJECT = re.compile(
 )
 
 
-# A verb joined to the speaker's first one by "and" shares its subject and agrees with it: "I watch
-# tutorials and keep up with forums" -> "Noor watches tutorials and keeps up with forums". Only
-# common verbs, only with a complement after them ("I love music and dance." may join two nouns),
-# and only when nothing between the two could be a verb or an infinitive of its own ("I help kids
-# read and write", "I want to rest and eat": the second verb goes with the word between).
+# A verb joined by "and" to the first verb of "I" (or of the listener's "you") shares its subject and
+# agrees with it: "I watch tutorials and keep up with forums" -> "Noor watches tutorials and keeps up
+# with forums". Only common verbs, only with a complement after them ("I love music and dance." may
+# join two nouns), and only when nothing between the two could be a verb or an infinitive of its
+# own ("I help kids read and write", "I want to rest and eat": the second goes with the word between).
 _JOINED_VERB = re.compile(rf"\s*,?\s+and\s+(?:{_ADVERB}\s+)?(?P<verb>[a-z]+)(?=\s+[\w$'\u2019\ue000])")
 _CLAUSE_END = re.compile(r"[.;:!?()\u2013\u2014]|,\s*(?:but|so|because|which|while|though)\b|\s+(?:but|so|because)\s")
 _NOT_BETWEEN = frozenset(
@@ -287,7 +287,7 @@ how what why when where who whether if
 )
 """What a second verb's complement opens with; a bare singular noun ("I love the self-acceptance and
 love theme") more often ends a noun joined by "and" than a verb's object."""
-JOINED_VERBS = frozenset(
+_JOINED_VERBS = frozenset(
     """
 attend bake believe bring build buy call care carry catch chat check clean climb coach cook create
 drink drive eat encourage enjoy explore feel find fix follow forget get give go grow handle hate help
@@ -310,13 +310,13 @@ def _joined_verbs_agree(statement: str, subject_verbs: Iterable[tuple[int, str]]
             continue
         stop = _CLAUSE_END.search(statement, end)
         joined = _JOINED_VERB.search(statement, end, stop.start() if stop else len(statement))
-        if joined is None or joined.group("verb") not in JOINED_VERBS:
+        if joined is None or joined.group("verb") not in _JOINED_VERBS:
             continue
         following = statement[joined.end("verb") :].split(maxsplit=1)[0].lower().strip(",.;:!?")
         if following not in _OBJECT_OPENERS and not (following.endswith("s") and not following.endswith("ss")):
             continue
         between = {w.lower() for w in re.findall(r"[A-Za-z']+", statement[end : joined.start()])}
-        if between & (JOINED_VERBS | _NOT_BETWEEN):
+        if between & (_JOINED_VERBS | _NOT_BETWEEN):
             continue
         # Joined to a present verb, a bare form is present too: "and read" -> "reads", not a past.
         second = joined.group("verb")

@@ -47,14 +47,14 @@ his her him which so but and also plus though yes yeah yep no nope sure definite
 )
 _PROPOSAL = re.compile(r"(?i)^(?:how about|what about|why don't we|why not|shall we|should we|maybe we could)\b")
 MIN_ADVICE_CONTENT_WORDS = 3
+"""Advice or an invitation to another person ("Find a trainer who checks your form") says
+something at this many content words; "Take care!" and "Look at this!" do not."""
 _SHOWN = re.compile(
     r"(?i)^(?:(?:here,?\s+)?(?:look at|check out|take a look at|have a look at))\s+"
     r"(?P<determiner>this|these|that|those|my|our)\s+(?P<rest>.+)$"
 )
 """"Check out my painting", "look at this homemade ice cream": the speaker shows something; no advice."""
 _SHOWN_DETERMINERS = {"this": "the", "these": "the", "that": "the", "those": "the"}
-"""Advice or an invitation to another person ("Find a trainer who checks your form") says
-something at this many content words; "Take care!" and "Look at this!" do not."""
 _QUESTION_START = compiled(patterns.QUESTION_START)
 _ASKING_KINDS = frozenset({"question", "request"})
 _DASH = re.compile(r"\s+[-\u2013\u2014]{1,2}\s+")

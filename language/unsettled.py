@@ -32,6 +32,7 @@ _HOW = {
     "called off": "cancelled",
 }
 """The verbs that unsettle an occasion's time, and what the memory then says happened to it."""
+_VERB_STEMS = ("reschedul", "postpone", "pushed", "put off", "delayed", "moved", "cancel", "called off")
 _VERBS = "|".join(sorted((verb.replace(" ", r"\s+") for verb in _HOW), key=len, reverse=True))
 _CHANGE = re.compile(
     r"(?P<subject>\b(?:[Ii]t|[\w'\u2019-]+))\s*"
@@ -89,6 +90,9 @@ class Unsettled(NamedTuple):
 def unsettled_occasions(message: str) -> list[Unsettled]:
     """Every occasion `message` says was moved or called off without saying its new time (the
     module's examples), with the phrase that names it; none when the phrase cannot be read."""
+    lower = message.lower()
+    if not any(stem in lower for stem in _VERB_STEMS):
+        return []  # most messages: no verb of the kind at all
     found: list[Unsettled] = []
     changes = sorted([*_CHANGE.finditer(message), *_ASKED_WHEN.finditer(message)], key=lambda m: m.start())
     for change in changes:

@@ -383,15 +383,21 @@ def _ee_verb_stems(base: str) -> frozenset[str]:
 
 
 def _ee_of(derived: Holder, counted: Holder, counted_sentence: str) -> bool:
-    word = derived.phrase.split()[-1].lower() if derived.phrase else ""
+    """`derived` counts "-ee" people of the verb whose object `counted`'s noun is in its sentence."""
+    word = _head_word(derived)
     base = word.removesuffix("s").removesuffix("ee")
     if not word.rstrip("s").endswith("ee") or len(base) < 4 or counted.head not in _PEOPLE:
         return False
-    noun = counted.phrase.split()[0].lower()
+    noun = _head_word(counted)
     return any(
         noun in found.group("nouns").lower().split() and stem(found.group("verb").lower()) in _ee_verb_stems(base)
         for found in _COUNT_BEFORE.finditer(counted_sentence)
     )
+
+
+def _head_word(holder: Holder) -> str:
+    """The holder's head as said ("mentees" in "mentees in the program"), lower case."""
+    return next((w for w in holder.phrase.lower().split() if stem(w) == holder.head), "")
 
 
 @lru_cache(maxsize=16384)

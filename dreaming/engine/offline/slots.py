@@ -52,6 +52,10 @@ HELD_SLOT_COSINE = 0.3
 "the 5 job offers I got", `language.value_holders`): what the clauses say around the value (a worry,
 a request, a question) then matters little; the cosine only keeps two unrelated sentences apart
 (on sentences written for `tests/unit/dreaming/engine/offline/test_slots.py`)."""
+DERIVED_SLOT_COSINE = -1.0
+"""...and at any cosine when the two values count the same people under two nouns ("mentoring 5
+women" / "the number of mentees grew to 7", `slot_rivalry.DERIVED`): the words say it is one count,
+and the clauses around the values need not say anything alike."""
 CORRECTION_COSINE = 0.5
 """A memory sentence (old value masked) is what a stated correction is about at this cosine with
 the correction's words or a sentence around it (values masked): "plays in the # team" / "I play
@@ -119,7 +123,7 @@ class SlotReader:
             cosine = self.cosine(fresh.masked, stale.masked)
             strength = rivalry(fresh, stale, stated_now, common)
             if strength == DERIVED:
-                needed = -1.0  # the words say it is one count; the clauses around them need not agree
+                needed = DERIVED_SLOT_COSINE
             elif strength == ANCHORED:
                 needed = ANCHORED_SLOT_COSINE
             elif strength == HELD:

@@ -121,6 +121,11 @@ def test_another_noun_is_not_the_same_holder() -> None:
             True,
         ),
         (("The number of nominees went up to 5.", "5"), ("We nominated 3 colleagues for the award.", "3"), True),
+        (
+            ("The number of mentees in the robotics program grew to 6.", "6"),
+            ("I enjoy mentoring those 4 girls from the robotics club.", "4"),
+            True,
+        ),
         # "mentioned" is not the verb "mentee" comes from, models are no people, another verb's "-ee"
         (("The number of mentees grew to 6.", "6"), ("I mentioned those 4 girls from the robotics club.", "4"), False),
         (("The number of trainees rose to 9.", "9"), ("I trained 6 models in March.", "6"), False),
