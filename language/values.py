@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from language.dates import WEEKDAYS
 from language.tokens import MONTHS
@@ -77,6 +78,17 @@ def new_values(text: str, known: str | set[str], ignore_names: Iterable[str] = (
     """Values `text` states that `known` does not (`known`: a text, or its `value_words`)."""
     known_values = known if isinstance(known, set) else value_words(known, ignore_names)
     return value_words(text, ignore_names) - known_values
+
+
+def holds_phrase(text: str, phrase: str) -> bool:
+    """`phrase` stands whole in `text`, in any case: not inside a longer word or a hyphenated one
+    ("aisle" in "the aisle seat", not in "aisles" or "mid-aisle")."""
+    return _whole_phrase(phrase).search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _whole_phrase(phrase: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", re.IGNORECASE)
 
 
 def said_at(sentence: str, said: str) -> re.Match[str] | None:

@@ -38,6 +38,7 @@ from language.changes import OPINION_WORDS, ValueChange, mask_values, parse_chan
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 from language.person import PERSONAL_WORD
+from language.values import holds_phrase
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
 _MIN_SUBJECT_TOKENS = 2
@@ -162,7 +163,7 @@ def overrules_change(
     if context and planned_change(context[0]):
         return False
     body = without_stamp(text)
-    if not _holds(body, change.old) or records_change(body, change):
+    if not holds_phrase(body, change.old) or records_change(body, change):
         return False
     if context and is_bare(context[0], change):
         swapped = apply_change(body, change)
@@ -195,7 +196,7 @@ def records_change(text: str, change: ValueChange) -> bool:
             said is not None
             and said.old is None
             and new & canonical_tokens(said.new)
-            and _holds(sentence, change.old or "")
+            and holds_phrase(sentence, change.old or "")
         ):
             return True
     return False
@@ -230,15 +231,11 @@ def sentence_replaced(old: str, change: ValueChange, said: str, said_at: datetim
     """The memory `old` with the sentence holding the change's old value replaced by what the
     correction said (`said`, a memory text), when it says more than that sentence; else None."""
     parts = sentences(old)
-    stale = [p for p in parts if change.old is not None and _holds(p, change.old)]
+    stale = [p for p in parts if change.old is not None and holds_phrase(p, change.old)]
     if len(parts) < 2 or not stale:
         return None
     edited = " ".join(without_stamp(said) if p == stale[0] else p for p in parts if p not in stale[1:])
     return stamped(edited, said_at) if stamp_day(old) is not None else edited
-
-
-def _holds(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 # --- newer statements of one attribute -------------------------------------------------------------

@@ -32,6 +32,7 @@ from dreaming.engine.offline.slot_frames import content_words, frames, holder, n
 from dreaming.engine.offline.slot_rivalry import ANCHORED, DERIVED, HELD, MOVED, other_names, rival_frames, rivalry
 from language.changes import ValueChange, mask_values, normal_values, says_changed, values_in
 from language.chatter import NOT_CONTENT
+from language.values import holds_phrase
 
 SLOT_COSINE = 0.9
 """Two frames are one attribute at this cosine when the newer one does not say the value changed
@@ -157,7 +158,7 @@ class SlotReader:
         record of words) is judged by the words said, whatever else they name."""
         if change.old is None:
             return False
-        holding = [f for f in frames(memory, subject, (change.old,), 1) if _holds(f.sentence, change.old)]
+        holding = [f for f in frames(memory, subject, (change.old,), 1) if holds_phrase(f.sentence, change.old)]
         around: list[str] = []
         for text in context:
             for sentence in sentences(text):
@@ -178,7 +179,7 @@ class SlotReader:
             and f.holder != old  # "instead of my brother": who did it changed, not what they do
             and not (not reported and other_names(f.names, names_in(c)))
             and (
-                any(_holds(f.sentence, p) for p in compounds)
+                any(holds_phrase(f.sentence, p) for p in compounds)
                 or self.cosine(f.masked, c) >= (REPORTED_COSINE if reported else CORRECTION_COSINE)
             )
             for f in holding
@@ -200,9 +201,5 @@ def compounds_of(value: str, text: str) -> list[str]:
     return found
 
 
-def _holds(sentence: str, phrase: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", sentence, re.IGNORECASE) is not None
-
-
 def _mentions(sentence: str, phrases: tuple[str, ...]) -> bool:
-    return any(p and _holds(sentence, p) for p in phrases) or bool(values_in(sentence))
+    return any(p and holds_phrase(sentence, p) for p in phrases) or bool(values_in(sentence))
