@@ -98,6 +98,16 @@ def says_more(text: str, known: str, extra: int = EXTRA_WORDS) -> bool:
     return len(beyond) > extra
 
 
+def restates(text: str, known: str) -> bool:
+    """`text` repeats everything `known` says, each content word and each value as meant ("two" /
+    "2"), and says more: a reader of `text` loses nothing of `known`."""
+    return (
+        not words_beyond(known, text)
+        and normal_values(known) <= normal_values(text)
+        and says_more(text, known)
+    )
+
+
 def differing_values(a: str, b: str) -> bool:
     """Numbers, dates or names that one text has and the other lacks, on both sides."""
     mine, theirs = set(_VALUE.findall(a)), set(_VALUE.findall(b))

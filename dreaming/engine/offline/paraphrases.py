@@ -21,17 +21,32 @@ does (`housekeeping._merged_text`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 import numpy as np
 
 from dreaming.embedding import canonical_tokens
 from dreaming.embedding.protocol import EmbedArray
-from dreaming.engine.offline.duplicates import PARAPHRASE_COSINE, is_duplicate, is_paraphrase, new_values, says_more
+from dreaming.engine.offline.duplicates import (
+    PARAPHRASE_COSINE,
+    is_duplicate,
+    is_paraphrase,
+    new_values,
+    restates,
+    says_more,
+)
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.dates import without_stamp
 
+RESPELLED_VALUES = 3
+"""A restated memory's tokens the statement lacks can only be values spelled otherwise ("two" for
+"2"): a memory with more is no restatement, whatever the slower test would say."""
+RESTATED_WORDS = 5
+"""A memory is found restated only when it has this many words besides the chat's people's names:
+the few words of "Ana has always loved horses" ("love", "horse") turn up in any sentence about
+horses, "loved how you painted the horse's mane" included, without repeating it."""
 ORDINARY_SHARE = 0.25
 """A word in more than this share of the live memories ties a message to none of them."""
 
@@ -139,18 +154,40 @@ class Paraphrases:
         if not (canonical_tokens(said) & memory.tokens) - ordinary:
             return False
         merged = f"{memory.text.rstrip()} {plain}" if new_values(plain, memory.text) else memory.text
+        self._grow(memory, merged, message_id, said_at)
+        return True
+
+    def restate(self, message_id: str, said_at: datetime, text: str, earlier: Iterable[WorkingMemory]) -> bool:
+        """True when `text` (a statement from message `message_id`, with its said-on stamp) repeats
+        one of the `earlier` memories whole and says more ("after 8 problems my accuracy went from
+        60% to 85%" told again beside "I'm now at 12 problems"): that memory takes the statement's
+        words and message, and the caller creates nothing. `earlier` are the memories of what the
+        same speaker said earlier that day: a restatement then is one account, told again; a
+        later day's is news with its own date."""
+        plain = without_stamp(text)
+        tokens = canonical_tokens(plain)
+        for memory in earlier:
+            if len(memory.tokens - tokens) > RESPELLED_VALUES or len(memory.tokens - self.names) < RESTATED_WORDS:
+                continue  # the cheap tests first: words the statement lacks, or too few to tell
+            if self.working.is_live(memory.key) and absorbs(memory) and restates(plain, without_stamp(memory.text)):
+                self._grow(memory, text, message_id, said_at)
+                return True
+        return False
+
+    def _grow(self, memory: WorkingMemory, text: str, message_id: str, said_at: datetime) -> None:
+        """`memory` now reads `text` and cites `message_id` too."""
         evidence = (*dict.fromkeys((*memory.evidence_ids, message_id)),)
         if memory.created_in_plan:
-            self.builder.extend(memory.key, merged, evidence)
+            self.builder.extend(memory.key, text, evidence)
         else:
             _, added, absorbed = self._stored.get(memory.key, (memory.text, (), ()))
             added = (*dict.fromkeys((*added, message_id)),)
-            self._stored[memory.key] = (merged, added, (*absorbed, message_id))
+            self._stored[memory.key] = (text, added, (*absorbed, message_id))
         self.working.add(
             WorkingMemory(
                 key=memory.key,
-                text=merged,
-                tokens=canonical_tokens(without_stamp(merged)),
+                text=text,
+                tokens=canonical_tokens(without_stamp(text)),
                 evidence_ids=evidence,
                 evidence_ts=max(memory.evidence_ts, said_at),
                 protected=memory.protected,
@@ -158,7 +195,6 @@ class Paraphrases:
                 origin=memory.origin,
             )
         )
-        return True
 
     def flush(self) -> None:
         """Update each memory of an earlier pass that absorbed statements in this plan, unless the

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import assistant_notes
@@ -79,6 +80,8 @@ class TranscriptPass:
         """Message id -> the texts of the memories citing it (e.g. a memory-add an agent wrote about it)."""
         self._made: dict[str, list[tuple[str, str]]] = defaultdict(list)
         """Per message: (ref, text) of the memories made from it in this plan."""
+        self._said_that_day: dict[tuple[str | None, date], list[str]] = defaultdict(list)
+        """Per (speaker, day): the ids of the messages the walk has passed, in order."""
         self.revisions = Revisions(
             builder,
             working,
@@ -99,6 +102,7 @@ class TranscriptPass:
         for reading in readings:
             if reading.speaker.is_person:
                 self._message(reading)
+                self._said_that_day[reading.speaker.name, reading.turn.ts.date()].append(reading.turn.message_id)
             elif reading.turn.message_id not in self.consumed:
                 for note in reading.facts:
                     self._add_statement(reading.turn, note.text, "assistant turn", None, ASSISTANT_CONFIDENCE)
@@ -233,13 +237,23 @@ class TranscriptPass:
                 not rivals
                 and not self._changing
                 and self.paraphrases is not None
-                and self.paraphrases.absorb(turn.message_id, turn.ts, turn.content, text)
+                and (
+                    self.paraphrases.absorb(turn.message_id, turn.ts, turn.content, text)
+                    or self.paraphrases.restate(turn.message_id, turn.ts, text, self._told_earlier(turn, subject))
+                )
             ):
                 return None
         who = "the assistant" if kind == "assistant turn" else subject or "the user"
         ref = self._create(text, tokens, turn, f"{kind} by {who} in {turn.message_id}", confidence)
         self.revisions.supersede_rivals(turn, ref, rivals, subject)
         return ref
+
+    def _told_earlier(self, turn: ConversationTurn, subject: str | None) -> list[WorkingMemory]:
+        """The live memories made only from what `subject` said earlier on the day of `turn`."""
+        earlier = self._said_that_day.get((subject, turn.ts.date()), [])
+        said = set(earlier)
+        found = {m.key: m for message_id in earlier for m in self.working.citing(message_id)}
+        return [m for m in found.values() if said.issuperset(m.evidence_ids)]
 
     def _create(
         self, text: str, tokens: frozenset[str], turn: ConversationTurn, rationale: str, confidence: float

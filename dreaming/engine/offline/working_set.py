@@ -53,6 +53,8 @@ class WorkingSet:
         self._live = 0
         self._changes: list[str] = []
         """Every key added or retired, in order: what an index kept beside this set must redo."""
+        self._citing: dict[str, dict[str, None]] = {}
+        """Message id -> the keys of the memories that have cited it (live or not), in order."""
 
     @classmethod
     def from_records(cls, records: tuple[MemoryRecord, ...], message_ts: Mapping[str, datetime]) -> WorkingSet:
@@ -106,6 +108,8 @@ class WorkingSet:
         self._order.setdefault(memory.key, len(self._order))
         for token in sorted(memory.tokens):
             self._postings.setdefault(token, []).append(memory.key)
+        for message_id in memory.evidence_ids:
+            self._citing.setdefault(message_id, {})[memory.key] = None
 
     def retire(self, key: str) -> None:
         """Superseded or merged in this plan: no longer a target nor a duplicate candidate."""
@@ -135,6 +139,10 @@ class WorkingSet:
 
     def is_live(self, key: str) -> bool:
         return key in self._entries and key not in self._retired
+
+    def citing(self, message_id: str) -> list[WorkingMemory]:
+        """Live memories citing the message, in insertion order."""
+        return [self._entries[key] for key in self._citing.get(message_id, ()) if self.is_live(key)]
 
     def _posting(self, token: str) -> list[str]:
         return self._postings.get(token, [])

@@ -40,11 +40,11 @@ Outcome = tuple[frozenset[tuple[str, tuple[str, ...]]], frozenset[tuple[str, str
 """(text, evidence) of the active memories; (old text, new text) of each supersession."""
 
 
-def dream(tmp_path: Path, turns: list[ConversationTurn], pass_every: int) -> Outcome:
+def dream(tmp_path: Path, turns: list[ConversationTurn], pass_every: int, scope: str = SCOPE) -> Outcome:
     runtime = open_runtime(Settings(home=tmp_path, embedder="minilm"), client=QdrantClient(location=":memory:"))
     try:
         dream_directly(runtime, Dataset(tuple(turns), (), ()), pass_every)
-        records = {m.memory_id: m for m in runtime.memories.active_records(SCOPE, include_inactive=True)}
+        records = {m.memory_id: m for m in runtime.memories.active_records(scope, include_inactive=True)}
         active = frozenset((m.text, tuple(sorted(m.evidence_message_ids))) for m in records.values() if m.is_active)
         superseded = frozenset(
             (m.text, records[m.superseded_by].text)
