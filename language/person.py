@@ -170,6 +170,16 @@ _GENERIC_AFTER = re.compile(
 )
 
 
+# "your" in what a work or a lesson is about, after a verb in -ing: anyone's ("a story about
+# sisterhood and reaching for your dreams", "the book is all about finding your voice"), not the
+# listener's ("thanks for sharing your story", "the story about your trip").
+_ABOUT_ANYONE = re.compile(
+    r"(?i)\b(?:story|stories|book|film|movie|song|show|series|novel|poem|lesson|message|theme|talk|podcast"
+    r"|article|quote|saying|importance|art)\b(?:\s+(?:is|was|are|'s))?(?:\s+(?:all|really|mostly|basically))?"
+    r"\s+(?:about|of)\s+[^.!?;]{0,80}?\b[a-z]+ing\s+(?:[a-z'-]+\s+){0,2}$"
+)
+
+
 _AUX_YOU = re.compile(r"\b([Aa]re|[Ww]ere|[Dd]o|[Hh]ave|[Aa]ren't|[Ww]eren't|[Dd]on't|[Hh]aven't)\s+you\b")
 _SINGULAR_AUX = {"are": "is", "were": "was", "do": "does", "have": "has", "aren't": "isn't", "weren't": "wasn't"}
 _SINGULAR_AUX.update({"don't": "doesn't", "haven't": "hasn't"})
@@ -241,6 +251,8 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
             return f"{other} has"
         if match.group("you_aux"):
             return f"{other} {_AUXILIARIES[match.group('you_aux').replace(chr(0x2019), chr(39))]}"
+        if match.group("your") and _ABOUT_ANYONE.search(statement, 0, match.start()):
+            return match.group(0)
         if match.group("your") or match.group("yours"):
             return f"{other}'s"
         if match.group("yourself"):

@@ -48,8 +48,25 @@ def values_conflict(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a - b) and bool(b - a)
 
 
+_INTENT_TOKENS = frozenset({"plan", "want", "hope", "hop", "intend", "wish", "aim", "gonna"})
+"""Canonical tokens of a plan or a wish ("planned to play", "hoping to go"; "hoping" stems to "hop")."""
+
+
+def intent_differs(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One side plans or wishes what the other does not ("planned to play the console" / "played
+    on the console"): a plan and the deed, or a wish and the fact, are two claims, however close
+    their other words."""
+    return (a & _INTENT_TOKENS) != (b & _INTENT_TOKENS)
+
+
 def is_duplicate(a: frozenset[str], b: frozenset[str]) -> bool:
-    return bool(a) and bool(b) and not values_conflict(a, b) and jaccard(a, b) >= DUPLICATE_JACCARD
+    return (
+        bool(a)
+        and bool(b)
+        and not values_conflict(a, b)
+        and not intent_differs(a, b)
+        and jaccard(a, b) >= DUPLICATE_JACCARD
+    )
 
 
 _QUANTITY = re.compile(r"(?<![\w-])\$?\d[\d.,:/-]*\d%?|(?<![\w-])\$?\d%?")
@@ -121,7 +138,7 @@ def is_value_swap(a: frozenset[str], b: frozenset[str]) -> bool:
 def is_paraphrase(a: str, a_tokens: frozenset[str], b: str, b_tokens: frozenset[str], cosine: float) -> bool:
     """Texts `a` and `b` (with their canonical tokens, at sentence cosine `cosine`) are close in
     meaning and do not disagree on any value."""
-    if cosine < PARAPHRASE_COSINE or differing_values(a, b):
+    if cosine < PARAPHRASE_COSINE or differing_values(a, b) or intent_differs(a_tokens, b_tokens):
         return False
     return cosine >= SAME_MEANING_COSINE or not is_value_swap(a_tokens, b_tokens)
 

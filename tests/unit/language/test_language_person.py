@@ -109,6 +109,25 @@ def test_you_is_the_listener_unless_it_is_anyone() -> None:
     assert to_third_person("You guys were great", "Noor", other="Ivo") == "You guys were great"
 
 
+def test_your_in_what_a_work_is_about_is_anyone_s() -> None:
+    kept = [
+        "The film is about grief, friendship and finding your way home.",
+        "The book is all about trusting your own judgement",
+        "That song was about chasing your dreams, and it moved me.",
+    ]
+    for said in kept:
+        assert "your" in to_third_person(said, "Noor", other="Ivo"), said
+    assert to_third_person("Thanks for lending me your book about sailing", "Noor", other="Ivo") == (
+        "Thanks for lending Noor Ivo's book about sailing"
+    )
+    assert to_third_person("I loved the story about your trip", "Noor", other="Ivo") == (
+        "Noor loved the story about Ivo's trip"
+    )
+    assert to_third_person("The film is about finding your way home, enjoy your weekend", "Noor", other="Ivo") == (
+        "The film is about finding your way home, enjoy Ivo's weekend"
+    )
+
+
 def test_we_is_who_we_are() -> None:
     assert to_third_person("We met in 2015 and our cat is old", "Noor", we="Noor and Sam") == (
         "Noor and Sam met in 2015 and Noor and Sam's cat is old"

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from dreaming.embedding import canonical_tokens
 from dreaming.embedding.minilm import MiniLMEmbedder
+from dreaming.engine.offline.duplicates import PARAPHRASE_COSINE, is_duplicate, is_paraphrase, restates
 from dreaming.engine.offline.paraphrases import ParaphraseIndex, Paraphrases
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
@@ -114,3 +115,22 @@ def test_a_statement_that_says_more_than_the_memory_keeps_its_own() -> None:
         )
         paraphrases = Paraphrases(builder, working, EMBED, frozenset({"nadia"}))
         assert paraphrases.absorb("m1", LATER, f"Nadia: {new}", new) is grows, new
+
+
+def test_a_restatement_repeats_every_word_and_value_and_says_more() -> None:
+    known = "Nadia grows two kinds of tomatoes on her balcony."
+    assert restates("Nadia grows 2 kinds of tomatoes on her balcony, and basil for the kitchen.", known)
+    assert not restates("Nadia grows 3 kinds of tomatoes on her balcony, and basil for the kitchen.", known)
+    assert not restates("Nadia grows two kinds of tomatoes on the balcony.", known), "nothing more said"
+    assert not restates("Nadia grows two kinds of peppers on her balcony, and basil.", known), "tomatoes unsaid"
+
+
+def test_a_plan_is_no_paraphrase_of_the_deed() -> None:
+    did, planned = "Nadia and her brother played chess in the park.", "Nadia and her brother planned to play chess."
+    vectors = EMBED([did, planned])
+    cosine = float(vectors[0] @ vectors[1])
+    assert cosine >= PARAPHRASE_COSINE, "close enough in meaning that only the plan tells them apart"
+    assert not is_paraphrase(planned, canonical_tokens(planned), did, canonical_tokens(did), cosine)
+    assert not is_duplicate(canonical_tokens("Nadia plans to paint the fence"), canonical_tokens("Nadia paints the fence"))
+    hoped = "Nadia and her brother hope to play chess in the park."
+    assert is_paraphrase(hoped, canonical_tokens(hoped), hoped.replace("hope", "hopes"), canonical_tokens(hoped), 0.95)
