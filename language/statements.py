@@ -105,6 +105,7 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[,;:.!?]")
+_ENDS_ON_PREPOSITION = re.compile(r"\b(?:of|for|with|about|from|at|in|on|to|by)$", re.IGNORECASE)
 LEANING_REFERENCE_WORDS = 5
 """How many words may come before the "it" of a clause leaning on the question it answers ("I
 finally tried it", "Haven't been there yet")."""
@@ -121,7 +122,8 @@ def leans_back(text: str) -> bool:
     reference = _REFERENCE.search(first)
     if reference is None or len(first[: reference.start()].split()) > LEANING_REFERENCE_WORDS:
         return False  # far into a long clause, "it" or "them" is more often what the clause itself named
-    return not noun_phrases_before(first, reference.start())
+    # "a big fan of them", "a photo of it": the phrase the pronoun completes is not what it stands for
+    return not [p for p in noun_phrases_before(first, reference.start()) if not _ENDS_ON_PREPOSITION.search(p)]
 
 
 def _first_word(text: str) -> str:
@@ -256,7 +258,7 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     split = _split(sentence, is_question)
     kept = ", ".join(split.kept).rstrip(",?; ")
     units: list[Unit] = []
-    kept = _without_interjections(kept)
+    kept = _without_vocative(_without_interjections(kept), ignore_names)
     if (
         kept
         and classify_sentence(kept, to_person=to_person) == "statement"
@@ -385,6 +387,21 @@ def _without_interjections(text: str) -> str:
     a yes or no ("Yeah, twice a week") is part of the answer and stays."""
     stripped = _INTERJECTION_LEAD.sub("", text)
     return stripped[:1].upper() + stripped[1:] if stripped and stripped != text else text
+
+
+_YES_OR_NO_LEAD = r"(?:(?:yeah|yes|yep|yup|no|nope|nah|sure|definitely|absolutely|true)[,!.]*\s+)?"
+
+
+def _without_vocative(text: str, names: tuple[str, ...]) -> str:
+    """ "Joanna, I'm a big fan of them" says "I'm a big fan of them": the name of one of the people
+    talking, before a comma at the start (after a yes or no: "Yeah, Caroline, they're my fave"),
+    only addresses. Not a list of people ("Ana, Ben and I went")."""
+    if not names:
+        return text
+    people = "|".join(re.escape(name) for name in names)
+    vocative = re.compile(rf"(?i)^({_YES_OR_NO_LEAD})(?-i:{people})\s*[,!]+\s+(?![A-Z][a-z]+(?:,|\s+and\b))(?=\S)")
+    stripped = vocative.sub(r"\1", text, count=1)
+    return stripped[:1].upper() + stripped[1:] if stripped != text else text
 
 
 def _with_stop(text: str) -> str:

@@ -97,6 +97,8 @@ def test_a_sentence_leaning_on_the_one_before_joins_it() -> None:
         "Haven't been there yet, maybe in June.",
         "We planted them along the fence.",
         "I tried it once.",
+        "I'm a huge fan of them, so I started collecting them.",  # a fan of them: not what "them" is
+        "Took a photo of it on the pier.",
     ],
 )
 def test_a_statement_doing_something_to_a_thing_it_does_not_name_leans_back(answer: str) -> None:
@@ -115,6 +117,19 @@ def test_a_statement_doing_something_to_a_thing_it_does_not_name_leans_back(answ
 )
 def test_a_statement_naming_what_it_is_about_does_not_lean_back(statement: str) -> None:
     assert not leans_back(statement)
+
+
+def test_the_name_of_whom_one_addresses_is_left_out() -> None:
+    people = ["Odile", "Ravi"]
+    assert texts("Hey Odile, I restored the old radio myself.", ignore_names=people) == [
+        "I restored the old radio myself."
+    ]
+    assert texts("Yeah, Ravi, those were my favourite summers.", ignore_names=people) == [
+        "Yeah, those were my favourite summers."
+    ]
+    assert texts("Sure Ravi, I'll bring the tent.", ignore_names=people) == ["Sure I'll bring the tent."]
+    assert texts("Odile, Ravi and I went sailing.", ignore_names=people) == ["Odile, Ravi and I went sailing."]
+    assert texts("Odile, my aunt, taught me to sail.", ignore_names=["Ravi"]) == ["Odile, my aunt, taught me to sail."]
 
 
 def test_glue_is_not_a_unit() -> None:
