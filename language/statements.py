@@ -18,6 +18,7 @@ opens with "who"/"which"/"where" inside a statement is a relative clause, not a 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
@@ -398,10 +399,14 @@ def _without_vocative(text: str, names: tuple[str, ...]) -> str:
     only addresses. Not a list of people ("Ana, Ben and I went")."""
     if not names:
         return text
-    people = "|".join(re.escape(name) for name in names)
-    vocative = re.compile(rf"(?i)^({_YES_OR_NO_LEAD})(?-i:{people})\s*[,!]+\s+(?![A-Z][a-z]+(?:,|\s+and\b))(?=\S)")
-    stripped = vocative.sub(r"\1", text, count=1)
+    stripped = _vocative(names).sub(r"\1", text, count=1)
     return stripped[:1].upper() + stripped[1:] if stripped != text else text
+
+
+@lru_cache(maxsize=1024)
+def _vocative(names: tuple[str, ...]) -> re.Pattern[str]:
+    people = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"(?i)^({_YES_OR_NO_LEAD})(?-i:{people})\s*[,!]+\s+(?![A-Z][a-z]+(?:,|\s+and\b))(?=\S)")
 
 
 def _with_stop(text: str) -> str:

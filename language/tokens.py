@@ -97,6 +97,7 @@ def looks_plural(word: str) -> bool:
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper: enough to make plurals and tenses meet, never a full stemmer."""
     word = SPELLING.get(word, word)

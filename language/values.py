@@ -94,4 +94,9 @@ def _whole_phrase(phrase: str) -> re.Pattern[str]:
 def said_at(sentence: str, said: str) -> re.Match[str] | None:
     """Where a value, as written (`said`: "$50", "3 PM"), first stands whole in `sentence`: not
     inside a longer number or word ("$150", "2.50")."""
-    return re.search(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])", sentence)
+    return _standing_value(said).search(sentence)
+
+
+@lru_cache(maxsize=4096)
+def _standing_value(said: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])")
