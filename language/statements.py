@@ -18,8 +18,8 @@ opens with "who"/"which"/"where" inside a statement is a relative clause, not a 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from language import patterns

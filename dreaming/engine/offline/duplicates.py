@@ -118,11 +118,7 @@ def says_more(text: str, known: str, extra: int = EXTRA_WORDS) -> bool:
 def restates(text: str, known: str) -> bool:
     """`text` repeats everything `known` says, each content word and each value as meant ("two" /
     "2"), and says more: a reader of `text` loses nothing of `known`."""
-    return (
-        not words_beyond(known, text)
-        and normal_values(known) <= normal_values(text)
-        and says_more(text, known)
-    )
+    return not words_beyond(known, text) and normal_values(known) <= normal_values(text) and says_more(text, known)
 
 
 def differing_values(a: str, b: str) -> bool:

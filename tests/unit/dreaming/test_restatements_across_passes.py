@@ -5,8 +5,6 @@ fall (sentences written for these tests)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from language.dates import without_stamp

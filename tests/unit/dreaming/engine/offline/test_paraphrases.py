@@ -131,6 +131,8 @@ def test_a_plan_is_no_paraphrase_of_the_deed() -> None:
     cosine = float(vectors[0] @ vectors[1])
     assert cosine >= PARAPHRASE_COSINE, "close enough in meaning that only the plan tells them apart"
     assert not is_paraphrase(planned, canonical_tokens(planned), did, canonical_tokens(did), cosine)
-    assert not is_duplicate(canonical_tokens("Nadia plans to paint the fence"), canonical_tokens("Nadia paints the fence"))
+    assert not is_duplicate(
+        canonical_tokens("Nadia plans to paint the fence"), canonical_tokens("Nadia paints the fence")
+    )
     hoped = "Nadia and her brother hope to play chess in the park."
     assert is_paraphrase(hoped, canonical_tokens(hoped), hoped.replace("hope", "hopes"), canonical_tokens(hoped), 0.95)
