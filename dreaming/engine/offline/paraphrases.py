@@ -16,7 +16,8 @@ the same messages makes silently.
 
 What a paraphrase adds is kept: its message joins the memory's evidence, and a value it states
 that the memory lacks (a number, a date, a name) is appended to the memory's text, as a merge
-does (`housekeeping._merged_text`).
+does (`housekeeping._merged_text`). A statement that says more than a memory of its speaker's
+from earlier that day, repeating all of it (`restate`), gives that memory its own words instead.
 """
 
 from __future__ import annotations
@@ -202,5 +203,5 @@ class Paraphrases:
         for key, (text, added, absorbed) in self._stored.items():
             if self.builder.touched(key) or not self.working.is_live(key):
                 continue
-            self.builder.update(key, text, added, f"paraphrased by the statements of {', '.join(absorbed)}")
+            self.builder.update(key, text, added, f"paraphrased or restated by {', '.join(absorbed)}")
         self._stored.clear()
