@@ -201,12 +201,20 @@ _AUX_BEFORE = re.compile(
 )
 
 
+# "I can help you", "I'll let you know", "we'll keep you posted": the speaker acts on the listener.
+_SPEAKER_ACTS = re.compile(
+    r"(?i)\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must)|'ll|'d|\u2019ll|\u2019d)?"
+    r"(?:\s+(?:also|just|always|definitely|totally|really|gladly|happily))?\s+\w+\s+$"
+)
+
+
 def _is_generic_you(statement: str, match: re.Match[str]) -> bool:
     if not match.group("you"):
         return False
-    return bool(
-        _GENERIC_BEFORE.search(statement[: match.start()]) or _GENERIC_AFTER.match(statement[match.end("you") :])
-    )
+    before = statement[: match.start()]
+    if _GENERIC_BEFORE.search(before):
+        return not _SPEAKER_ACTS.search(before)
+    return bool(_GENERIC_AFTER.match(statement[match.end("you") :]))
 
 
 def _subject_verb(statement: str, match: re.Match[str]) -> str | None:

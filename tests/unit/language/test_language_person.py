@@ -218,3 +218,14 @@ def test_quoted_words_are_kept_as_said(said: str, written: str) -> None:
 def test_an_apostrophe_is_not_a_quotation() -> None:
     said = "I can't find my keys and I'm late"
     assert to_third_person(said, "Noor") == "Noor can't find Noor's keys and Noor is late"
+
+
+def test_what_the_speaker_does_to_the_listener_is_no_generic_you() -> None:
+    assert to_third_person("I'll let you know how the audition goes", "Noor", other="Ivo") == (
+        "Noor will let Ivo know how the audition goes"
+    )
+    assert to_third_person("We can help you move the piano", "Noor", other="Ivo", we="Noor and Sam") == (
+        "Noor and Sam can help Ivo move the piano"
+    )
+    generic = "Swimming helps you sleep better"
+    assert to_third_person(generic, "Noor", other="Ivo") == generic
