@@ -196,8 +196,8 @@ _SUBJECT_SLOT = re.compile(
     r"(?:^|[,;:.!?\-\u2013\u2014(\"]\s*|\b(?:and|but|so|because|if|when|that|since|as|or|then|while)\s+)$", re.I
 )
 _AUX_BEFORE = re.compile(
-    r"(?i)\b(?:are|were|do|does|did|can|could|will|would|should|shall|have|had|may|might|must|aren't|don't"
-    r"|didn't|can't|won't|haven't)\s+$"
+    r"(?i)\b(?:are|were|do|does|did|can|could|will|would|should|shall|have|had|may|might|must"
+    r"|(?:aren|don|didn|can|won|haven|wouldn|couldn|shouldn)['\u2019]t)\s+$"
 )
 
 
@@ -222,9 +222,20 @@ def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
     auxiliary agrees), not an object ("sending you the recipe"), not "you guys"."""
     verb = match.group("you_verb")
     before = statement[: match.start()]
-    if verb is None or verb in _NOT_VERBS or _AUX_BEFORE.search(before) or not _SUBJECT_SLOT.search(before):
+    if verb is None or verb in _NOT_VERBS or _AUX_BEFORE.search(before):
         return None
-    return verb
+    if _SUBJECT_SLOT.search(before):
+        return verb
+    # "the details you need", "anything else you think", "how you use it": a clause inside, its
+    # subject "you" before a verb of thinking or wanting; not "let you know", "makes you feel".
+    return verb if verb in _INNER_CLAUSE_VERBS and not _MAKES_BEFORE.search(before) else None
+
+
+_INNER_CLAUSE_VERBS = frozenset("want need think mean prefer like love know use do".split())
+_MAKES_BEFORE = re.compile(
+    r"(?i)\b(?:let|lets|make|makes|made|making|help|helps|helped|helping|have|has|had|see|saw|watch|hear|heard"
+    r"|bid|want|wanted|need|needed|would|'d|\u2019d|to|for|than|thank|thanks)\s+$"
+)
 
 
 _ALL_OF = re.compile(r"\s+(?:the|of|this|that|these|those|my|your|our|his|her|their)\b", re.IGNORECASE)

@@ -229,3 +229,16 @@ def test_what_the_speaker_does_to_the_listener_is_no_generic_you() -> None:
     )
     generic = "Swimming helps you sleep better"
     assert to_third_person(generic, "Noor", other="Ivo") == generic
+
+
+def test_you_inside_a_clause_agrees_with_its_verb() -> None:
+    assert to_third_person("Tell me which colour you prefer for the hall", "Noor", other="Ivo") == (
+        "Tell Noor which colour Ivo prefers for the hall"
+    )
+    assert to_third_person("I admire how you use old fabric", "Noor", other="Ivo") == (
+        "Noor admires how Ivo uses old fabric"
+    )
+    assert to_third_person("It makes you feel at home", "Noor", other="Ivo") == "It makes you feel at home"
+    assert to_third_person("I'll let you know soon", "Noor", other="Ivo") == "Noor will let Ivo know soon"
+    curly = to_third_person("Why didn\u2019t you call before?", "Noor", other="Ivo")
+    assert curly == "Why didn\u2019t Ivo call before?"
