@@ -205,6 +205,8 @@ _AUX_BEFORE = re.compile(
 _SPEAKER_ACTS = re.compile(
     r"(?i)\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must)|'ll|'d|\u2019ll|\u2019d)?"
     r"(?:\s+(?:also|just|always|definitely|totally|really|gladly|happily))?\s+\w+\s+$"
+    # "I'll do my best to make you proud", "I wanted to let you know": the speaker's aim
+    r"|\b(?:i|we)\b[^.!?,;:]{0,40}\bto\s+\w+\s+$"
 )
 
 
@@ -212,9 +214,22 @@ def _is_generic_you(statement: str, match: re.Match[str]) -> bool:
     if not match.group("you"):
         return False
     before = statement[: match.start()]
+    if _DETERMINED.search(before):
+        return False  # "any help you can give": what the listener gives
     if _GENERIC_BEFORE.search(before):
-        return not _SPEAKER_ACTS.search(before)
+        return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
     return bool(_GENERIC_AFTER.match(statement[match.end("you") :]))
+
+
+# "any help you can give", "the tips you could share": a noun before "you", not a verb of effect.
+_DETERMINED = re.compile(
+    r"(?i)\b(?:any|the|all|some|much|my|our|his|her|their)\s+(?:help|tips?|advice|ideas?|support|time|feedback"
+    r"|info|information|insights?|thoughts?|suggestions?|recommendations?)\s+$"
+)
+# "I'd appreciate it if you could …", "it would be great if you can …": a favour asked of the listener.
+_ASKS_A_FAVOUR = re.compile(
+    r"(?i)\b(?:appreciate\s+it|be\s+(?:great|grateful|helpful|nice|awesome|amazing)|love\s+it|thankful)\s+if\s+$"
+)
 
 
 def _subject_verb(statement: str, match: re.Match[str]) -> str | None:

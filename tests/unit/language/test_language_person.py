@@ -227,6 +227,9 @@ def test_what_the_speaker_does_to_the_listener_is_no_generic_you() -> None:
     assert to_third_person("We can help you move the piano", "Noor", other="Ivo", we="Noor and Sam") == (
         "Noor and Sam can help Ivo move the piano"
     )
+    assert to_third_person("I'll do my best to make you proud", "Noor", other="Ivo") == (
+        "Noor will do Noor's best to make Ivo proud"
+    )
     generic = "Swimming helps you sleep better"
     assert to_third_person(generic, "Noor", other="Ivo") == generic
 
@@ -242,3 +245,14 @@ def test_you_inside_a_clause_agrees_with_its_verb() -> None:
     assert to_third_person("I'll let you know soon", "Noor", other="Ivo") == "Noor will let Ivo know soon"
     curly = to_third_person("Why didn\u2019t you call before?", "Noor", other="Ivo")
     assert curly == "Why didn\u2019t Ivo call before?"
+
+
+def test_a_favour_asked_of_the_listener_names_them() -> None:
+    assert to_third_person("I'd appreciate it if you could check my essay", "Noor", other="Ivo") == (
+        "Noor would appreciate it if Ivo could check Noor's essay"
+    )
+    assert to_third_person("Thanks for any tips you can share", "Noor", other="Ivo") == (
+        "Thanks for any tips Ivo can share"
+    )
+    generic = "If you could travel anywhere, where would you go"
+    assert to_third_person(generic, "Noor", other="Ivo") == generic
