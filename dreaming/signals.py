@@ -35,6 +35,9 @@ class Signals:
     pending_adds: tuple[str, ...] = ()
     """Memory ids of the memory-adds waiting for this pass."""
     unresolved: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
+    """New user questions and requests: the engine keeps the topic asked about and what the answer
+    gives (an assistant's recommendations), so a pass with nothing else new still has them to read."""
     complaint: Complaint | None = None
     injected: tuple[str, ...] = ()
     """Instruction-like messages that were not read."""
@@ -47,7 +50,12 @@ class Signals:
     @property
     def has_signal(self) -> bool:
         """Something for the engine to read (corrections alone are applied without it)."""
-        return bool(any(m.kind != "memory_correction" for m in self.motives) or self.statements or self.pending_adds)
+        return bool(
+            any(m.kind != "memory_correction" for m in self.motives)
+            or self.statements
+            or self.questions
+            or self.pending_adds
+        )
 
     @property
     def has_work(self) -> bool:
@@ -64,6 +72,8 @@ class Signals:
             f"{len(self.pending_adds)} pending memory-add(s)",
             f"{len(self.unresolved)} unresolved thread(s)",
         ]
+        if self.questions:
+            parts.append(f"{len(self.questions)} question(s) or request(s)")
         if self.complaint is not None:
             parts.append(
                 f"dissatisfaction about \u201c{self.complaint.theme}\u201d in {self.complaint.thread_count} threads"

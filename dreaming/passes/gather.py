@@ -109,6 +109,9 @@ def gather(snapshot: Snapshot) -> Signals:
         repeated_entities=repeated_entities(new_user),
         pending_adds=pending,
         unresolved=unresolved_threads(readable, _ids(kinds, ("question", "asked", "request"))),
+        # No reason to start a pass, a reason not to skip one: skipped, a question and its answer
+        # would be marked read and never kept (the engine keeps the topic and what the answer gives).
+        questions=_ids(kinds, ("question", "request")),
         complaint=recurring_complaint(readable, fresh) if any(k == "dissatisfaction" for _, k in kinds) else None,
         injected=injected,
         pending_corrections=tuple(e.request_id for e in snapshot.corrections),

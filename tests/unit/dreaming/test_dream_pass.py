@@ -198,6 +198,35 @@ def test_a_second_pass_with_nothing_new_is_a_no_op_without_an_engine_call(dreame
 # --- one scope at a time ------------------------------------------------------------------------------
 
 
+def test_a_question_and_its_answer_are_read_when_nothing_else_is_new(tmp_path: Path) -> None:
+    """Skipped as "no signal", the pair would be marked read and never kept by a later pass."""
+    engine = CountingEngine()
+    rt = runtime_for(tmp_path, engine=engine)
+    try:
+        feed = Feed(rt)
+        feed.turns([say(NILS, "n1", 0, "I grow basil and chillies on my balcony.", "2026-05-01T10:00:00+00:00")])
+        assert feed.run(NILS).status == "completed"
+        feed.turns(
+            [
+                say(NILS, "n2", 0, "What if I want to keep the chillies alive in winter?", "2026-05-08T10:00:00+00:00"),
+                say(
+                    NILS,
+                    "n2",
+                    1,
+                    "Bring the pots indoors before the first frost and give them 12 hours of LED grow light a day.",
+                    "2026-05-08T10:00:05+00:00",
+                    "assistant",
+                ),
+            ]
+        )
+        second = feed.run(NILS)
+        assert second.status == "completed", second.reason
+        cited = {i for m in rt.memories.active_records(NILS) for i in m.evidence_message_ids}
+        assert {"n2#0", "n2#1"} <= cited, cited
+    finally:
+        rt.close()
+
+
 def test_chit_chat_writes_nothing_and_calls_no_engine(tmp_path: Path) -> None:
     engine = CountingEngine()
     rt = runtime_for(tmp_path, engine=engine)
