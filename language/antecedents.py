@@ -36,6 +36,15 @@ PHRASE_END = re.compile(
 _QUALIFIER = re.compile(r"\b(?:for|of|with|from|at|in|on|to|by)\s+$", re.IGNORECASE)
 """A phrase after these qualifies the one before it ("a gift for …"); one after "about" is more
 often what a verb is about ("emailed the landlord about the heater"), a phrase of its own."""
+_OPEN_END = re.compile(r"\b(?:for|of|with|about|from|at|in|on|to|by)$", re.IGNORECASE)
+
+
+def completed_by_what_follows(phrase: str) -> bool:
+    """A phrase of `noun_phrases_before` that ends on its preposition ("a big fan of", "a photo
+    of"): the pronoun after it completes it, so it is not what that pronoun stands for."""
+    return _OPEN_END.search(phrase) is not None
+
+
 _QUALIFIER_INSIDE = re.compile(r"\s(?:for|about|from|at|in|on|to|by)\s", re.IGNORECASE)
 """Where a phrase's head ends: "a gift | for the recital". Who or what a thing is with or of stays
 part of it ("the call with Dr. Ruiz", "the cost of the trip"): another call is another thing."""

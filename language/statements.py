@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from language import patterns
-from language.antecedents import noun_phrases_before
+from language.antecedents import completed_by_what_follows, noun_phrases_before
 from language.chatter import INTERJECTIONS, classify_sentence, content_words, is_reaction, sentences
 from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
 from language.markup import plain_text
@@ -106,7 +106,6 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[,;:.!?]")
-_ENDS_ON_PREPOSITION = re.compile(r"\b(?:of|for|with|about|from|at|in|on|to|by)$", re.IGNORECASE)
 LEANING_REFERENCE_WORDS = 5
 """How many words may come before the "it" of a clause leaning on the question it answers ("I
 finally tried it", "Haven't been there yet")."""
@@ -124,7 +123,7 @@ def leans_back(text: str) -> bool:
     if reference is None or len(first[: reference.start()].split()) > LEANING_REFERENCE_WORDS:
         return False  # far into a long clause, "it" or "them" is more often what the clause itself named
     # "a big fan of them", "a photo of it": the phrase the pronoun completes is not what it stands for
-    return not [p for p in noun_phrases_before(first, reference.start()) if not _ENDS_ON_PREPOSITION.search(p)]
+    return all(completed_by_what_follows(p) for p in noun_phrases_before(first, reference.start()))
 
 
 def _first_word(text: str) -> str:
@@ -386,8 +385,7 @@ _INTERJECTION_LEAD = re.compile(
 def _without_interjections(text: str) -> str:
     """ "Wow, Jolene's relationship started from a friendship" says "Jolene's relationship ...";
     a yes or no ("Yeah, twice a week") is part of the answer and stays."""
-    stripped = _INTERJECTION_LEAD.sub("", text)
-    return stripped[:1].upper() + stripped[1:] if stripped and stripped != text else text
+    return _capitalised_if_cut(_INTERJECTION_LEAD.sub("", text), text)
 
 
 _YES_OR_NO_LEAD = r"(?:(?:yeah|yes|yep|yup|no|nope|nah|sure|definitely|absolutely|true)[,!.]*\s+)?"
@@ -399,14 +397,18 @@ def _without_vocative(text: str, names: tuple[str, ...]) -> str:
     only addresses. Not a list of people ("Ana, Ben and I went")."""
     if not names:
         return text
-    stripped = _vocative(names).sub(r"\1", text, count=1)
-    return stripped[:1].upper() + stripped[1:] if stripped != text else text
+    return _capitalised_if_cut(_vocative(names).sub(r"\1", text, count=1), text)
 
 
 @lru_cache(maxsize=1024)
 def _vocative(names: tuple[str, ...]) -> re.Pattern[str]:
     people = "|".join(re.escape(name) for name in names)
     return re.compile(rf"(?i)^({_YES_OR_NO_LEAD})(?-i:{people})\s*[,!]+\s+(?![A-Z][a-z]+(?:,|\s+and\b))(?=\S)")
+
+
+def _capitalised_if_cut(stripped: str, text: str) -> str:
+    """`text` with its lead cut off (`stripped`), opening on a capital; `text` when nothing was cut."""
+    return stripped[:1].upper() + stripped[1:] if stripped and stripped != text else text
 
 
 def _with_stop(text: str) -> str:

@@ -162,15 +162,15 @@ class Paraphrases:
         """True when `text` (a statement from message `message_id`, with its said-on stamp) repeats
         one of the `earlier` memories whole and says more ("after 8 problems my accuracy went from
         60% to 85%" told again beside "I'm now at 12 problems"): that memory takes the statement's
-        words and message, and the caller creates nothing. `earlier` are the memories of what the
-        same speaker said earlier that day: a restatement then is one account, told again; a
+        words and message, and the caller creates nothing. `earlier` are the live memories of what
+        the same speaker said earlier that day: a restatement then is one account, told again; a
         later day's is news with its own date."""
         plain = without_stamp(text)
         tokens = canonical_tokens(plain)
         for memory in earlier:
             if len(memory.tokens - tokens) > RESPELLED_VALUES or len(memory.tokens - self.names) < RESTATED_WORDS:
                 continue  # the cheap tests first: words the statement lacks, or too few to tell
-            if self.working.is_live(memory.key) and absorbs(memory) and restates(plain, without_stamp(memory.text)):
+            if absorbs(memory) and restates(plain, without_stamp(memory.text)):
                 self._grow(memory, text, message_id, said_at)
                 return True
         return False
