@@ -38,6 +38,10 @@ class Signals:
     questions: tuple[str, ...] = ()
     """New user questions and requests: the engine keeps the topic asked about and what the answer
     gives (an assistant's recommendations), so a pass with nothing else new still has them to read."""
+    replies: tuple[str, ...] = ()
+    """New assistant-role turns that state something (`gather.telling_replies`): what an
+    assistant said the conversation relies on, or the other person's news in a chat of two; a
+    reason not to skip a pass, as `questions`."""
     complaint: Complaint | None = None
     injected: tuple[str, ...] = ()
     """Instruction-like messages that were not read."""
@@ -54,6 +58,7 @@ class Signals:
             any(m.kind != "memory_correction" for m in self.motives)
             or self.statements
             or self.questions
+            or self.replies
             or self.pending_adds
         )
 
@@ -74,6 +79,8 @@ class Signals:
         ]
         if self.questions:
             parts.append(f"{len(self.questions)} question(s) or request(s)")
+        if self.replies:
+            parts.append(f"{len(self.replies)} repl(ies) stating something")
         if self.complaint is not None:
             parts.append(
                 f"dissatisfaction about \u201c{self.complaint.theme}\u201d in {self.complaint.thread_count} threads"

@@ -307,4 +307,9 @@ def caption_subject(caption: str) -> str:
 
 def is_chatter(text: str) -> bool:
     """A whole message with no statement in it."""
-    return all(s.kind != "statement" for s in read_sentences(text))
+    return not states_something(text)
+
+
+def states_something(text: str) -> bool:
+    """Some sentence of `text` is a statement (read until the first one)."""
+    return any(classify_sentence(piece) == "statement" for piece in sentences(text))

@@ -14,6 +14,9 @@ role, ts, content, is_new) finds, in the user's messages that are new to memory:
   and the one content word several of them share across threads, the MemOS-style motive that
   ties separate failures to one reason;
 
+- replies that state something (`language.chatter`: an assistant's computed value or plan, or in a
+  chat of two people the other one's news): a reason not to skip a pass, not to start one;
+
 plus the pending memory-adds and corrections. They are grouped into motives (`schemas.Motive`, one per kind,
 each naming its messages). No motive, no statement and no pending add: nothing to dream about,
 and the pass stops before any engine or model is called.
@@ -41,6 +44,7 @@ from dreaming.embedding import STOPWORDS, canonical_tokens, stem
 from dreaming.signals import Complaint, Signals
 from dreaming.snapshot import Snapshot
 from language import patterns
+from language.chatter import states_something
 from language.injection import is_injection
 from language.statements import is_value_question
 from schemas import Motive
@@ -112,6 +116,7 @@ def gather(snapshot: Snapshot) -> Signals:
         # No reason to start a pass, a reason not to skip one: skipped, a question and its answer
         # would be marked read and never kept (the engine keeps the topic and what the answer gives).
         questions=_ids(kinds, ("question", "request")),
+        replies=telling_replies(readable),
         complaint=recurring_complaint(readable, fresh) if any(k == "dissatisfaction" for _, k in kinds) else None,
         injected=injected,
         pending_corrections=tuple(e.request_id for e in snapshot.corrections),
@@ -263,6 +268,18 @@ def repeated_entities(user_turns: pl.DataFrame) -> tuple[tuple[str, tuple[str, .
         key=lambda item: (-len(item[1]), item[0]),
     )
     return tuple(ranked)
+
+
+def telling_replies(readable: pl.DataFrame) -> tuple[str, ...]:
+    """New assistant-role turns with a statement in them (`language.chatter`): skipped, a pass
+    whose only news they are would mark them read, and no later pass would keep what they said
+    ("Hello! How can I help?" is no statement)."""
+    replies = readable.filter(pl.col("is_new") & (pl.col("role") == "assistant"))
+    return tuple(
+        message_id
+        for message_id, content in replies.select("message_id", "content").iter_rows()
+        if states_something(content)
+    )
 
 
 def unresolved_threads(readable: pl.DataFrame, asking: tuple[str, ...]) -> tuple[str, ...]:

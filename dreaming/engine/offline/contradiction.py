@@ -50,11 +50,13 @@ def judge(
     slots: SlotReader,
     people: Sequence[str] = (),
     common: frozenset[str] = frozenset(),
+    statements: bool = True,
 ) -> Finding:
     """What a message (`reading`: a user message read with the assistant turn it replies to, see
     `turn_readings`) says about `claim`; `people` are the named speakers of a multi-person chat,
     `common` the scope's words too frequent to tell one attribute from another
-    (`WorkingSet.common_tokens`)."""
+    (`WorkingSet.common_tokens`). With `statements` False only its stated changes are read (the
+    walk has judged what it states against the claim already, see `verifier`)."""
     turn = reading.turn
     if turn.role != "user" or turn.ts <= claim.evidence_ts:
         return SILENT
@@ -77,7 +79,7 @@ def judge(
             new, old = canonical_tokens(change.new), canonical_tokens(change.old or "")
             if new and new <= tokens and not old & tokens:
                 return Finding("supported", turn.message_id, quote=clause.body)
-        if clause.kind in STATEMENT_KINDS:
+        if statements and clause.kind in STATEMENT_KINDS:
             statement = read.statement
             if statement is None:
                 continue

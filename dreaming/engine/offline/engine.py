@@ -57,9 +57,17 @@ class OfflineEngine:
     def verify(
         self, snapshot: Snapshot, candidate: Curated, search: Search, *, top_k: int, max_claims: int
     ) -> Verified:
-        """The claims the plan left alone, judged by the same rules as `propose` (`verifier.py`)."""
+        """The claims the plan left alone, judged by the same rules as `propose` (`verifier.py`),
+        but for what the walk judged already: what messages state, against any claim but the
+        pending memory-adds."""
         return verify_claims(
-            snapshot, candidate, search, top_k=top_k, max_claims=max_claims, embed=self.embedder.embed_array
+            snapshot,
+            candidate,
+            search,
+            top_k=top_k,
+            max_claims=max_claims,
+            embed=self.embedder.embed_array,
+            walked=True,
         )
 
     def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:

@@ -14,6 +14,14 @@ newest message first:
 - **silent**: no message mentions it. Nothing changes: transcripts get pruned, and silence is not
   evidence.
 
+For the offline engine (`walked`), what messages state is judged here only against the pending
+memory-adds; against any other claim only the changes messages state are. Its walk
+(`transcript_pass`) met each message's statements with every memory live when it read them, those
+of earlier passes included, and a second reading clause by clause, in a later pass, made what
+memory holds depend on where the pass boundaries fell (a count said in passing in one long message
+retired a memory that one pass keeps). A memory-add is new to memory: older messages never met
+it. The LLM engine has no such walk: every claim is judged by every message.
+
 Which claims are checked: every pending memory-add (new to memory), and every stored claim that
 shares a specific word with a new user message (not the user's name, not a word most of the
 scope's memories hold, see `corrections.generic_tokens`: such words tie a message to no claim in
@@ -47,7 +55,9 @@ VERIFIED_CONFIDENCE = 0.9
 
 
 class _Verifier:
-    def __init__(self, snapshot: Snapshot, candidate: Curated, search: Search, top_k: int, embed: Embed) -> None:
+    def __init__(
+        self, snapshot: Snapshot, candidate: Curated, search: Search, top_k: int, embed: Embed, walked: bool
+    ) -> None:
         self.snapshot = snapshot
         self.candidate = candidate
         self.search = search
@@ -56,6 +66,7 @@ class _Verifier:
         self.turns = {t.message_id: t for t in own}
         self.message_ts = {t.message_id: t.ts for t in own}
         self.readable = {t.message_id for t in own if t.message_id not in snapshot.injected_message_ids}
+        self.walked = walked
         self.user_name = detect_user_name(t.content for t in own if t.role == "user" and t.message_id in self.readable)
         self.readings = TurnReadings(_answered_turns(own), self.user_name)
         """Each message read once for all the claims it is judged against."""
@@ -122,7 +133,8 @@ class _Verifier:
         for turn in self.related(memory):
             if turn.ts <= claim.evidence_ts:
                 break  # newest first: the rest are older than the claim's evidence
-            finding = judge(claim, self.readings.of(turn), self.slots, self.people, self.common)
+            statements = not self.walked or memory.memory_id in self.snapshot.pending_add_ids
+            finding = judge(claim, self.readings.of(turn), self.slots, self.people, self.common, statements)
             if finding.judgement != "silent":
                 return finding
         return SILENT
@@ -194,11 +206,15 @@ def verify_claims(
     top_k: int = 8,
     max_claims: int = 100,
     embed: Embed | None = None,
+    walked: bool = False,
 ) -> Verified:
     """Judge the existing claims of `candidate` against the transcripts; returns the actions for
     the contradicted ones (to be applied like any plan) and a verdict per claim checked. `embed`
-    is the sentence embedder the rules compare meanings with (the hashing one when not given)."""
-    verifier = _Verifier(snapshot, candidate, search, top_k, embed or _hashing_embed)
+    is the sentence embedder the rules compare meanings with (the hashing one when not given);
+    `walked`: the engine's own walk met what every message states with every memory live when it
+    was read (the offline engine's), so only a pending memory-add is judged by what messages
+    state; every claim is judged by the changes they state."""
+    verifier = _Verifier(snapshot, candidate, search, top_k, embed or _hashing_embed, walked)
     verdicts: list[Verdict] = []
     claims = verifier.claims(max_claims)
     for memory in claims:

@@ -234,3 +234,44 @@ def test_a_reply_quoted_with_its_question_is_retired_by_a_newer_value_never_rewr
     assert not any(t.startswith("Asked") and "6-month" in t for t in texts), texts
     assert not any("3-month emergency fund" in t for t in texts), texts
     assert all(t.startswith("Asked") for t in texts if "said:" in t), texts
+
+
+STUDY = [
+    (
+        "user",
+        "I'm trying to check my answer to the dice question: the chance of rolling two sixes is 1/6 x 1/6 = 1/36, "
+        "and I want to be sure because I've finished 6 geometry proofs with 70% accuracy this month.",
+    ),
+    ("assistant", "Yes, 1/36 is right: the two rolls are independent."),
+    (
+        "user",
+        "I'm trying to keep my gardening spending within my $50 budget for March, and I've already spent $42 "
+        "on seeds and pots, so can I afford a $15 trellis?",
+    ),
+    ("assistant", "Not without going over: you have $8 left."),
+    None,
+    (
+        "user",
+        "I'm stuck on a proof about circles and I need help, I've recently stepped up my practice to 10 geometry "
+        "proofs a day, which has boosted my confidence, can you walk me through the diagram?",
+    ),
+    ("assistant", "Sure, start from the centre and draw both radii."),
+    (
+        "user",
+        "I'm choosing new plants, and I've increased my summer gardening budget to $120, which is more than my "
+        "earlier budgets, and I'd like to spend some of it on roses.",
+    ),
+    ("assistant", "Roses are a good use of it."),
+]
+
+
+@pytest.mark.parametrize("pass_every", [1, 2, 4])
+def test_a_later_message_is_judged_the_same_way_whichever_pass_reads_it(tmp_path: Path, pass_every: int) -> None:
+    """The walk judges a new message's statements against every live memory, those of earlier
+    passes included; the verify pass judging them again clause by clause retired memories a single
+    pass keeps (the dice check for its proof count, March's budget for summer's)."""
+    turns = conversation("probe/study/noor", STUDY, named=False)
+    once = dream(tmp_path / "once", turns, 0)
+    assert dream(tmp_path / "split", turns, pass_every) == once
+    texts = " ".join(text for text, _ in once["probe/study/noor"])
+    assert "1/36" in texts and "$50 budget for March" in texts

@@ -178,6 +178,20 @@ def test_chit_chat_is_no_signal() -> None:
     assert not signals.has_signal and signals.motives == () and signals.statements == ()
 
 
+def test_a_reply_that_states_something_keeps_a_pass_from_being_skipped() -> None:
+    """A pass that falls between a message and its answer reads the answer alone: skipped, the
+    answer would be marked read and what it said ("$8 left") never kept."""
+    answer = rows(
+        "Can I afford a $15 trellis on my $50 budget?", "Not without going over: you have $8 left.", roles="ua"
+    )
+    alone = replace(build_snapshot(SCOPE, answer), new_message_ids=frozenset({answer[1]["message_id"]}))
+    signals = gather(alone)
+    assert signals.replies == (answer[1]["message_id"],) and signals.has_signal and signals.motives == ()
+    assert "1 repl(ies) stating something" in signals.describe()
+    chatter = rows("Thanks!", "Happy to help! Anything else?", roles="ua")
+    assert not gather(build_snapshot(SCOPE, chatter)).has_signal
+
+
 def test_an_unanswered_question_ends_an_unresolved_thread_an_answered_one_does_not() -> None:
     events = rows("Where is my parcel?", "It ships today.", roles="ua") + rows(
         "Can you cancel order 42?", roles="u", start_hour=14

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dreaming.embedding import LocalEmbedder
 from dreaming.embedding.minilm import MiniLMEmbedder
+from dreaming.engine.offline.engine import OfflineEngine
 from dreaming.engine.offline.verifier import verify_claims as verify
 from dreaming.passes.apply import apply_actions, apply_plan
 from dreaming.passes.gate import gate
@@ -58,10 +59,17 @@ LOYALTY = claim("loyalty", "Ava has a loyalty number on file with the airline")
 PRIYA = claim("priya", "Orion's on-call lead is Priya")
 
 
-def snapshot(*memories: MemoryRecord, transcript=TRANSCRIPT, new=("m2", "m3"), generation: int = 1) -> Snapshot:
+def snapshot(
+    *memories: MemoryRecord, transcript=TRANSCRIPT, new=("m2", "m3"), generation: int = 1, pending=()
+) -> Snapshot:
     job = DreamJob(job_id="job-v", scope=SCOPE, trigger="manual", requested_at=at(60))
     return Snapshot(
-        job=job, generation=generation, memories=memories, transcript=transcript, new_message_ids=frozenset(new)
+        job=job,
+        generation=generation,
+        memories=memories,
+        transcript=transcript,
+        new_message_ids=frozenset(new),
+        pending_add_ids=frozenset(pending),
     )
 
 
@@ -124,6 +132,23 @@ def test_an_existing_memory_with_the_new_value_is_the_replacement() -> None:
     result, candidate = run(snapshot(PRIYA, tomas))
     assert [a.kind for a in result.actions] == ["supersede"]
     assert candidate.records["priya"].superseded_by == "tomas"
+
+
+def test_the_offline_engine_leaves_what_messages_state_to_its_walk() -> None:
+    """Its walk met m3's statement with every memory live when it read m3 (this pass or an
+    earlier one); read again here clause by clause, the verdict would depend on where the pass
+    boundaries fell. The changes m2 states are read, and a pending memory-add, new to memory,
+    meets what every message states."""
+
+    def verdicts(snap: Snapshot) -> dict[str, str]:
+        found = OfflineEngine(MINILM).verify(
+            snap, apply_plan(snap, ActionPlan()), window_search(snap), top_k=8, max_claims=100
+        )
+        return judgements(found)
+
+    assert verdicts(snapshot(PRIYA, WINDOW)) == {"window": "contradicted", "priya": "silent"}
+    assert verdicts(snapshot(PRIYA, new=("m2",), generation=0)) == {"priya": "silent"}, "m3 read by an earlier pass"
+    assert verdicts(snapshot(PRIYA, new=("m2",), pending=("priya",))) == {"priya": "contradicted"}
 
 
 def test_protected_claims_and_claims_the_plan_changed_are_left_to_others() -> None:
