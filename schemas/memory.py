@@ -34,6 +34,7 @@ class MemoryRecord(Contract):
     superseded_by: str | None = None
     merged_into: str | None = None
     merged_from: tuple[str, ...] = ()
+    """The records merged into this one, directly or through a record merged into it."""
     status_reason: str = ""
     """Why the status is what it is (for superseded, merged and archived records)."""
     tier: MemoryTier = "core"

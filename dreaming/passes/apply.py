@@ -236,7 +236,9 @@ class _Applier:
                 "text": a.text or survivor.text,
                 "evidence_message_ids": evidence,
                 "updated_at": self.when,
-                "merged_from": _union(survivor.merged_from, tuple(d.memory_id for d in duplicates)),
+                # Transitive: a record merged into one that is itself merged later is still named
+                # once the middle record is pruned (`inactive_generations`).
+                "merged_from": _union(survivor.merged_from, *((d.memory_id, *d.merged_from) for d in duplicates)),
                 "confidence": max([survivor.confidence, *(d.confidence for d in duplicates)]),
                 "valid_from": min(
                     (m.valid_from for m in (survivor, *duplicates) if m.valid_from is not None), default=None

@@ -120,7 +120,7 @@ class OfflineEngine:
             return EngineResult(plan=ActionPlan(), notes=tuple(notes))  # no signal: nothing to dream about
         name_tokens = canonical_tokens(user_name) if user_name else frozenset()
         Housekeeping(builder, working, messages, embed, name_tokens, notes, slots, roles.people).run(
-            snapshot.memories, self._unchecked(snapshot)
+            snapshot.memories, self._unchecked(snapshot), snapshot.pending_add_ids
         )
         plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)
         notes.extend(steered)

@@ -3,7 +3,11 @@
 Only memories no pass has compared yet take part (`unchecked`: the pending memory-adds, a record
 citing a message first read now): one the walk made, in this pass or an earlier one, already met
 every memory live when it was made, by the walk's rules (`transcript_pass`, `paraphrases`).
-Judging the stored ones again would make the store depend on where the pass boundaries fell.
+Judging the stored ones again would make the store depend on where the pass boundaries fell; so a
+memory the walk made is never merged here as a paraphrase (in one pass it is made in the plan, and
+no pending add is compared with it either). What the walk does with an add it meets, it does here
+when the add comes a pass later: a memory it made from one message whose words the add repeats
+would not have been made (`find_duplicate`): it is folded into the add.
 
 - Two existing memories giving one attribute different values: the one with newer evidence wins.
 - Paraphrased duplicates become one MergeAction (older/shorter survivor; apply unions provenance).
@@ -26,6 +30,7 @@ from dreaming.engine.offline.duplicates import (
     MERGE_EXTRA_WORDS,
     MergeCandidate,
     MergeGroup,
+    is_duplicate,
     merge_groups,
     new_values,
     says_more,
@@ -65,14 +70,24 @@ class Housekeeping:
         self.slots = slots if slots is not None else SlotReader(embed)
         self.people = people
 
-    def run(self, records: tuple[MemoryRecord, ...], unchecked: frozenset[str] | None = None) -> None:
-        """`unchecked`: the ids of the records no pass has compared yet (None: every record)."""
+    def run(
+        self,
+        records: tuple[MemoryRecord, ...],
+        unchecked: frozenset[str] | None = None,
+        pending: frozenset[str] = frozenset(),
+    ) -> None:
+        """`unchecked`: the ids of the records no pass has compared yet (None: every record);
+        `pending`: the memory-adds among them that arrived since the last pass."""
         unchecked = frozenset(r.memory_id for r in records) if unchecked is None else unchecked
         self._resolve_rivals(records, unchecked)
-        candidates = [r for r in records if self._eligible(r)]
-        dated = {r.memory_id: self._dated(r) for r in candidates}
-        merged = self._merge(candidates, dated, unchecked)
-        for record in (r for r in candidates if r.memory_id in unchecked):
+        eligible = [r for r in records if self._eligible(r)]
+        dated = {r.memory_id: self._dated(r) for r in eligible}
+        folded = self._fold_repeated(eligible, pending, unchecked, dated)
+        candidates = [
+            r for r in eligible if r.memory_id not in folded and (r.origin != "transcript" or r.memory_id in unchecked)
+        ]
+        merged = folded | self._merge(candidates, dated, unchecked)
+        for record in (r for r in eligible if r.memory_id in unchecked):
             annotated = dated[record.memory_id].annotated
             if record.memory_id not in merged and annotated is not None:
                 self._update_dates(record, annotated)
@@ -127,6 +142,40 @@ class Housekeeping:
                 else:
                     self.builder.supersede(rival.key, winner.key, evidence, rationale)
                 self.working.retire(rival.key)
+
+    def _fold_repeated(
+        self,
+        eligible: list[MemoryRecord],
+        pending: frozenset[str],
+        unchecked: frozenset[str],
+        dated: Mapping[str, _Dated],
+    ) -> set[str]:
+        """Fold into each pending memory-add the memories an earlier pass's walk made from one
+        message that the walk, had the add been there, would not have made: the add says the same
+        words (`duplicates.find_duplicate`). The ids involved."""
+        made = [
+            r
+            for r in eligible
+            if r.origin == "transcript" and r.memory_id not in unchecked and len(r.evidence_message_ids) == 1
+        ]
+        tokens = {r.memory_id: canonical_tokens(without_stamp(r.text)) for r in made}
+        folded: set[str] = set()
+        for add in (r for r in eligible if r.memory_id in pending and r.origin == "memory_add"):
+            said = canonical_tokens(without_stamp(add.text))
+            noted = [m for m in made if m.memory_id not in folded and is_duplicate(tokens[m.memory_id], said)]
+            if not noted:
+                continue
+            duplicates = tuple(m.memory_id for m in noted)
+            self.builder.merge(
+                add.memory_id,
+                duplicates,
+                dated[add.memory_id].annotated,
+                f"{add.memory_id} repeats {', '.join(duplicates)}, made before the add came",
+            )
+            folded.update((add.memory_id, *duplicates))
+            for key in duplicates:
+                self.working.retire(key)
+        return folded
 
     def _merge(
         self, candidates: list[MemoryRecord], dated: Mapping[str, _Dated], unchecked: frozenset[str]

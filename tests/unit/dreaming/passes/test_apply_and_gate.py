@@ -85,6 +85,16 @@ def test_merge_unions_provenance_and_marks_duplicates():
     assert candidate.records["meat"].status == "merged" and candidate.records["meat"].merged_into == "veg"
 
 
+def test_a_survivor_names_what_its_duplicates_absorbed_before():
+    """Once "meat" (which absorbed "no-pork") is pruned, "veg" must still say it holds "no-pork"."""
+    earlier = memory("meat", "Ava does not eat meat", ("m2",), merged_from=("no-pork",))
+    candidate = apply_plan(
+        snapshot(memory("veg", "Ava is vegetarian", ("m1",)), earlier),
+        plan(MergeAction(survivor="veg", duplicates=("meat",), rationale="same diet")),
+    )
+    assert candidate.records["veg"].merged_from == ("meat", "no-pork")
+
+
 @pytest.mark.parametrize(
     ("action", "problem"),
     [
