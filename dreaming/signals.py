@@ -41,7 +41,7 @@ class Signals:
     replies: tuple[str, ...] = ()
     """New assistant-role turns that state something (`gather.telling_replies`): what an
     assistant said the conversation relies on, or the other person's news in a chat of two; a
-    reason not to skip a pass, as `questions`."""
+    reason not to skip a pass, as `questions`. Read only when nothing else keeps the pass."""
     complaint: Complaint | None = None
     injected: tuple[str, ...] = ()
     """Instruction-like messages that were not read."""

@@ -38,6 +38,8 @@ clauses and the lead-in rounds (until a round strips nothing, as in Python).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import polars as pl
 
 from dreaming.embedding import STOPWORDS, canonical_tokens, stem
@@ -116,7 +118,6 @@ def gather(snapshot: Snapshot) -> Signals:
         # No reason to start a pass, a reason not to skip one: skipped, a question and its answer
         # would be marked read and never kept (the engine keeps the topic and what the answer gives).
         questions=_ids(kinds, ("question", "request")),
-        replies=telling_replies(readable),
         complaint=recurring_complaint(readable, fresh) if any(k == "dissatisfaction" for _, k in kinds) else None,
         injected=injected,
         pending_corrections=tuple(e.request_id for e in snapshot.corrections),
@@ -128,7 +129,10 @@ def gather(snapshot: Snapshot) -> Signals:
             i for add_id in pending if (m := snapshot.memory(add_id)) is not None for i in m.evidence_message_ids
         )
     )
-    return Signals(**{**signals.__dict__, "motives": build_motives(signals, pending_evidence)})
+    signals = replace(signals, motives=build_motives(signals, pending_evidence))
+    if not signals.has_signal:  # read only then: a sentence split of every new reply
+        signals = replace(signals, replies=telling_replies(readable))
+    return signals
 
 
 def with_threads(frame: pl.DataFrame) -> pl.DataFrame:
