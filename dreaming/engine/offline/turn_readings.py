@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.facts import memory_text_for
@@ -20,10 +21,19 @@ from schemas import ConversationTurn
 @dataclass(frozen=True)
 class ReadClause:
     clause: Clause
-    statement: str | None
-    """The memory a statement clause would make; None for another kind, or one that makes none."""
-    statement_tokens: frozenset[str]
-    """The statement's canonical tokens less the speaker's name (empty without a statement)."""
+    subject: str | None
+    name: frozenset[str]
+
+    @cached_property
+    def statement(self) -> str | None:
+        """The memory a statement clause would make; None for another kind, or one that makes
+        none. Made when first asked: a pass that judges only stated changes never needs it."""
+        return memory_text_for(self.clause, self.subject) if self.clause.kind in STATEMENT_KINDS else None
+
+    @cached_property
+    def statement_tokens(self) -> frozenset[str]:
+        """The statement's canonical tokens less the speaker's name (empty without a statement)."""
+        return canonical_tokens(self.statement) - self.name if self.statement is not None else frozenset()
 
 
 @dataclass(frozen=True)
@@ -48,14 +58,8 @@ def read_turn(turn: ConversationTurn, answered: ConversationTurn | None, user_na
     subject = speaker.name or user_name
     name = canonical_tokens(subject) if subject else frozenset()
     context = (speaker.body, *((answered.content,) if answered is not None else ()))
-    clauses = tuple(_read_clause(clause, subject, name) for clause in clauses_of(turn, speaker.body))
+    clauses = tuple(ReadClause(clause, subject, name) for clause in clauses_of(turn, speaker.body))
     return TurnReading(turn, subject, name, context, clauses)
-
-
-def _read_clause(clause: Clause, subject: str | None, name: frozenset[str]) -> ReadClause:
-    statement = memory_text_for(clause, subject) if clause.kind in STATEMENT_KINDS else None
-    tokens = canonical_tokens(statement) - name if statement is not None else frozenset()
-    return ReadClause(clause, statement, tokens)
 
 
 class TurnReadings:
