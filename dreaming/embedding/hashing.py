@@ -44,11 +44,11 @@ def canonical_terms(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(terms)
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=4_096)
 def canonical_tokens(text: str) -> frozenset[str]:
     """The content of `text` as a set of canonical tokens, used for similarity and duplicates.
     Cached: a pass reads each memory's text in several steps (working set, generic words, verify,
-    the gate)."""
+    the gate). Small, as whole messages are read too: the repeats fall within one pass."""
     return frozenset(token for token, _ in canonical_terms(text))
 
 

@@ -154,18 +154,18 @@ class Housekeeping:
         message that the walk, had the add been there, would not have made: the add says the same
         words (`duplicates.find_duplicate`). The ids involved."""
         made = [
-            r
+            working
             for r in eligible
             if r.origin == "transcript" and r.memory_id not in unchecked and len(r.evidence_message_ids) == 1
+            if (working := self.working.get(r.memory_id)) is not None
         ]
-        tokens = {r.memory_id: canonical_tokens(without_stamp(r.text)) for r in made}
         folded: set[str] = set()
         for add in (r for r in eligible if r.memory_id in pending and r.origin == "memory_add"):
             said = canonical_tokens(without_stamp(add.text))
-            noted = [m for m in made if m.memory_id not in folded and is_duplicate(tokens[m.memory_id], said)]
+            noted = [m for m in made if m.key not in folded and is_duplicate(m.tokens, said)]
             if not noted:
                 continue
-            duplicates = tuple(m.memory_id for m in noted)
+            duplicates = tuple(m.key for m in noted)
             self.builder.merge(
                 add.memory_id,
                 duplicates,

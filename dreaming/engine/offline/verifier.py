@@ -130,10 +130,10 @@ class _Verifier:
 
     def verify(self, memory: MemoryRecord) -> Finding:
         claim = Claim(memory.text, newest_evidence_ts(memory, self.message_ts))
+        statements = not self.walked or memory.memory_id in self.snapshot.pending_add_ids
         for turn in self.related(memory):
             if turn.ts <= claim.evidence_ts:
                 break  # newest first: the rest are older than the claim's evidence
-            statements = not self.walked or memory.memory_id in self.snapshot.pending_add_ids
             finding = judge(claim, self.readings.of(turn), self.slots, self.people, self.common, statements)
             if finding.judgement != "silent":
                 return finding
