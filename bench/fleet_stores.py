@@ -46,7 +46,8 @@ def _job(runtime: Runtime, scope: str, watermark: int) -> DreamJob:
 def _index_and_dream(
     runtime: Runtime, fleet: Sequence[FleetScope], turns: Sequence[ConversationTurn], first_offset: int = 0
 ) -> tuple[float, float, dict[str, int]]:
-    """Index in batches of 500 across scopes, then one pass per scope: (index CPU, pass CPU, outcomes)."""
+    """Index in batches of 500 across scopes, then one pass per scope, `pass_group` at a time:
+    (index CPU, pass CPU, outcomes)."""
     last: dict[str, int] = {}
     cpu = time.process_time()
     for start in range(0, len(turns), INDEX_BATCH):
@@ -57,9 +58,11 @@ def _index_and_dream(
     index_cpu = time.process_time() - cpu
     outcomes: dict[str, int] = {}
     cpu = time.process_time()
-    for s in fleet:
-        result = runtime.dream_pass.run(_job(runtime, s.scope, last[s.scope]))
-        outcomes[result.status] = outcomes.get(result.status, 0) + 1
+    size = runtime.settings.pass_group  # as a worker runs its ready jobs (`JobStep._run_group`)
+    for start in range(0, len(fleet), size):
+        jobs = [_job(runtime, s.scope, last[s.scope]) for s in fleet[start : start + size]]
+        for result in runtime.dream_pass.run_many(jobs):
+            outcomes[result.status] = outcomes.get(result.status, 0) + 1
     return index_cpu, time.process_time() - cpu, outcomes
 
 

@@ -136,6 +136,12 @@ class Settings(BaseSettings):
     memory_cap: int = Field(default=100, ge=1, description="most memories in a scope's core tier")
     core_token_budget: int = Field(default=2_000, ge=50, description="estimated tokens of a scope's core tier")
     transcript_window: int = Field(default=10_000, ge=1, description="most recent messages a pass reads")
+    pass_group: int = Field(
+        default=8,
+        ge=1,
+        le=64,
+        description="ready jobs of distinct scopes whose passes embed their first texts in one model call",
+    )
     embedding_dims: int = Field(default=256, ge=16, le=4096, description="width of the hashing test embedder only")
     llm_model: str = "openai/gpt-4o-mini"
     llm_api_base: str | None = None

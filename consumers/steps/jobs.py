@@ -97,6 +97,8 @@ class JobStep:
         self._topic = settings.topics.jobs
         self._queued: dict[int, deque[Any]] = defaultdict(deque)
         self._paused: set[int] = set()
+        self._ran: dict[int, dict[str, PassResult]] = defaultdict(dict)
+        """Per partition: passes run as a group (`_run_group`) whose jobs are not published yet."""
         self.passes_run = 0
 
     # --- lifecycle
@@ -116,6 +118,8 @@ class JobStep:
                 if job is not None:
                     if not self._caught_up(job, partition):
                         break
+                    if job.trigger != "forget" and job.job_id not in self._ran[partition]:
+                        self._run_group(job, queue, partition)
                     self._execute(job, partition)
                 done = {(msg.topic(), partition): msg.offset() + 1}
                 if not self._commit.commit_now(done):
@@ -135,11 +139,14 @@ class JobStep:
     def close(self) -> None:
         self._queued.clear()
         self._paused.clear()
+        self._ran.clear()
 
     def revoke(self, partition: int) -> None:
-        """Queued jobs of a revoked partition were never committed: the next owner gets them."""
+        """Queued jobs of a revoked partition were never committed: the next owner gets them (a
+        pass already run is recognised there as a duplicate and its events published again)."""
         self._queued.pop(partition, None)
         self._paused.discard(partition)
+        self._ran.pop(partition, None)
 
     @property
     def waiting(self) -> int:
@@ -162,12 +169,47 @@ class JobStep:
     def _caught_up(self, job: DreamJob, partition: int) -> bool:
         return all(self._positions.get(topic, partition) >= mark for topic, mark in job.watermarks.items())
 
+    def _group(self, head: DreamJob, queue: deque[Any], partition: int) -> list[DreamJob]:
+        """`head` and the ready dream jobs right behind it, of distinct scopes, up to `pass_group`."""
+        group, scopes = [head], {head.scope}
+        for msg in list(queue)[1 : self._settings.pass_group]:
+            try:
+                job = DreamJob.model_validate_json(msg.value() or b"")
+            except ValidationError:
+                break  # logged and skipped when its turn comes
+            if job.trigger == "forget" or job.scope in scopes or not self._caught_up(job, partition):
+                break
+            group.append(job)
+            scopes.add(job.scope)
+        return group
+
+    def _run_group(self, head: DreamJob, queue: deque[Any], partition: int) -> None:
+        """Run the passes of `head` and the ready jobs behind it as one group (`DreamPass.run_many`:
+        their first embeddings in one model call); each is then published and committed in order
+        as if it had run alone. A lone job runs alone."""
+        group = self._group(head, queue, partition)
+        if len(group) < 2:
+            return
+        for job in group:
+            self._publish.submit([JobLifecycleEvent.for_job(job, "running")], job.scope, partition)
+        try:
+            results = self._locked(lambda: self._runtime.dream_pass.run_many(group), "dream passes")
+        except (GaveUp, Stopping):
+            raise
+        except Exception:
+            # Each pass records its own failures; this is one the group could not: the jobs run alone.
+            log.exception("passes of %d jobs on partition %d raised; each runs alone", len(group), partition)
+            return
+        self._ran[partition].update((job.job_id, result) for job, result in zip(group, results))
+
     def _execute(self, job: DreamJob, partition: int) -> None:
         if job.trigger == "forget":
             self._forget(job, partition)
             return
-        self._publish.submit([JobLifecycleEvent.for_job(job, "running")], job.scope, partition)
-        result = self._run_pass(job, partition)
+        result: PassResult | None = self._ran[partition].pop(job.job_id, None)
+        if result is None:
+            self._publish.submit([JobLifecycleEvent.for_job(job, "running")], job.scope, partition)
+            result = self._run_pass(job, partition)
         if result is None:  # the pass raised: published as failed, nothing recorded
             return
         if result.status == "duplicate":

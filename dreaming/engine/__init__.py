@@ -2,6 +2,6 @@
 (plus the motives they saw), and verify the claims the plan left alone; everything after that is
 shared and engine-agnostic."""
 
-from dreaming.engine.base import Engine, EngineError, EngineResult, Search, Verified
+from dreaming.engine.base import Engine, EngineError, EngineResult, ReadAhead, ReadsAhead, Search, Verified
 
-__all__ = ["Engine", "EngineError", "EngineResult", "Search", "Verified"]
+__all__ = ["Engine", "EngineError", "EngineResult", "ReadAhead", "ReadsAhead", "Search", "Verified"]

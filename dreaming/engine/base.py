@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from dreaming.signals import Signals
 from dreaming.snapshot import Snapshot
@@ -101,6 +101,28 @@ class Verified:
             f"{self.count('contradicted')} contradicted, {self.count('supported')} supported, "
             f"{self.count('silent')} silent"
         )
+
+
+@dataclass(frozen=True, eq=False)
+class ReadAhead:
+    """What an engine read of one snapshot before proposing (`ReadsAhead`): the texts it will embed
+    first, and its own reading, handed back to `propose` with the same snapshot."""
+
+    snapshot: Snapshot
+    texts: tuple[str, ...]
+    state: object
+
+
+@runtime_checkable
+class ReadsAhead(Protocol):
+    """An engine whose first embeddings can be batched across passes (`DreamPass.run_many`): one
+    model call for several scopes' texts costs less per token than one small call per scope."""
+
+    def read_ahead(self, snapshot: Snapshot, signals: Signals) -> ReadAhead: ...
+
+    def embed_ahead(self, texts: Sequence[str]) -> None: ...
+
+    def propose(self, snapshot: Snapshot, signals: Signals, ahead: ReadAhead | None = None) -> EngineResult: ...
 
 
 class Engine(Protocol):

@@ -18,12 +18,13 @@ create-refs are numbered in the order the actions are made.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.embedding.known import known_first
 from dreaming.embedding.minilm import MiniLMEmbedder
-from dreaming.engine.base import Curated, EngineResult, Search, Verified
+from dreaming.engine.base import Curated, EngineResult, ReadAhead, Search, Verified
 from dreaming.engine.offline.corrections import generic_tokens
 from dreaming.engine.offline.dissatisfaction import complaint_memory_text
 from dreaming.engine.offline.duplicates import find_duplicate
@@ -31,10 +32,11 @@ from dreaming.engine.offline.housekeeping import Housekeeping
 from dreaming.engine.offline.paraphrases import Paraphrases
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.slots import SlotReader
-from dreaming.engine.offline.speaker_roles import AssistantRole, read_roles
+from dreaming.engine.offline.speaker_roles import AssistantRole, ChatRoles, read_roles
 from dreaming.engine.offline.steering import steer_plan
 from dreaming.engine.offline.transcript_pass import TranscriptPass
 from dreaming.engine.offline.verifier import verify_claims
+from dreaming.engine.offline.walk_readings import MessageReading, prefetch_texts, read_messages
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from dreaming.signals import Signals
 from dreaming.snapshot import Snapshot
@@ -42,6 +44,23 @@ from language.injection import injection_note
 from schemas import ActionPlan, ConversationTurn
 
 MOTIVE_MEMORY_CONFIDENCE = 0.6
+
+
+@dataclass(frozen=True)
+class _EngineReading:
+    """What `propose` reads of a snapshot before the walk: none of it depends on the memories'
+    vectors, so it can be read ahead (`OfflineEngine.read_ahead`)."""
+
+    notes: tuple[str, ...]
+    turns: list[ConversationTurn]
+    """The scope's own turns."""
+    consumed: frozenset[str]
+    readable: list[ConversationTurn]
+    """The turns minus instruction-like ones."""
+    roles: ChatRoles
+    cited_by: dict[str, tuple[str, ...]]
+    """Message id -> the texts of the memories citing it."""
+    readings: list[MessageReading]
 
 
 class OfflineEngine:
@@ -70,24 +89,33 @@ class OfflineEngine:
             walked=True,
         )
 
-    def propose(self, snapshot: Snapshot, signals: Signals) -> EngineResult:
-        notes: list[str] = []
-        turns = self._own_turns(snapshot, notes)
-        consumed = self._consumed_messages(snapshot, turns)
-        injected = snapshot.injected_message_ids
-        notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
-        readable = [t for t in turns if t.message_id not in injected]
-        roles = read_roles(snapshot.scope, readable, self.assistant_roles)
+    def read_ahead(self, snapshot: Snapshot, signals: Signals) -> ReadAhead:
+        """What `propose` reads of the snapshot before its walk meets memory, and the texts the
+        walk will embed first: a caller running several passes embeds all of theirs in one batch
+        (`embed_ahead`), then hands each back to `propose`."""
+        reading = self._read(snapshot)
+        known = snapshot.stored_vectors
+        texts = prefetch_texts(reading.readings, reading.consumed, reading.cited_by)
+        return ReadAhead(snapshot=snapshot, texts=tuple(t for t in texts if t not in known), state=reading)
+
+    def embed_ahead(self, texts: Sequence[str]) -> None:
+        """Embed several passes' read-ahead texts in one batch; the embedder's cache keeps them
+        for the passes (a model call costs less per token the more rows it holds)."""
+        if texts:
+            self.embedder.embed_array(list(dict.fromkeys(texts)))
+
+    def propose(self, snapshot: Snapshot, signals: Signals, ahead: ReadAhead | None = None) -> EngineResult:
+        reading = ahead.state if ahead is not None and ahead.snapshot is snapshot else None
+        if not isinstance(reading, _EngineReading):
+            reading = self._read(snapshot)
+        notes = list(reading.notes)
+        turns, consumed, roles, cited_by = reading.turns, reading.consumed, reading.roles, reading.cited_by
         user_name = roles.user_name
         messages = {t.message_id: t for t in turns}
 
         builder = PlanBuilder()
         working = WorkingSet.from_records(snapshot.memories, {i: t.ts for i, t in messages.items()})
         generic = generic_tokens(canonical_tokens(m.text) for m in snapshot.memories if m.is_active)
-        cited_by: dict[str, tuple[str, ...]] = {}  # superseded memories count: what they noted was read
-        for memory in snapshot.memories:
-            for message_id in memory.evidence_message_ids:
-                cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
         embed = known_first(snapshot.stored_vectors, self.embedder.embed_array)
         slots = SlotReader(embed)
         names = frozenset().union(*(canonical_tokens(p) for p in (*roles.people, user_name or "")))
@@ -105,7 +133,7 @@ class OfflineEngine:
             slots,
             frozenset(messages),
             paraphrases,
-        ).run(readable)
+        ).run(reading.readable, reading.readings)
         paraphrases.flush()
         if signals.complaint is not None:
             self._remember_complaint(
@@ -125,6 +153,21 @@ class OfflineEngine:
         plan, steered = steer_plan(builder.build(), snapshot.job.steering, self.embedder.embed_array)
         notes.extend(steered)
         return EngineResult(plan=plan, motives=signals.motives, notes=tuple(notes))
+
+    def _read(self, snapshot: Snapshot) -> _EngineReading:
+        notes: list[str] = []
+        turns = self._own_turns(snapshot, notes)
+        consumed = self._consumed_messages(snapshot, turns)
+        injected = snapshot.injected_message_ids
+        notes.extend(injection_note(t) for t in turns if t.message_id in injected and t.message_id not in consumed)
+        readable = [t for t in turns if t.message_id not in injected]
+        roles = read_roles(snapshot.scope, readable, self.assistant_roles)
+        cited_by: dict[str, tuple[str, ...]] = {}  # superseded memories count: what they noted was read
+        for memory in snapshot.memories:
+            for message_id in memory.evidence_message_ids:
+                cited_by[message_id] = (*cited_by.get(message_id, ()), memory.text)
+        readings = read_messages(readable, roles, consumed)
+        return _EngineReading(tuple(notes), turns, consumed, readable, roles, cited_by, readings)
 
     def _similarity(self, a: str, b: str) -> float:
         vectors = self.embedder.embed_array([a, b])

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 
 from dreaming.embedding import canonical_tokens
-from dreaming.engine.offline.assistant_notes import assistant_notes
 from dreaming.engine.offline.duplicates import find_duplicate, new_values, words_beyond
-from dreaming.engine.offline.extraction import Fact, message_facts
 from dreaming.engine.offline.paraphrases import Paraphrases
 from dreaming.engine.offline.plan_builder import PlanBuilder
 from dreaming.engine.offline.revisions import Revisions
 from dreaming.engine.offline.slots import SlotReader
-from dreaming.engine.offline.speaker_roles import ChatRoles, TurnSpeaker
+from dreaming.engine.offline.speaker_roles import ChatRoles
+from dreaming.engine.offline.walk_readings import MessageReading, prefetch_texts, read_messages
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.changes import normal_values
 from language.clauses import Clause, clauses_of
@@ -38,8 +36,6 @@ NOTED_EXTRA_WORDS = 1
 paraphrase ("grooms her dogs") leaves out the words said ("daily brushing, baths and nail trims"),
 which a reader may ask about."""
 FACT_CONFIDENCE = 0.8
-TOLD_MESSAGES = 5
-"""An assistant turn is news only for values the user's last this many messages of the session lack."""
 ASSISTANT_CONFIDENCE = 0.6
 """What an AI assistant said is advice the user may or may not have taken: below a person's own statement."""
 
@@ -95,10 +91,14 @@ class TranscriptPass:
         self.revisions.people = roles.people
         self.revisions.name_tokens = self.name_tokens
 
-    def run(self, turns: Sequence[ConversationTurn]) -> None:
-        """`turns` is the chronological transcript minus injected messages."""
-        readings = self._read(turns)
-        self._prefetch(readings)
+    def run(self, turns: Sequence[ConversationTurn], readings: Sequence[MessageReading] | None = None) -> None:
+        """`turns` is the chronological transcript minus injected messages; `readings`, when given,
+        are `read_messages` of them, read ahead."""
+        if readings is None:
+            readings = read_messages(turns, self.roles, self.consumed)
+        texts = prefetch_texts(readings, self.consumed, self.cited_by)
+        if texts:
+            self.prefetch(texts)  # one batch instead of one or two texts at a time inside the walk
         for reading in readings:
             if reading.speaker.is_person:
                 self._message(reading)
@@ -107,41 +107,7 @@ class TranscriptPass:
                 for note in reading.facts:
                     self._add_statement(reading.turn, note.text, "assistant turn", None, ASSISTANT_CONFIDENCE)
 
-    def _read(self, turns: Sequence[ConversationTurn]) -> list[_Reading]:
-        """Every message read on its own, with the message it answers: what it states does not
-        depend on the memories or on which pass reads it. A consumed message's statements are
-        not read: nothing uses them (on a later pass, most of the window)."""
-        readings: list[_Reading] = []
-        told: dict[str, list[str]] = defaultdict(list)
-        """Per session: the user's recent messages (values an assistant only repeats are not news)."""
-        last_assistant: dict[str, ConversationTurn] = {}
-        previous: dict[str, tuple[ConversationTurn, TurnSpeaker]] = {}
-        """Per session: the last message and its speaker (the one the next message answers)."""
-        for turn in turns:
-            if turn.role not in ("user", "assistant"):
-                continue
-            speaker = self.roles.speaker(turn)
-            before = previous.get(turn.session_id)
-            replied = before if before is not None and before[1].name != speaker.name else None
-            if turn.message_id in self.consumed:
-                facts: list[Fact] = []  # an earlier pass made its memories: only its stated changes are read again
-            elif speaker.is_person:
-                facts = message_facts(
-                    turn, speaker, self.roles.people, replied[0] if replied else None, replied[1] if replied else None
-                )
-            else:
-                recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
-                answered = replied[0] if replied else None
-                facts = assistant_notes(turn, answered, self.user_name, self.roles.people, recent)
-            readings.append(_Reading(turn, speaker, last_assistant.get(turn.session_id), facts))
-            if turn.role == "assistant":
-                last_assistant[turn.session_id] = turn
-            else:
-                told[turn.session_id].append(turn.content)
-            previous[turn.session_id] = (turn, speaker)
-        return readings
-
-    def _message(self, reading: _Reading) -> None:
+    def _message(self, reading: MessageReading) -> None:
         """Corrections first (they supersede what they overrule), then the facts the message
         states, attributed to whoever said it (`extraction.message_facts`)."""
         turn, speaker = reading.turn, reading.speaker
@@ -163,25 +129,6 @@ class TranscriptPass:
             self._add_statement(turn, fact.text, kind, subject)
         self.revisions.settle(turn, self._made.get(turn.message_id, []))
         self.revisions.unsettle(turn, speaker.body, subject)
-
-    def _prefetch(self, readings: Sequence[_Reading]) -> None:
-        """Embed what the walk will embed in one batch (the embedder caches by text) instead of
-        one or two texts at a time inside it: every new statement (the paraphrase index and the
-        memory written from it ask for its vector: a model call per statement cost ~1.3x the CPU
-        of one batch on the fleet's scopes), and for the messages a memory-add cites, their
-        bodies and the adds."""
-        texts: list[str] = []
-        for reading in readings:
-            if reading.turn.message_id in self.consumed:
-                continue
-            texts.extend(without_stamp(fact.text) for fact in reading.facts)
-            noted = self.cited_by.get(reading.turn.message_id, ())
-            if not noted:
-                continue
-            texts.extend(fact.body for fact in reading.facts)
-            texts.extend(without_stamp(n) for n in noted)
-        if texts:
-            self.prefetch(list(dict.fromkeys(texts)))
 
     def _noted_already(self, turn: ConversationTurn, body: str) -> bool:
         """A memory-add about this message already says it, and the message adds no value to it:
@@ -280,13 +227,3 @@ def _adds_no_value(body: str, noted: str) -> bool:
     if not normal_values(body) <= said:
         return False  # a number, amount or day the note lacks ("three" where it says "two")
     return all((normal := normal_values(value)) and normal <= said for value in new_values(body, noted))
-
-
-@dataclass(frozen=True)
-class _Reading:
-    turn: ConversationTurn
-    speaker: TurnSpeaker
-    answered: ConversationTurn | None
-    """The assistant turn this message follows (corrections read it for context)."""
-    facts: list[Fact]
-    """What the message states (none for a consumed message)."""

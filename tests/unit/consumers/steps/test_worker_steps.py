@@ -398,3 +398,48 @@ def test_a_ready_job_runs_before_the_rest_of_the_backlog_is_indexed(tmp_path: Pa
         wait_until(lambda: rt.client.count(rt.transcripts.transcripts).count == backlog + 3, 60)
     assert done[job.job_id].status == "completed"
     assert indexed_when_it_ran and indexed_when_it_ran[0] <= 1_000 < backlog  # one batch of 500, not 3,003
+
+
+def test_ready_jobs_of_distinct_scopes_run_as_one_group(tmp_path: Path, runtime_of):
+    """The ready jobs at the head of a partition run as one group (`DreamPass.run_many`: their first
+    embeddings in one model call); a second job of a scope already in the group, and a forget job,
+    start the next one. Each job is published as if it had run alone: running, then its outcome."""
+    bus = MemoryBus(Settings(home=tmp_path, partitions=1, embedder="hashing"))
+    rt = runtime_of(bus)
+    groups: list[list[str]] = []
+    run_many = rt.dream_pass.run_many
+
+    def recording(jobs):
+        groups.append([j.job_id for j in jobs])
+        return run_many(jobs)
+
+    rt.dream_pass.run_many = recording
+    feed = Feeder(bus)
+    scopes = [f"acme/support-bot/g{i}" for i in range(4)]
+    for i, scope in enumerate(scopes):
+        feed.event(bus.settings.topics.turns, turn(scope, i, f"I prefer aisle seats and live in Graz {i}"))
+    jobs = [
+        feed.job(scopes[0], "first"),
+        feed.job(scopes[1], "second"),
+        feed.job(scopes[0], "first-again"),
+        feed.job(scopes[2], "third"),
+        feed.job(scopes[3], "forget", trigger="forget"),
+        feed.job(scopes[3], "fourth-after-forget"),
+    ]
+    with RunningWorker(bus, rt) as running:
+        done = wait_for_jobs(bus, [j.job_id for j in jobs], running)
+    assert groups == [["first", "second"], ["first-again", "third"], ["fourth-after-forget"]]
+    assert {k: e.status for k, e in done.items()} == {
+        "first": "completed",
+        "second": "completed",
+        "first-again": "no-op",
+        "third": "completed",
+        "forget": "completed",
+        "fourth-after-forget": "no-op",
+    }
+    events = [(e.job_id, e.status) for e in bus.audit() if getattr(e, "type", "") == "job"]
+    for job in jobs:
+        mine = [status for job_id, status in events if job_id == job.job_id]
+        ran = [] if job.trigger == "forget" else ["running"]  # a forget job is published when done
+        assert mine == [*ran, done[job.job_id].status], (job.job_id, mine)
+    assert running.error is None

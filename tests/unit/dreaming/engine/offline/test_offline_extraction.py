@@ -181,16 +181,13 @@ def test_pleasantries_are_not_memories(line: str) -> None:
 
 
 def test_what_each_message_states_does_not_depend_on_where_the_pass_starts() -> None:
-    from dreaming.engine.offline.plan_builder import PlanBuilder
-    from dreaming.engine.offline.transcript_pass import TranscriptPass
-    from dreaming.engine.offline.working_set import WorkingSet
+    from dreaming.engine.offline.walk_readings import read_messages
 
     turns = [ConversationTurn(**r) for r in rows("t/pals/cut", PEN_PALS)]
     roles = read_roles("t/pals/cut", turns)
 
     def read(window: list[ConversationTurn]) -> dict[str, list[str]]:
-        walk = TranscriptPass(PlanBuilder(), WorkingSet(), roles, frozenset(), [])
-        return {r.turn.message_id: [f.text for f in r.facts] for r in walk._read(window)}
+        return {r.turn.message_id: [f.text for f in r.facts] for r in read_messages(window, roles, frozenset())}
 
     whole = read(turns)
     for cut in range(1, len(turns)):

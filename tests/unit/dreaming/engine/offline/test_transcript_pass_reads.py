@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreaming.engine.offline import transcript_pass
+from dreaming.engine.offline import walk_readings
 from dreaming.snapshot import Snapshot
 from schemas import ConversationTurn, DreamJob, MemoryRecord, SupersedeAction
 from tests.unit.dreaming.engine.offline.engine_plans import created, of_kind, propose
@@ -65,8 +65,8 @@ def test_only_the_messages_a_pass_may_consolidate_are_read_for_their_statements(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     read: list[str] = []
-    monkeypatch.setattr(transcript_pass, "message_facts", recording(read, transcript_pass.message_facts))
-    monkeypatch.setattr(transcript_pass, "assistant_notes", recording(read, transcript_pass.assistant_notes))
+    monkeypatch.setattr(walk_readings, "message_facts", recording(read, walk_readings.message_facts))
+    monkeypatch.setattr(walk_readings, "assistant_notes", recording(read, walk_readings.assistant_notes))
     result = propose(later_pass())
     assert read == ["m2", "m3"], "m0 and m1 were consumed by the pass that wrote the fee"
     [supersede] = of_kind(result, SupersedeAction)
