@@ -115,7 +115,11 @@ def main(argv: list[str] | None = None) -> None:
         sample = [t.content for t in turns[:: max(1, len(turns) // 2_000)][:2_000]]
         floor_rate = floor(sample)
         if "fleet" not in skip:
-            print(f"\n== 2 fleet: {len(turns)} messages, index in batches of 500, then one pass per scope", flush=True)
+            print(
+                f"\n== 2 fleet: {len(turns)} messages, index in batches of 500, then one pass per scope "
+                "(ready jobs in groups of `pass_group`, as a worker runs them)",
+                flush=True,
+            )
             later = later_turns(fleet, args.later_messages) if args.later_messages > 0 else None
             rate = fleet_stores.fleet(work / "fleet", fleet, turns, figure, later)
             # The floor again, now: on a shared machine it moves with the load, and the passes ran
