@@ -108,3 +108,23 @@ def test_a_group_holds_one_pass_per_scope(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="one pass per scope"):
         feed.rt.dream_pass.run_many([jobs[0], feed.job(SCOPES[0])])
     feed.rt.close()
+
+
+def test_each_pass_reads_its_messages_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the engine read ahead is what its walk uses: no message is read twice."""
+    from dreaming.engine.offline import engine as offline_engine
+
+    read: list[str] = []
+    read_messages = offline_engine.read_messages
+
+    def counting(turns, roles, consumed):
+        read.append(turns[0].scope)
+        return read_messages(turns, roles, consumed)
+
+    monkeypatch.setattr(offline_engine, "read_messages", counting)
+    engine = ReadingAheadEngine()
+    feed, jobs = fed(tmp_path, engine)
+    results = feed.rt.dream_pass.run_many(jobs)
+    assert {r.status for r in results} == {"completed"}
+    assert sorted(read) == sorted(engine.read) == sorted(SCOPES)
+    feed.rt.close()
