@@ -12,7 +12,7 @@ memory-adds; the store is what dreaming the older messages left (they change no 
 `memory_cap` is raised above the store sizes so that every cell measures a pass, not a one-off
 archive of everything over the default cap of 100. Three measurements:
 
-1. **offline, in memory**: `dreaming.dream_pass.dream` (orient, gather, engine, apply, verify,
+1. **offline, in memory**: `dreaming.dream_phases.dream` (orient, gather, engine, apply, verify,
    prune, privacy, gate) over the snapshot, CPU seconds with `time.process_time` (per phase too)
    and peak Python memory with `tracemalloc` in a second run (tracemalloc slows the code it
    watches, so CPU is measured without it; polars' own Rust allocations are not seen by it). The
@@ -49,7 +49,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # `tests.llm_server` lives in the repo, not the package
     sys.path.insert(0, str(REPO_ROOT))
 
-from dreaming.dream_pass import dream  # noqa: E402
+from dreaming.dream_phases import dream  # noqa: E402
 from dreaming.engine.offline import OfflineEngine  # noqa: E402
 from dreaming.passes.gather import gather  # noqa: E402
 from dreaming.passes.privacy import PrivacyFilter  # noqa: E402
