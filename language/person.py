@@ -19,12 +19,24 @@ _NAME_WORD = patterns.NAME_WORD
 _INTRODUCTIONS = (
     re.compile(rf"\b(?i:my name is|my name's|call me)\s+(?P<name>{_NAME_WORD})\b"),
     re.compile(rf"^\s*(?i:hi|hello|hey)(?i:\s+there)?[,!.]?\s+(?i:i'm|i am|this is)\s+(?P<name>{_NAME_WORD})\b"),
-    # "I'm Craig, a developer ...": a capitalised word followed by an apposition that describes a
-    # person. Nationalities and creeds ("I'm Irish, a ...") have their own endings and are not names.
-    re.compile(
-        rf"(?:^|[.!?]\s+|,\s+)(?i:i'm|i am)\s+(?P<name>{_NAME_WORD})(?<!ese)(?<!ish)(?<!ic)(?<!i),\s+(?i:a|an|the)\s"
-    ),
 )
+# "I'm Craig, a developer ...", "and I'm Dana Reyes, and I run a bakery": a capitalised word (a
+# surname may follow) and then an apposition that describes a person, or the speaker going on about
+# themselves. Nationalities and creeds ("I'm Irish, a ...", "I'm Canadian, and I ...") are not names.
+_SELF_DESCRIBED = re.compile(
+    rf"(?:^|[.!?]\s+|,\s+|\b(?i:and|so|but|well|also)\s+)(?i:i'm|i am)\s+(?P<name>{_NAME_WORD})(?:\s+{_NAME_WORD})?"
+    r",\s+(?:(?i:a|an|the)\s|(?i:and|so|but)\s+(?i:i|i'm|i've|i'd|my)\b)"
+)
+_DEMONYM_ENDINGS = ("ese", "ish", "ic", "i", "ian", "ean", "can")
+_NOT_NAMES = frozenset(
+    "French Dutch German Greek Swiss Thai Welsh Muslim Hindu Buddhist Mormon Vegan Here Back".split()
+)
+
+
+def _is_name(word: str) -> bool:
+    return word not in _NOT_NAMES and not word.endswith(_DEMONYM_ENDINGS)
+
+
 INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 
 _ADVERB = (
@@ -106,6 +118,9 @@ def detect_user_name(user_texts: Iterable[str]) -> str | None:
         for pattern in _INTRODUCTIONS:
             for match in pattern.finditer(text):
                 name = match.group("name").capitalize()
+        for match in _SELF_DESCRIBED.finditer(text):
+            if _is_name(match.group("name")):
+                name = match.group("name")
     return name
 
 

@@ -27,6 +27,7 @@ from language.antecedents import completed_by_what_follows, noun_phrases_before
 from language.chatter import INTERJECTIONS, classify_sentence, content_words, is_reaction, sentences
 from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
 from language.markup import plain_text
+from language.own_plans import as_own_plans
 from language.patterns import compiled
 from language.presupposed import presupposed_clauses, without_trigger
 from language.values import carries_value, new_values
@@ -243,6 +244,8 @@ def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
 
 
 def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: bool = False) -> list[Unit]:
+    if not to_person:  # to an assistant, "let's book it" is the user's own plan; to a person, a proposal
+        sentence = as_own_plans(sentence)
     kind = classify_sentence(sentence, to_person=to_person)
     if kind == "caption":
         return [Unit(sentence, "caption", False)]

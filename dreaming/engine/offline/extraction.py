@@ -156,10 +156,17 @@ line of two short sentences is one thing said ("I'm keen on counselling. My aunt
 too."), and each memory costs its reader a date and a name."""
 
 
+_UNNAMED_SPEAKER = re.compile(r"\b[Tt]he user\b")
+
+
+def _words(body: str) -> int:
+    """Words of a memory, "the user" counted as one: whether the speaker has a name ("Crystal")
+    does not decide what is one memory."""
+    return len(body.split()) - len(_UNNAMED_SPEAKER.findall(body))
+
+
 def _joins(previous: Fact, kind: str, body: str) -> bool:
-    return (
-        previous.kind == kind == "statement" and len(previous.body.split()) + len(body.split()) <= SHORT_MESSAGE_WORDS
-    )
+    return previous.kind == kind == "statement" and _words(previous.body) + _words(body) <= SHORT_MESSAGE_WORDS
 
 
 def _add_caption(

@@ -214,7 +214,7 @@ def stated_now(text: str) -> str:
 SAVINGS = [
     ("user", "I want to build up some savings this year."),
     ("assistant", "Good idea. Would you like to set a target for your emergency fund?"),
-    ("user", "Yes, let's aim for a 3-month emergency fund."),
+    ("user", "Yes, that would be a 3-month emergency fund."),
     ("assistant", "A 3-month fund is a solid start."),
     None,
     ("user", "I've decided to raise my emergency fund target to 6 months of expenses."),

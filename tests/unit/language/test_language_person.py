@@ -164,6 +164,26 @@ def test_names_come_from_introductions_only() -> None:
 
 
 @pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("The grid needs 4 columns, and I'm Wanjiru, a potter from Kisumu.", "Wanjiru"),
+        ("I'm Tomasz Nowak, a welder who restores bikes.", "Tomasz"),
+        ("Hey! I'm Ilse, and I'm worried about my rent.", "Ilse"),
+        ("I'm Rafa, so I'd like the letter signed that way.", "Rafa"),
+        ("I'm Odile Mercier, and my studio is in Lyon.", "Odile"),
+        ("I'm Canadian, and I love snow.", None),
+        ("I'm German, and I live in Porto.", None),
+        ("I'm Catholic, and my parish runs a food bank.", None),
+        ("Tell him I'm Sam's friend, and I can vouch for him.", None),
+    ],
+)
+def test_a_speaker_who_goes_on_about_themselves_after_their_name_introduces_themselves(
+    said: str, name: str | None
+) -> None:
+    assert detect_user_name([said]) == name
+
+
+@pytest.mark.parametrize(
     ("said", "written"),
     [
         ("Kids today read fewer books.", "Kids today read fewer books."),

@@ -11,7 +11,7 @@ from dreaming.engine.offline.extraction import message_facts
 from dreaming.engine.offline.speaker_roles import OTHER_PERSON, configured_role, read_roles
 from dreaming.passes.gather import gather
 from language.dates import without_stamp
-from schemas import ConversationTurn, CreateAction
+from schemas import ConversationTurn, CreateAction, SupersedeAction
 from tests.unit.snapshot_factory import build_snapshot, turn_row
 
 DAY = "2025-05-06T10:{:02d}:00+00:00"
@@ -226,3 +226,33 @@ def test_an_assistant_turn_leaves_one_fact_per_memory_each_with_a_value() -> Non
     assert any("57 euros" in n for n in notes), "a value it computed"
     assert not any("habits" in n or "enjoy" in n or "lovely" in n for n in notes), "prose without a value"
     assert not any("lettuces" in n or "times" in n for n in notes), "an invented example, a formula"
+
+
+def test_a_plan_settled_with_an_assistant_is_the_users_own_and_replaces_what_it_changes() -> None:
+    chat = [
+        ("user", "Our choir concert is on June 14 at the old library."),
+        ("assistant", "Lovely! Here are some ideas for the programme."),
+        ("user", "The hall is booked that day. Let's move the choir concert to June 21."),
+        ("assistant", "Good idea, I'll note June 21."),
+        ("user", "Let's see how the rehearsals go."),
+    ]
+    snapshot = build_snapshot("t/choir/una", rows("t/choir/una", chat))
+    result = OfflineEngine().propose(snapshot, gather(snapshot))
+    made = {a.ref: a for a in result.plan.actions if isinstance(a, CreateAction)}
+    plans = [a for a in made.values() if "will move the choir concert to June 21" in a.text]
+    assert len(plans) == 1 and plans[0].evidence_message_ids[0] == "s1#2"
+    assert "let's" not in plans[0].text.lower()
+    [superseded] = [a for a in result.plan.actions if isinstance(a, SupersedeAction)]
+    assert "June 14" in made[superseded.target].text and superseded.replacement == plans[0].ref
+    assert not any(a.evidence_message_ids == ("s1#4",) for a in made.values()), "a 'let's' about the chat is no plan"
+
+
+def test_whether_the_user_has_a_name_does_not_decide_what_is_one_memory() -> None:
+    line = (  # 29 words with the name, 34 with "the user" for each "I" and "my"
+        "I'll phone my landlord about my boiler on Monday. "
+        "I think a plumber with weekend hours and a fair call-out fee would suit my old flat much better."
+    )
+    named = said(creates("t/flat/a", [("user", "I'm Oskar, a nurse, and I rent a flat."), ("user", line)]))
+    unnamed = said(creates("t/flat/b", [("user", "I rent a flat."), ("user", line)]))
+    assert named["1"].replace("Oskar", "The user") == unnamed["1"].replace("the user", "The user")
+    assert " | " not in named["1"], "a short message is one memory"
