@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from language.values import carries_value
+from language.values import carries_value, numbers, value_words
 
 _LETS = re.compile(
     r"\b(?P<lets>[Ll]et(?:'s|\u2019s| us))\s+"
@@ -61,11 +61,17 @@ _CONVERSATION_AFTER = {
 "let's move on", "let's start with the basics")."""
 
 
+def _names_things(text: str) -> bool:
+    """Names, titles or dates, not a bare count: "start with 'Coco' and 'Up'" chooses, "start
+    with the 2 easy ones" only orders the work."""
+    return bool(value_words(text) - set(numbers(text)))
+
+
 def _is_plan(verb: str, rest: str) -> bool:
     if verb in CONVERSATION:
         return False
     after = _CONVERSATION_AFTER.get(verb)
-    if after is not None and after.match(rest):
+    if after is not None and after.match(rest) and not (verb == "start" and _names_things(rest)):
         return False
     going = verb == "go" and re.match(r"^\s+(?:with|ahead|for)\b", rest) is not None
     return verb in DEEDS or going or carries_value(rest) or _WHEN.search(rest) is not None

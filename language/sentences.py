@@ -10,7 +10,7 @@ can afford to get wrong, so that is a parameter, not a copy:
 - `semicolons`: a semicolon ends a clause too (the clause classifier).
 - `newlines`: a line break ends a sentence even without punctuation (messages, not memories).
 
-The pieces are returned as `re.split` gives them; each caller strips and drops what it must.
+Each caller strips the pieces and drops what it must.
 The gather pass reads the same ends in polars (`dreaming.passes.gather.classify_clauses`).
 """
 
@@ -28,6 +28,7 @@ _NOT_AFTER_ABBREVIATION = (
     r"(?<!\be\.g\.)(?<!\bi\.e\.)"
 )
 _CLOSING_QUOTES = r"[\"')\]]*"
+_CLOSERS = re.compile(_CLOSING_QUOTES)
 _NEXT_START = {
     "any": "",
     "capital": r"(?=[\"'(\[]?[A-Z0-9])",
@@ -59,6 +60,14 @@ def split_sentences(
     semicolons: bool = False,
     newlines: bool = False,
 ) -> list[str]:
-    """`text` cut at its sentence ends, pieces as `re.split` leaves them (not stripped)."""
+    """`text` cut at its sentence ends, pieces not stripped. A closing quote or bracket after the
+    end stays with its sentence ('My favourite film is "Up."'): the boundary passes over it."""
     pattern = sentence_end(careful=careful, next_start=next_start, semicolons=semicolons, newlines=newlines)
-    return pattern.split(text)
+    pieces: list[str] = []
+    start = 0
+    for boundary in pattern.finditer(text):
+        closed = _CLOSERS.match(text, boundary.start())
+        pieces.append(text[start : closed.end() if closed else boundary.start()])
+        start = boundary.end()
+    pieces.append(text[start:])
+    return pieces

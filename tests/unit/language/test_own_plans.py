@@ -17,6 +17,7 @@ from language.statements import statement_units
         ("Sure, let's go ahead and cancel the gym membership.", "Sure, I'll cancel the gym membership."),
         ("Let's keep the weekly cap at 25 hours.", "I'll keep the weekly cap at 25 hours."),
         ("Let us move the recital to June 14.", "I'll move the recital to June 14."),
+        ('Let\'s start with "Up" and "Coco" for movie night.', 'I\'ll start with "Up" and "Coco" for movie night.'),
         (
             "Let's switch to the annual plan, and let's invite Ramon to the kickoff.",
             "I'll switch to the annual plan, and I'll invite Ramon to the kickoff.",
@@ -34,6 +35,7 @@ def test_a_lets_that_settles_a_deed_is_the_speakers_plan(said: str, meant: str) 
         "Let's break it down step by step.",
         "Let's move on to the next chapter.",
         "Let's start with the basics.",
+        "Let's start with the 2 easy exercises.",
         "Let's go over the second proof again.",
         "Let's keep it simple.",
         "Let's focus on the cover letter.",

@@ -25,7 +25,7 @@ def test_careful_keeps_titles_initials_and_abbreviations_inside() -> None:
     text = 'Dr. Okafor met J.R. Vance, e.g. at the clinic. "It went well." Next week they meet again.'
     assert split_sentences(text, careful=True, next_start="capital") == [
         "Dr. Okafor met J.R. Vance, e.g. at the clinic.",
-        '"It went well.',  # the closing quote is part of the boundary, as chatter always had it
+        '"It went well."',  # the closing quote stays with its sentence
         "Next week they meet again.",
     ]
     assert len(split_sentences(text)) > 3  # without care, "Dr." ends a sentence
