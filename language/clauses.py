@@ -72,9 +72,14 @@ def split_clauses(content: str) -> list[str]:
     return [part for part in parts if part and any(ch.isalnum() for ch in part)]
 
 
+_SO_AS_DEGREE = compiled(patterns.SO_AS_DEGREE)
+
+
 def strip_lead_ins(clause: str) -> str:
     body = clause.strip()
     while (stripped := _LEAD_INS.sub("", body, count=1).strip()) != body:
+        if _SO_AS_DEGREE.match(body):
+            break
         if _LEFT_AN_INFINITIVE.match(stripped):
             break  # "remember to pack water" asks for a deed; "remember I'm vegetarian" says a fact
         body = stripped

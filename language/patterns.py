@@ -34,6 +34,8 @@ LEAD_INS = (
     r"|(?:please\s+)?(?:also\s+)?(?:note|remember|keep in mind|bear in mind|don't forget)(?:\s+that)?[,:]?\s+"
     r"|(?:for the record|just so you know|for your information)[,:]?\s+)"
 )
+SO_AS_DEGREE = r"(?i)^so\s+(?:far|long)\b"
+""""So far it's fine", "so long as it's dry": "so" opens a phrase of its own, no lead-in."""
 LEFT_AN_INFINITIVE = r"(?i)^to\s"
 """What a lead-in left is a deed to do ("remember to pack water" -> "to pack water"): it was no lead-in."""
 GREETING = (

@@ -411,6 +411,10 @@ def _put_quotes_back(statement: str, quotes: list[str]) -> str:
     return _QUOTE_MARK.sub(lambda m: quotes[int(m.group(1))], statement) if quotes else statement
 
 
+_OPENING_THE = re.compile(r"((?:^|[.!?])\s+)the(?= user\b)")
+"""A sentence that opens on the speaker rewritten ("... makes sense. I'll ask" -> "The user will ask")."""
+
+
 def to_third_person(
     statement: str,
     name: str | None,
@@ -481,5 +485,6 @@ def to_third_person(
             if m.group("i_verb") and not _JOINT_SUBJECT.search(statement[: m.start()])
         ),
     )
-    rewritten = _put_quotes_back(_FIRST_PERSON.sub(replace, statement), quotes)
+    rewritten = _OPENING_THE.sub(lambda m: f"{m.group(1)}The", _FIRST_PERSON.sub(replace, statement))
+    rewritten = _put_quotes_back(rewritten, quotes)
     return rewritten[:1].upper() + rewritten[1:]

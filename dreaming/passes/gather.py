@@ -214,7 +214,8 @@ def strip_lead_ins_column(clauses: pl.Series) -> pl.Series:
     body = clauses.str.strip_chars()
     while True:
         stripped = body.str.replace(patterns.LEAD_INS, "").str.strip_chars()
-        stripped = stripped.zip_with(~stripped.str.contains(patterns.LEFT_AN_INFINITIVE), body)
+        kept = stripped.str.contains(patterns.LEFT_AN_INFINITIVE) | body.str.contains(patterns.SO_AS_DEGREE)
+        stripped = stripped.zip_with(~kept, body)
         if stripped.equals(body):
             return body
         body = stripped

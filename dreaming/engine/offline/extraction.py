@@ -107,6 +107,20 @@ def _yes_or_no(answer: str) -> str:
     return _NO.sub("No,", answer, count=1)
 
 
+_DISCOURSE_LEAD = re.compile(
+    r"^(?:(?:yeah|yep|yup|yes|sure|okay|ok|well|so|anyway|alright|right|absolutely|totally)\s*,"
+    r"|(?:and|plus|also)\b,?)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def without_discourse_lead(body: str) -> str:
+    """A memory read alone owes nothing to the talk before it: "Yeah, Ana's trip got off to a bad
+    start" says "Ana's trip got off to a bad start". Kept where a question is quoted with the answer."""
+    stripped = _DISCOURSE_LEAD.sub("", body, count=1)
+    return stripped[:1].upper() + stripped[1:] if stripped != body else body
+
+
 def _with_speaker(body: str, speaker: TurnSpeaker, people: Sequence[str]) -> str:
     """The speaker named once, when the statement does not name them and someone else could have
     said it (several people talk). A user's own chat with an assistant needs no "The user:"."""
@@ -141,6 +155,8 @@ def message_facts(
             body = f"{speaker.name or 'The user'} suggested: {body}"
         elif position == 0 and unit.leans_back and (question := _question_answered(answered, asker)):
             body = f'Asked "{question}", {speaker.name or "the user"} said: {_yes_or_no(body)}'
+        elif unit.kind == "statement":
+            body = without_discourse_lead(body)
         previous = facts[-1] if facts else None
         if previous is not None and _joins(previous, unit.kind, body):
             body = f"{previous.body} {body}"

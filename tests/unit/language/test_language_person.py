@@ -276,3 +276,10 @@ def test_a_favour_asked_of_the_listener_names_them() -> None:
     )
     generic = "If you could travel anywhere, where would you go"
     assert to_third_person(generic, "Noor", other="Ivo") == generic
+
+
+def test_a_sentence_opening_on_the_unnamed_speaker_opens_with_a_capital() -> None:
+    assert to_third_person("Yes, that works. I'll call the dentist.", None) == (
+        "Yes, that works. The user will call the dentist."
+    )
+    assert to_third_person("Fine! I've booked it.", "Ana") == "Fine! Ana has booked it."

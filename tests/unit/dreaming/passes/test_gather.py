@@ -95,6 +95,7 @@ LEAD_IN_SENTENCES = (
     "But by the way, just so you know, I changed my mind",
     "And remember to water the ferns on Sunday",  # a deed asked for: "remember" stays
     "Please don't forget to lock the shed",
+    "And so far the roof holds",
 )
 LOCOMO_EVENTS = FIXTURES.parent / "eval" / "locomo" / "events.jsonl"
 
@@ -105,7 +106,11 @@ def test_lead_ins_are_stripped_alike_in_polars_and_python() -> None:
     got = strip_lead_ins_column(pl.Series(LEAD_IN_SENTENCES)).to_list()
     assert got == [strip_lead_ins(s) for s in LEAD_IN_SENTENCES]
     assert got[4] == "I prefer aisle seats" and got[3] == "my flight is on Tuesday"
-    assert got[-2:] == ["remember to water the ferns on Sunday", "Please don't forget to lock the shed"]
+    assert got[-3:] == [
+        "remember to water the ferns on Sunday",
+        "Please don't forget to lock the shed",
+        "so far the roof holds",
+    ]
 
 
 def test_lead_ins_are_stripped_alike_on_every_clause_of_the_dev_set() -> None:

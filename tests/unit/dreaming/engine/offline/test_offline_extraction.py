@@ -256,3 +256,19 @@ def test_whether_the_user_has_a_name_does_not_decide_what_is_one_memory() -> Non
     unnamed = said(creates("t/flat/b", [("user", "I rent a flat."), ("user", line)]))
     assert named["1"].replace("Oskar", "The user") == unnamed["1"].replace("the user", "The user")
     assert " | " not in named["1"], "a short message is one memory"
+
+
+def test_a_memory_read_alone_drops_the_talk_words_it_opened_with() -> None:
+    texts = said(
+        creates(
+            "t/pals/lead",
+            [
+                ("user", "Rui: Yeah, our ferry to Vigo got cancelled twice."),
+                ("user", "Mona: So, I finally signed up for the pottery class in Braga."),
+                ("user", "Rui: So far the new studio is quiet. And I repainted the hallway."),
+            ],
+        )
+    )
+    assert texts["0"].startswith("Rui") and "ferry to Vigo got cancelled" in texts["0"]
+    assert texts["1"] == "Mona finally signed up for the pottery class in Braga."
+    assert texts["2"].startswith("So far the new studio is quiet."), "'so far' is no lead-in"
