@@ -59,6 +59,8 @@ _CONVERSATION_AFTER = {
 }
 """A deed's verb that, followed by these words, is about the conversation ("let's go over it",
 "let's move on", "let's start with the basics")."""
+_GOING_WITH = re.compile(r"^\s+(?:with|ahead|for)\b")
+""""Let's go with the oak desk", "let's go ahead with it": a choice made."""
 
 
 def _names_things(text: str) -> bool:
@@ -73,7 +75,7 @@ def _is_plan(verb: str, rest: str) -> bool:
     after = _CONVERSATION_AFTER.get(verb)
     if after is not None and after.match(rest) and not (verb == "start" and _names_things(rest)):
         return False
-    going = verb == "go" and re.match(r"^\s+(?:with|ahead|for)\b", rest) is not None
+    going = verb == "go" and _GOING_WITH.match(rest) is not None
     return verb in DEEDS or going or carries_value(rest) or _WHEN.search(rest) is not None
 
 
