@@ -14,6 +14,7 @@ form) keep their words. A question keeps its words too ("Got any plans?").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from language.person import INVARIANT_FORMS, is_regular_past
 
@@ -61,9 +62,10 @@ def _left_out_subject(sentence: str) -> str | None:
     return None
 
 
-def with_subject(text: str) -> str:
+def with_subject(text: str, only: Callable[[str], bool] | None = None) -> str:
     """`text` with the "I" put back before each sentence that leaves it out (the module's forms);
-    a sentence opening on a word that is not a verb of the speaker's is left as written."""
+    a sentence opening on a word that is not a verb of the speaker's is left as written, and so
+    is one `only` (when given) turns down."""
     starts = [m.start() for m in _SENTENCE.finditer(text)]
     if not starts:
         return text
@@ -73,7 +75,7 @@ def with_subject(text: str) -> str:
         chunk = text[start:end]
         body = chunk.lstrip()
         subject = _left_out_subject(body)
-        if subject is not None:
+        if subject is not None and (only is None or only(body)):
             chunk = f"{chunk[: len(chunk) - len(body)]}{subject} {body[:1].lower()}{body[1:]}"
         out.append(chunk)
     return "".join(out)

@@ -32,6 +32,7 @@ from language.ellipsis import with_subject
 from language.markup import plain_text
 from language.person import to_third_person
 from language.statements import Unit, requested_action, statement_units
+from language.values import carries_value
 from schemas import ConversationTurn
 
 CONTEXT_MAX_WORDS = 25
@@ -139,7 +140,10 @@ def message_facts(
 ) -> list[Fact]:
     """The memories `turn` states (`answered`/`asker`: the other person's message it replies to)."""
     to_person = speaker.listener is not None and speaker.listener != THE_ASSISTANT
-    units = statement_units(speaker.body, people, to_person=to_person)
+    # A line that leaves out its "I" and names a value (not the listener's name) is read as said
+    # with it: "Been to Rome once" is a fact, as "I've been to Rome once"; "Can't wait, Jo!" is glue.
+    with_its_subject = with_subject(speaker.body, only=lambda sentence: carries_value(sentence, people))
+    units = statement_units(with_its_subject, people, to_person=to_person)
     we = _we(speaker, speaker.body)
     facts: list[Fact] = []
     for position, unit in enumerate(units):

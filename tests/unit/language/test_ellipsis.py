@@ -53,3 +53,11 @@ def test_the_restored_subject_is_named_in_the_third_person() -> None:
     assert to_third_person(with_subject("Haven't tried it yet."), "Rosa") == "Rosa hasn't tried it yet."
     assert to_third_person(with_subject("Finished my thesis draft."), "Rosa") == "Rosa finished Rosa's thesis draft."
     assert to_third_person(with_subject("Been swimming a lot."), "Rosa") == "Rosa has been swimming a lot."
+
+
+def test_only_the_sentences_a_caller_accepts_get_their_subject_back() -> None:
+    text = "Been to Porto twice. Can't wait to go back."
+    assert with_subject(text) == "I've been to Porto twice. I can't wait to go back."
+    assert with_subject(text, only=lambda sentence: "Porto" in sentence) == (
+        "I've been to Porto twice. Can't wait to go back."
+    )

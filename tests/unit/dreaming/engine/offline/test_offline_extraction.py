@@ -272,3 +272,16 @@ def test_a_memory_read_alone_drops_the_talk_words_it_opened_with() -> None:
     assert texts["0"].startswith("Rui") and "ferry to Vigo got cancelled" in texts["0"]
     assert texts["1"] == "Mona finally signed up for the pottery class in Braga."
     assert texts["2"].startswith("So far the new studio is quiet."), "'so far' is no lead-in"
+
+
+def test_a_line_that_leaves_out_its_i_and_names_a_value_is_a_statement() -> None:
+    texts = said(
+        creates(
+            "t/pals/ellipsis",
+            [
+                ("user", "Jo: I'm flying to Oslo for the conference."),
+                ("user", "Ana: Lucky you! Been only to Bergen once. Can't wait to hear about it, Jo!"),
+            ],
+        )
+    )
+    assert texts["1"] == "Ana has been only to Bergen once.", "the listener's name is no value"
