@@ -28,7 +28,6 @@ _NOT_AFTER_ABBREVIATION = (
     r"(?<!\be\.g\.)(?<!\bi\.e\.)"
 )
 _CLOSING_QUOTES = r"[\"')\]]*"
-_CLOSERS = re.compile(_CLOSING_QUOTES)
 _NEXT_START = {
     "any": "",
     "capital": r"(?=[\"'(\[]?[A-Z0-9])",
@@ -43,7 +42,7 @@ def sentence_end(
     """The compiled boundary for these options (see the module docstring)."""
     end = _AFTER_END
     if careful:
-        end += _NOT_AFTER_ABBREVIATION + _CLOSING_QUOTES
+        end += _NOT_AFTER_ABBREVIATION + f"({_CLOSING_QUOTES})"  # captured: `split_sentences` keeps them
     alternatives = [end + r"\s+" + _NEXT_START[next_start]]
     if semicolons:
         alternatives.append(r"\s*;\s*")
@@ -63,11 +62,11 @@ def split_sentences(
     """`text` cut at its sentence ends, pieces not stripped. A closing quote or bracket after the
     end stays with its sentence ('My favourite film is "Up."'): the boundary passes over it."""
     pattern = sentence_end(careful=careful, next_start=next_start, semicolons=semicolons, newlines=newlines)
-    pieces: list[str] = []
-    start = 0
-    for boundary in pattern.finditer(text):
-        closed = _CLOSERS.match(text, boundary.start())
-        pieces.append(text[start : closed.end() if closed else boundary.start()])
-        start = boundary.end()
-    pieces.append(text[start:])
+    parts = pattern.split(text)
+    if not pattern.groups:
+        return parts
+    pieces = [parts[0]]
+    for closers, piece in zip(parts[1::2], parts[2::2], strict=True):
+        pieces[-1] += closers or ""  # None where a semicolon or a line break ended it
+        pieces.append(piece)
     return pieces
