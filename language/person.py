@@ -24,9 +24,11 @@ _INTRODUCTIONS = (
 # surname may follow) and then an apposition that describes a person, or the speaker going on about
 # themselves. Nationalities and creeds ("I'm Irish, a ...", "I'm Canadian, and I ...") are not names.
 _SELF_DESCRIBED = re.compile(
-    rf"(?:^|[.!?]\s+|,\s+|\b(?i:and|so|but|well|also)\s+)(?i:i'm|i am)\s+(?P<name>{_NAME_WORD})(?:\s+{_NAME_WORD})?"
+    rf"(?i:i'm|i am)\s+(?P<name>{_NAME_WORD})(?:\s+{_NAME_WORD})?"
     r",\s+(?:(?i:a|an|the)\s|(?i:and|so|but)\s+(?i:i|i'm|i've|i'd|my)\b)"
 )
+_OPENS_A_CLAUSE = re.compile(r"(?:^|[.!?]\s+|,\s+|\b(?i:and|so|but|well|also)\s+)$")
+"""What comes before a self-description: a sentence's or a clause's start ("Tell him I'm Sam" is none)."""
 _DEMONYM_ENDINGS = ("ese", "ish", "ic", "i", "ian", "ean", "can")
 _NOT_NAMES = frozenset(
     "French Dutch German Greek Swiss Thai Welsh Muslim Hindu Buddhist Mormon Vegan Here Back".split()
@@ -119,7 +121,8 @@ def detect_user_name(user_texts: Iterable[str]) -> str | None:
             for match in pattern.finditer(text):
                 name = match.group("name").capitalize()
         for match in _SELF_DESCRIBED.finditer(text):
-            if _is_name(match.group("name")):
+            opens = match.start() == 0 or _OPENS_A_CLAUSE.search(text, max(0, match.start() - 8), match.start())
+            if opens and _is_name(match.group("name")):
                 name = match.group("name")
     return name
 
