@@ -52,10 +52,14 @@ class Fact:
 
 
 def _introduced(text: str, name: str | None) -> str:
-    """ "I'm Craig, a developer who ..." says "Craig is a developer who ...": the name is the subject."""
+    """ "I'm Craig, a developer who ..." says "Craig is a developer who ...", and "I'm Ilse, and I'm
+    worried about ..." says "Ilse is worried about ...": the name is the subject, not a value said
+    of it (a surname after the name goes with it)."""
     if name is None:
         return text
-    return re.sub(rf"^(I'm|I am|I\u2019m)\s+{re.escape(name)},\s+", r"\1 ", text)
+    introduction = rf"\b(I'm|I am|I\u2019m)\s+{re.escape(name)}(?:\s+[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?)?,\s+"
+    text = re.sub(introduction + r"(?:(?:and|so|but)\s+)?(?=I\b|I'|I\u2019|[Mm]y\b)", "", text)
+    return re.sub(introduction + r"(?=(?:a|an|the)\s)", r"\1 ", text)
 
 
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:

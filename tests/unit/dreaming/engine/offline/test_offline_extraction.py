@@ -285,3 +285,19 @@ def test_a_line_that_leaves_out_its_i_and_names_a_value_is_a_statement() -> None
         )
     )
     assert texts["1"] == "Ana has been only to Bergen once.", "the listener's name is no value"
+
+
+@pytest.mark.parametrize(
+    ("line", "memory"),
+    [
+        ("I'm Ilse, and I'm worried about my rent.", "Ilse is worried about Ilse's rent."),
+        ("I'm Odile Mercier, and my studio is in Lyon.", "Odile's studio is in Lyon."),
+        (
+            "I teach piano in Graz, and I'm Lena, so I'd like tips for my pupils.",
+            "Lena teaches piano in Graz, and Lena would like tips for Lena's pupils.",
+        ),
+        ("Hi, I'm Tomasz Nowak, a welder, and I restore bikes.", "Tomasz is a welder, and Tomasz restores bikes."),
+    ],
+)
+def test_an_introduction_makes_the_name_the_subject_never_a_value_of_it(line: str, memory: str) -> None:
+    assert said(creates("t/intro/a", [("user", line)]))["0"] == memory
