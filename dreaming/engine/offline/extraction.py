@@ -55,7 +55,7 @@ def _introduced(text: str, name: str | None) -> str:
     """ "I'm Craig, a developer who ..." says "Craig is a developer who ...", and "I'm Ilse, and I'm
     worried about ..." says "Ilse is worried about ...": the name is the subject, not a value said
     of it (a surname after the name goes with it)."""
-    if name is None:
+    if name is None or name not in text:
         return text
     introduction = rf"\b(I'm|I am|I\u2019m)\s+{re.escape(name)}(?:\s+[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?)?,\s+"
     text = re.sub(introduction + r"(?:(?:and|so|but)\s+)?(?=I\b|I'|I\u2019|[Mm]y\b)", "", text)
