@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from language.dates import WEEKDAYS, has_relative_time
 from language.values import carries_value, numbers, value_words
 
 _LETS = re.compile(
@@ -36,10 +37,9 @@ start stick switch target upgrade use
 )
 """Verbs that commit to a deed in the user's world. Verbs of editing ("add", "fix", "replace")
 are not among them: said to an assistant, they more often ask it for the edit."""
-_WHEN = re.compile(
-    r"(?i)\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|tomorrow|tonight|(?:this|next)\s+(?:week|weekend|month|year))\b"
-)
-"""A time of the deed that is no date ("on Saturday", "next week"): a plan, as a date is."""
+_WEEKDAY = re.compile(rf"(?i)\b(?:{'|'.join(WEEKDAYS)})s?\b")
+"""A weekday ("on Saturday"): with the relative times `language.dates` reads ("next week",
+"tomorrow"), a time of the deed that is no date, and a plan as a date is."""
 CONVERSATION = frozenset(
     """
 address analyse analyze assume begin brainstorm break calculate chat check circle
@@ -76,7 +76,7 @@ def _is_plan(verb: str, rest: str) -> bool:
     if after is not None and after.match(rest) and not (verb == "start" and _names_things(rest)):
         return False
     going = verb == "go" and _GOING_WITH.match(rest) is not None
-    return verb in DEEDS or going or carries_value(rest) or _WHEN.search(rest) is not None
+    return verb in DEEDS or going or carries_value(rest) or _WEEKDAY.search(rest) is not None or has_relative_time(rest)
 
 
 def as_own_plans(sentence: str) -> str:

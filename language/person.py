@@ -39,6 +39,19 @@ def _is_name(word: str) -> bool:
     return word not in _NOT_NAMES and not word.endswith(_DEMONYM_ENDINGS)
 
 
+def name_as_subject(text: str, name: str | None) -> str:
+    """ "I'm Craig, a developer who ..." says "I'm a developer who ...", and "I'm Ilse, and I'm
+    worried about ..." says "I'm worried about ...": in a self-description (`_SELF_DESCRIBED`)
+    the name is who "I" is, not a value said of it, so the third-person rewrite makes it the
+    subject ("Craig is a developer ...")."""
+    if name is None or name not in text:
+        return text
+    introduction = rf"\b(I'm|I am|I\u2019m)\s+{re.escape(name)}(?:\s+{_NAME_WORD})?,\s+"
+    # the "so" of "I'm Lena, so I'd like ..." may already be gone, as a lead-in of its clause
+    text = re.sub(introduction + r"(?:(?:and|so|but)\s+)?(?=I\b|I'|I\u2019|[Mm]y\b)", "", text)
+    return re.sub(introduction + r"(?=(?:a|an|the)\s)", r"\1 ", text)
+
+
 INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 
 _ADVERB = (
@@ -121,7 +134,7 @@ def detect_user_name(user_texts: Iterable[str]) -> str | None:
             for match in pattern.finditer(text):
                 name = match.group("name").capitalize()
         for match in _SELF_DESCRIBED.finditer(text):
-            opens = match.start() == 0 or _OPENS_A_CLAUSE.search(text, max(0, match.start() - 8), match.start())
+            opens = _OPENS_A_CLAUSE.search(text, max(0, match.start() - 8), match.start())
             if opens and _is_name(match.group("name")):
                 name = match.group("name")
     return name
@@ -414,7 +427,7 @@ def _put_quotes_back(statement: str, quotes: list[str]) -> str:
     return _QUOTE_MARK.sub(lambda m: quotes[int(m.group(1))], statement) if quotes else statement
 
 
-_OPENING_THE = re.compile(r"((?:^|[.!?])\s+)the(?= user\b)")
+_OPENING_THE = re.compile(r"([.!?]\s+)the(?= user\b)")
 """A sentence that opens on the speaker rewritten ("... makes sense. I'll ask" -> "The user will ask")."""
 
 

@@ -30,7 +30,7 @@ from language.companions import companion_of
 from language.dates import rewrite_relative_time, stamped
 from language.ellipsis import with_subject
 from language.markup import plain_text
-from language.person import to_third_person
+from language.person import name_as_subject, to_third_person
 from language.statements import Unit, requested_action, statement_units
 from language.values import carries_value
 from schemas import ConversationTurn
@@ -51,21 +51,10 @@ class Fact:
     """The words of the message it was read from (a correction that handled them skips it)."""
 
 
-def _introduced(text: str, name: str | None) -> str:
-    """ "I'm Craig, a developer who ..." says "Craig is a developer who ...", and "I'm Ilse, and I'm
-    worried about ..." says "Ilse is worried about ...": the name is the subject, not a value said
-    of it (a surname after the name goes with it)."""
-    if name is None or name not in text:
-        return text
-    introduction = rf"\b(I'm|I am|I\u2019m)\s+{re.escape(name)}(?:\s+[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?)?,\s+"
-    text = re.sub(introduction + r"(?:(?:and|so|but)\s+)?(?=I\b|I'|I\u2019|[Mm]y\b)", "", text)
-    return re.sub(introduction + r"(?=(?:a|an|the)\s)", r"\1 ", text)
-
-
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
     # The said words stay beside the date ("on 2018-07-16 (five years ago)"): a date resolved from
     # "five years ago" is approximate, and a reader may be asked how long ago it was.
-    resolved = rewrite_relative_time(with_subject(_introduced(text, speaker.name)), ts, annotate=True).text
+    resolved = rewrite_relative_time(with_subject(name_as_subject(text, speaker.name)), ts, annotate=True).text
     return finish_sentence(to_third_person(resolved, speaker.name, other=speaker.listener, we=we))
 
 
