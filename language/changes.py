@@ -561,24 +561,31 @@ def _stems(text: str) -> frozenset[str]:
     return token_set(text)  # the stems anchors are made of (`dreaming.embedding.canonical_tokens` alike)
 
 
+@lru_cache(maxsize=16384)
+def _word_stems(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The words of a text, its values read as "the", each with its stems (one sentence is
+    compared with many: read once)."""
+    return tuple((word, _stems(word)) for word in _WORD_TOKEN.findall(mask_values(text).replace(MASK, " the ")))
+
+
 def _modifiers(text: str, heads: frozenset[str]) -> dict[str, frozenset[str]]:
     """For each of `heads` the text says, the nearest content word before it ("the night shift
     allowance" -> shift, "a weekend ferry ticket" -> ferry); none when a determiner, a possessive
     or a value comes first."""
-    words = _WORD_TOKEN.findall(mask_values(text).replace(MASK, " the "))
+    words = _word_stems(text)
     found: dict[str, set[str]] = {}
-    for index, word in enumerate(words):
-        head = _stems(word) & heads
+    for index, (_, stems) in enumerate(words):
+        head = stems & heads
         if not head:
             continue
         modifier: frozenset[str] = frozenset()
-        for before in reversed(words[max(index - 3, 0) : index]):
+        for before, before_stems in reversed(words[max(index - 3, 0) : index]):
             lower = before.lower()
             if lower in _NOT_MODIFIERS or lower.endswith(("'s", "\u2019s")):
                 break
             if lower in _PHRASE_BREAKS:
                 break  # a preposition or a conjunction ends the phrase: "subscriptions in January"
-            modifier = _stems(before) - head
+            modifier = before_stems - head
             if modifier:
                 break
         for h in head:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import NamedTuple
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -268,8 +269,10 @@ def stamped(statement: str, reference: datetime | date) -> str:
     return f"{said_on(reference)} {statement}"
 
 
+@lru_cache(maxsize=65536)
 def without_stamp(text: str) -> str:
-    """The statement without its said-on date, for comparing what two memories say."""
+    """The statement without its said-on date, for comparing what two memories say (cached: the
+    rivalry check reads every candidate memory's body once per new statement)."""
     return _OLD_STAMP.sub("", _STAMP.sub("", text, count=1))
 
 

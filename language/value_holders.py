@@ -382,11 +382,33 @@ def _ee_verb_stems(base: str) -> frozenset[str]:
     return frozenset({base, f"{base}or", f"{base}e", f"{base}ate", f"{base}at"})
 
 
+EE, COUNTED = "ee", "counted"
+"""The two parts of `counts_the_same_people`: the "-ee" noun's count, and the count of the people a
+verb's object names."""
+
+
+def people_roles(holder: Holder) -> frozenset[str]:
+    """The parts a holder could play in `counts_the_same_people` (none for most holders): a count
+    of one part is one count only with a count of the other."""
+    roles = set()
+    if _ee_base(holder):
+        roles.add(EE)
+    if holder.head in _PEOPLE:
+        roles.add(COUNTED)
+    return frozenset(roles)
+
+
+def _ee_base(holder: Holder) -> str:
+    """The stem an "-ee" noun holder is made from ("train" for "trainees"), or "" for another noun."""
+    word = _head_word(holder)
+    base = word.removesuffix("s").removesuffix("ee")
+    return base if word.rstrip("s").endswith("ee") and len(base) >= 4 else ""
+
+
 def _ee_of(derived: Holder, counted: Holder, counted_sentence: str) -> bool:
     """`derived` counts "-ee" people of the verb whose object `counted`'s noun is in its sentence."""
-    word = _head_word(derived)
-    base = word.removesuffix("s").removesuffix("ee")
-    if not word.rstrip("s").endswith("ee") or len(base) < 4 or counted.head not in _PEOPLE:
+    base = _ee_base(derived)
+    if not base or counted.head not in _PEOPLE:
         return False
     noun = _head_word(counted)
     return any(

@@ -17,7 +17,15 @@ from language.changes import Numbered, Value, adds_to, identifiers, modifiers_cl
 from language.dates import without_stamp
 from language.running_totals import grows, tells_earlier_moment
 from language.tokens import stem
-from language.value_holders import Holder, counts_the_same_people, holders_clash, same_holder
+from language.value_holders import (
+    COUNTED,
+    EE,
+    Holder,
+    counts_the_same_people,
+    holders_clash,
+    people_roles,
+    same_holder,
+)
 from language.values import said_at
 
 ANCHORED_SHARED_WORDS = 2
@@ -48,11 +56,65 @@ def rival_frames(
 ) -> list[tuple[Frame, Frame]]:
     """(new frame, old frame) pairs whose values could be one attribute's new and old value: what
     the sentence embeddings are then asked about (cheap checks first, no model)."""
-    new_frames, old_frames = frames(new, subject), frames(old, subject)
+    new_frames, old_frames = kinded_frames(new, subject), kinded_frames(old, subject)
     if not new_frames or not old_frames:
         return []
-    stated_now = normal_values(without_stamp(new))
-    return [(f, s) for f in new_frames for s in old_frames if _rivals(f, s, stated_now, common)]
+    stated_now = _stated(new)
+    return [
+        (fresh, stale)
+        for fresh, _, sought in new_frames
+        for stale, given, _ in old_frames
+        if sought & given and _rivals(fresh, stale, stated_now, common)
+    ]
+
+
+_PEOPLE = {EE: "people:" + EE, COUNTED: "people:" + COUNTED}
+"""The kinds a count of "-ee" people and a count of the people its verb names are given under: the two
+pair across kinds (*derived*), the newer one said to be new."""
+_SEEKS = {EE: _PEOPLE[COUNTED], COUNTED: _PEOPLE[EE]}
+
+_Kind = tuple[str, bool, str]
+"""(whose, wanted or planned, kind of value): values pair only within one."""
+
+
+@lru_cache(maxsize=65536)
+def kinded_frames(text: str, subject: str | None) -> tuple[tuple[Frame, frozenset[_Kind], frozenset[_Kind]], ...]:
+    """Each frame with the kinds its values are given under as an older frame and sought under as a
+    newer one. Pairs of frames sharing no kind are never rivals (`rivalry` pairs only values of one
+    holder and intent whose kinds are the same or a bare number beside the other's unit word, a day
+    only when the newer one is said to be new): most of a big scope's memories are left out by a
+    set intersection instead of the whole check. `test_slot_kinds` holds the two to each other."""
+    return tuple((frame, _kinds_given(frame), _kinds_sought(frame)) for frame in frames(text, subject))
+
+
+def _kinds_given(stale: Frame) -> frozenset[_Kind]:
+    found: set[_Kind] = set()
+    for form, anchors, intent, _, holder in zip(
+        stale.forms, stale.anchors, stale.intents, stale.said_values, _holders(stale)
+    ):
+        if form.startswith("delta:") or form == "formula":
+            continue
+        found.add((stale.holder, intent, form))
+        if form == "number":  # "reached 165" near "commits" is found by "150 commits"
+            found.update((stale.holder, intent, f"unit:{word}") for word in anchors)
+        if holder is not None:
+            found.update((stale.holder, intent, _PEOPLE[role]) for role in people_roles(holder))
+    return frozenset(found)
+
+
+def _kinds_sought(fresh: Frame) -> frozenset[_Kind]:
+    found: set[_Kind] = set()
+    moved = fresh.moved or (False,) * len(fresh.said_values)
+    for form, anchors, intent, _, is_moved, holder in zip(
+        fresh.forms, fresh.anchors, fresh.intents, fresh.said_values, moved, _holders(fresh)
+    ):
+        if form != "day" or is_moved:
+            found.add((fresh.holder, intent, form))
+        if form == "number":
+            found.update((fresh.holder, intent, f"unit:{word}") for word in anchors)
+        if is_moved and holder is not None:
+            found.update((fresh.holder, intent, _SEEKS[role]) for role in people_roles(holder))
+    return frozenset(found)
 
 
 def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> bool:
