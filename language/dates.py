@@ -219,7 +219,12 @@ def _render(kind: str, absolute: str, prep: str | None, at_start: bool) -> str:
 
 def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bool = False) -> TimeRewrite:
     """Replace every relative expression in `text` by the absolute date it meant at `reference`."""
-    today = reference.date() if isinstance(reference, datetime) else reference
+    return _rewritten(text, reference.date() if isinstance(reference, datetime) else reference, annotate)
+
+
+@lru_cache(maxsize=32_768)
+def _rewritten(text: str, today: date, annotate: bool) -> TimeRewrite:
+    """Cached by the day: every pass dates each memory of its scope from its evidence's day again."""
     changed = False
 
     def replace(match: re.Match[str]) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -44,12 +45,14 @@ def canonical_terms(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(terms)
 
 
-@lru_cache(maxsize=4_096)
+@lru_cache(maxsize=32_768)
 def canonical_tokens(text: str) -> frozenset[str]:
     """The content of `text` as a set of canonical tokens, used for similarity and duplicates.
     Cached: a pass reads each memory's text in several steps (working set, generic words, verify,
-    the gate). Small, as whole messages are read too: the repeats fall within one pass."""
-    return frozenset(token for token, _ in canonical_terms(text))
+    the gate), and the next pass of the scope reads most of them again. Sized for a scope of
+    tens of thousands of memories (a smaller cache is swept by one pass over it and keeps nothing);
+    the tokens are interned, so an entry costs about 1 KB."""
+    return frozenset(sys.intern(token) for token, _ in canonical_terms(text))
 
 
 @lru_cache(maxsize=65536)

@@ -21,7 +21,6 @@ Protected memories are never targets; they are reported so the pass can note the
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,7 +32,7 @@ from dreaming.engine.offline.duplicates import values_conflict
 from dreaming.engine.offline.slot_frames import content_words, frame_words, frames, sentences
 from dreaming.engine.offline.slot_rivalry import rival_frames
 from dreaming.engine.offline.slots import SlotReader, Update
-from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
+from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet, frequent_tokens
 from language.changes import OPINION_WORDS, ValueChange, mask_values, parse_change, planned_change
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
@@ -105,11 +104,7 @@ MIN_MEMORIES_FOR_GENERIC = 4
 def generic_tokens(token_sets: Iterable[frozenset[str]]) -> frozenset[str]:
     """Tokens in more than half of a scope's memories (given at least four): in a scope where
     every memory is about "Project <name>", the word "project" ties a correction to none of them."""
-    sets = list(token_sets)
-    if len(sets) < MIN_MEMORIES_FOR_GENERIC:
-        return frozenset()
-    counts = Counter(token for tokens in sets for token in tokens)
-    return frozenset(token for token, count in counts.items() if count > GENERIC_SHARE * len(sets))
+    return frequent_tokens(token_sets, GENERIC_SHARE, MIN_MEMORIES_FOR_GENERIC)
 
 
 def is_bare(clause: str, change: ValueChange) -> bool:

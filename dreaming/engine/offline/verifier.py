@@ -44,7 +44,7 @@ from dreaming.engine.offline.corrections import generic_tokens
 from dreaming.engine.offline.duplicates import is_duplicate
 from dreaming.engine.offline.slots import Embed, SlotReader
 from dreaming.engine.offline.turn_readings import TurnReadings
-from dreaming.engine.offline.working_set import WorkingSet, newest_evidence_ts
+from dreaming.engine.offline.working_set import common_tokens_of, newest_evidence_ts
 from dreaming.snapshot import Snapshot
 from language.person import detect_user_name
 from language.speakers import participants
@@ -74,7 +74,7 @@ class _Verifier:
         self.generic = generic_tokens(canonical_tokens(m.text) for m in candidate.active)
         self.people = participants(t.content for t in own if t.role == "user" and t.message_id in self.readable)
         self.slots = SlotReader(embed)
-        self.common = WorkingSet.from_records(tuple(candidate.active), self.message_ts).common_tokens()
+        self.common = common_tokens_of(candidate.active)
         self.actions: list[MemoryAction] = []
         self.notes: list[str] = []
         self._replacements: dict[str, str] = {}

@@ -7,7 +7,8 @@ being a target. An inverted index on canonical tokens keeps lookups cheap over l
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -37,6 +38,26 @@ def newest_evidence_ts(record: MemoryRecord, message_ts: Mapping[str, datetime])
     known = [message_ts[i] for i in record.evidence_message_ids if i in message_ts]
     newest = max(known) if known else record.created_at
     return max(newest, record.valid_from) if record.valid_from is not None else newest
+
+
+COMMON_SHARE = 0.25
+MIN_MEMORIES_FOR_COMMON = 20
+
+
+def frequent_tokens(token_sets: Iterable[frozenset[str]], share: float, min_memories: int) -> frozenset[str]:
+    """Tokens in more than `share` of the sets, given at least `min_memories` sets (none below)."""
+    sets = list(token_sets)
+    if len(sets) < min_memories:
+        return frozenset()
+    counts = Counter(token for tokens in sets for token in tokens)
+    return frozenset(token for token, count in counts.items() if count > share * len(sets))
+
+
+def common_tokens_of(records: Iterable[MemoryRecord]) -> frozenset[str]:
+    """`WorkingSet.common_tokens` of the active records, without building the set's index."""
+    return frequent_tokens(
+        (canonical_tokens(without_stamp(r.text)) for r in records if r.is_active), COMMON_SHARE, MIN_MEMORIES_FOR_COMMON
+    )
 
 
 class WorkingSet:
@@ -74,9 +95,10 @@ class WorkingSet:
                 )
         return working
 
-    def common_tokens(self, share: float = 0.25, min_memories: int = 20) -> frozenset[str]:
+    def common_tokens(self, share: float = COMMON_SHARE, min_memories: int = MIN_MEMORIES_FOR_COMMON) -> frozenset[str]:
         """Tokens in more than `share` of the live memories (given at least `min_memories`): in a
-        scope about one project, its words tell no two of its facts apart."""
+        scope about one project, its words tell no two of its facts apart. `frequent_tokens` over
+        the live memories' tokens, read off counts kept as memories come and go."""
         if self._common is None:
             if self._live < min_memories:
                 self._common = frozenset()

@@ -1,25 +1,31 @@
-"""The working set's common tokens, kept by counts as memories come and go, equal a recount over
-the live memories after every step of random add / re-add / retire sequences."""
+"""The working set's common tokens, kept by counts as memories come and go, equal `frequent_tokens`
+recounted over the live memories after every step of random add / re-add / retire sequences."""
 
 from __future__ import annotations
 
 import random
 from datetime import UTC, datetime
 
-from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
+from dreaming.engine.offline.working_set import (
+    COMMON_SHARE,
+    MIN_MEMORIES_FOR_COMMON,
+    WorkingMemory,
+    WorkingSet,
+    frequent_tokens,
+)
 
 WORDS = [f"word{i}" for i in range(40)]
 SAID = datetime(2025, 1, 6, tzinfo=UTC)
 
 
 def recount(live: list[WorkingMemory]) -> frozenset[str]:
-    if len(live) < 20:
-        return frozenset()
-    counts: dict[str, int] = {}
-    for memory in live:
-        for token in memory.tokens:
-            counts[token] = counts.get(token, 0) + 1
-    return frozenset(t for t, n in counts.items() if n > 0.25 * len(live))
+    return frequent_tokens((m.tokens for m in live), COMMON_SHARE, MIN_MEMORIES_FOR_COMMON)
+
+
+def test_the_rule_counts_tokens_in_more_than_the_share_given_enough_memories() -> None:
+    sets = [frozenset({"a", "b"})] * 2 + [frozenset({"b"})] * 2 + [frozenset({"c"})] * 4
+    assert frequent_tokens(sets, 0.25, 8) == frozenset({"b", "c"})  # 4 of 8 each; "a" is 2 of 8
+    assert frequent_tokens(sets, 0.25, 9) == frozenset()
 
 
 def test_common_tokens_follow_adds_re_adds_and_retires() -> None:
