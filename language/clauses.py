@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal
 
 from language import patterns
@@ -121,9 +122,18 @@ def is_statement_worth_keeping(body: str) -> bool:
 
 def clauses_of(turn: ConversationTurn, body: str | None = None) -> list[Clause]:
     """The clauses of a turn's text (`body`: the text without a speaker prefix, when it had one)."""
-    clauses = []
-    for position, text in enumerate(split_clauses(turn.content if body is None else body)):
+    return [
+        Clause(turn.message_id, turn.session_id, turn.ts, position, text, stripped, kind, change)
+        for position, (text, stripped, kind, change) in enumerate(_read_clauses(turn.content if body is None else body))
+    ]
+
+
+@lru_cache(maxsize=16_384)
+def _read_clauses(content: str) -> tuple[tuple[str, str, ClauseKind, ValueChange | None], ...]:
+    """Each clause as written, without its lead-ins, and what it does: read once per text, as every
+    pass of a scope reads its whole window again for the corrections it states."""
+    found = []
+    for text in split_clauses(content):
         body = strip_lead_ins(text)
-        kind, change = classify(body)
-        clauses.append(Clause(turn.message_id, turn.session_id, turn.ts, position, text, body, kind, change))
-    return clauses
+        found.append((text, body, *classify(body)))
+    return tuple(found)
