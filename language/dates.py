@@ -274,7 +274,7 @@ def stamped(statement: str, reference: datetime | date) -> str:
     return f"{said_on(reference)} {statement}"
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=32_768)
 def without_stamp(text: str) -> str:
     """The statement without its said-on date, for comparing what two memories say (cached: the
     rivalry check reads every candidate memory's body once per new statement)."""

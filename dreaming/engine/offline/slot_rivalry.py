@@ -77,7 +77,7 @@ _Kind = tuple[str, bool, str]
 """(whose, wanted or planned, kind of value): values pair only within one."""
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=32_768)
 def kinded_frames(text: str, subject: str | None) -> tuple[tuple[Frame, frozenset[_Kind], frozenset[_Kind]], ...]:
     """Each frame with the kinds its values are given under as an older frame and sought under as a
     newer one. Pairs of frames sharing no kind are never rivals (`rivalry` pairs only values of one
