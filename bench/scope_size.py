@@ -46,36 +46,38 @@ def _write_arms(events: Path, conversations: int, folder: Path) -> tuple[Path, P
 
 
 def _arm(events: Path, pass_every: int, cache: Path) -> dict[str, float]:
-    """One arm in a fresh process: its dream CPU and wall seconds, messages and memories."""
-    code = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from dreamstream_tools.evaluation.dataset import Dataset, read_events\n"
-        "from dreamstream_tools.evaluation.embedding_cache import persistent_embeddings\n"
-        "from dreamstream_tools.evaluation.runner import direct_run\n"
-        "from schemas.settings import get_settings\n"
-        "turns, _ = read_events([Path(sys.argv[1])])\n"
-        "settings = get_settings()\n"
-        "with persistent_embeddings(Path(sys.argv[3]), settings):\n"
-        "    with direct_run(Dataset(tuple(turns), (), ()), settings, pass_every=int(sys.argv[2])) as run:\n"
-        "        memories = sum(len(run.runtime.memories.active_records(s)) for s in {t.scope for t in turns})\n"
-        "        print(json.dumps({'cpu_s': run.timings['dream_cpu_s'], 'wall_s': run.timings['dream_s'],\n"
-        "                          'messages': len(turns), 'memories': memories,\n"
-        "                          'passes': sum(run.pass_statuses.values())}))\n"
-    )
+    """One arm in a fresh process (`--arm`): its dream CPU and wall seconds, messages and memories."""
     with tempfile.TemporaryDirectory(prefix="dreamstream-bench-") as home:
         env = {**os.environ, "DREAMSTREAM_HOME": home, "OMP_NUM_THREADS": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
         env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "tools"), env.get("PYTHONPATH", "")])
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(events), str(pass_every), str(cache)],
-            env=env,
-            capture_output=True,
-            text=True,
-        )
+        arm = [sys.executable, "-m", "bench.scope_size", "--arm", str(events), str(pass_every), str(cache)]
+        done = subprocess.run(arm, env=env, cwd=REPO_ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"bench.scope_size: an arm failed ({events.name}, a pass every {pass_every}):\n{done.stderr[-4000:]}")
     found: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return found
+
+
+def _run_arm(events: Path, pass_every: int, cache: Path) -> None:
+    """The arm itself, in its own process: dream the events directly and print one JSON line."""
+    from dreamstream_tools.evaluation.dataset import Dataset, read_events
+    from dreamstream_tools.evaluation.embedding_cache import persistent_embeddings
+    from dreamstream_tools.evaluation.runner import direct_run
+    from schemas.settings import get_settings
+
+    turns, _ = read_events([events])
+    settings = get_settings()
+    dataset = Dataset(tuple(turns), (), ())
+    with persistent_embeddings(cache, settings), direct_run(dataset, settings, pass_every=pass_every) as run:
+        memories = sum(len(run.runtime.memories.active_records(s)) for s in {t.scope for t in turns})
+        found = {
+            "cpu_s": run.timings["dream_cpu_s"],
+            "wall_s": run.timings["dream_s"],
+            "messages": len(turns),
+            "memories": memories,
+            "passes": sum(run.pass_statuses.values()),
+        }
+    print(json.dumps(found))
 
 
 def _say(name: str, found: dict[str, float]) -> float:
@@ -95,7 +97,11 @@ def main() -> None:
     parser.add_argument("--events", type=Path, default=DEFAULT_EVENTS)
     parser.add_argument("--conversations", type=int, default=20)
     parser.add_argument("--pass-every", type=int, default=200, help="events a pass in the second pair of arms")
+    parser.add_argument("--arm", nargs=3, metavar=("EVENTS", "PASS_EVERY", "CACHE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.arm:
+        _run_arm(Path(args.arm[0]), int(args.arm[1]), Path(args.arm[2]))
+        return
     if not args.events.is_file():
         sys.exit(f"bench.scope_size: {args.events} not found (pass --events)")
     started = time.perf_counter()

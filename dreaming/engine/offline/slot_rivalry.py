@@ -68,10 +68,10 @@ def rival_frames(
     ]
 
 
-_PEOPLE = {EE: "people:" + EE, COUNTED: "people:" + COUNTED}
+_PEOPLE_KINDS = {EE: "people:" + EE, COUNTED: "people:" + COUNTED}
 """The kinds a count of "-ee" people and a count of the people its verb names are given under: the two
 pair across kinds (*derived*), the newer one said to be new."""
-_SEEKS = {EE: _PEOPLE[COUNTED], COUNTED: _PEOPLE[EE]}
+_SEEKS = {EE: _PEOPLE_KINDS[COUNTED], COUNTED: _PEOPLE_KINDS[EE]}
 
 _Kind = tuple[str, bool, str]
 """(whose, wanted or planned, kind of value): values pair only within one."""
@@ -89,6 +89,7 @@ def kinded_frames(text: str, subject: str | None) -> tuple[tuple[Frame, frozense
 
 def _kinds_given(stale: Frame) -> frozenset[_Kind]:
     found: set[_Kind] = set()
+    # zipped with the values said, as `rivalry` zips them: a frame's tuples end where its values do
     for form, anchors, intent, _, holder in zip(
         stale.forms, stale.anchors, stale.intents, stale.said_values, _holders(stale)
     ):
@@ -98,7 +99,7 @@ def _kinds_given(stale: Frame) -> frozenset[_Kind]:
         if form == "number":  # "reached 165" near "commits" is found by "150 commits"
             found.update((stale.holder, intent, f"unit:{word}") for word in anchors)
         if holder is not None:
-            found.update((stale.holder, intent, _PEOPLE[role]) for role in people_roles(holder))
+            found.update((stale.holder, intent, _PEOPLE_KINDS[role]) for role in people_roles(holder))
     return frozenset(found)
 
 
