@@ -5,6 +5,9 @@ read out of context must say so, never "the team" (a family is not a team) and n
 reader cannot tell whose). The companion is found in the message itself, by the shapes English
 uses to name one: "<Name> and I", "me and <Name>", "my <relation> <Name>", "my <relation>", "with
 <Name>". A collective relation ("my team", "my family") is who "we" are, on its own.
+
+Whatever companion a message names, the "we" who talk ("since we last chatted", "we've spoken
+about it") are the two people of the conversation: the speaker and whom they talk to.
 """
 
 from __future__ import annotations
@@ -76,3 +79,23 @@ def companion_of(text: str, ignore: frozenset[str] = frozenset()) -> Companion |
     if beside and (name := _named(beside.group("name"))) and name not in ignore:
         return Companion(name, None)
     return None
+
+
+_WE_WHO_TALK = re.compile(
+    r"\b[Ww]e(?P<contracted>['\u2019](?:ve|d))?"
+    r"(?P<aux>(?:\s+(?:last|have|had|haven't|hadn't|never|not|didn't|did|just|already|often|recently|finally))*)"
+    r"\s+(?P<verb>talk(?:ed|ing)?|chat(?:ted|ting)?|spoke|spoken|speak(?:ing)?|caught\s+up|catch(?:ing)?\s+up"
+    r"|text(?:ed)?|messag(?:ed|ing)|discuss(?:ed|ing)?)\b"
+)
+_CONTRACTED = {"ve": " have", "d": " had"}
+
+
+def we_who_talk(text: str, speaker: str, listener: str) -> str:
+    """ "It's been ages since we chatted" said by Ava to Sam: "since Ava and Sam chatted". The
+    conversation's own "we" is its two people, whoever else the message is about."""
+
+    def the_two(match: re.Match[str]) -> str:
+        contracted = _CONTRACTED[match.group("contracted")[1:]] if match.group("contracted") else ""
+        return f"{speaker} and {listener}{contracted}{match.group('aux')} {match.group('verb')}"
+
+    return _WE_WHO_TALK.sub(the_two, text)

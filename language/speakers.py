@@ -105,6 +105,29 @@ def speaks_as_person(contents: Sequence[str], other: Sequence[str] = ()) -> bool
     return marked <= MARKUP_SHARE * len(contents) and life >= PERSON_SHARE * len(contents)
 
 
+SHORT_NAME_MIN_LETTERS = 2
+SHORT_NAME_MIN_TIMES = 2
+"""A short form is a name of the chat's people once it addresses one of them this often: "Al"
+said once may be someone else; "Hey Mel!" and "Thanks, Mel" are Melanie."""
+
+
+def short_names(people: Sequence[str], addressed: Counter[str]) -> tuple[str, ...]:
+    """The shortened names the chat's people are called by: "Mel" for Melanie, "Deb" for Deborah.
+    A name addressed at least twice that begins a person's name and is nobody's full name. Their
+    names address rather than inform ("Yeah Mel, stoked" says "stoked"), as the full names do.
+    Names that do not shorten the full one ("Bob" for Robert) are not found."""
+    return tuple(
+        sorted(
+            name
+            for name, times in addressed.items()
+            if times >= SHORT_NAME_MIN_TIMES
+            and len(name) >= SHORT_NAME_MIN_LETTERS
+            and name not in people
+            and any(person.startswith(name) for person in people)
+        )
+    )
+
+
 def addressee(names: Counter[str], exclude: str | None = None) -> str | None:
     """The name one side calls the other by most, when it is said at least twice and clearly the
     most frequent (a chat's two people call each other by name; third names come and go)."""

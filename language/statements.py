@@ -400,7 +400,14 @@ def _without_vocative(text: str, names: tuple[str, ...]) -> str:
     only addresses. Not a list of people ("Ana, Ben and I went")."""
     if not names:
         return text
-    return _capitalised_if_cut(_vocative(names).sub(r"\1", text, count=1), text)
+    return _capitalised_if_cut(_vocative(names).sub(_lead_kept, text, count=1), text)
+
+
+def _lead_kept(vocative: re.Match[str]) -> str:
+    """The yes or no before a cut name, with the comma the name took ("Yeah Mel, stoked" says
+    "Yeah, stoked"), so the lead reads as the lead it is."""
+    lead = vocative.group(1).rstrip()
+    return f"{lead.rstrip(',!.')}, " if lead else ""
 
 
 @lru_cache(maxsize=1024)

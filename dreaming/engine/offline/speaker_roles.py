@@ -12,16 +12,26 @@ Three shapes of chat reach the engine:
   markup, and tell of their own life ("my wife", "I went", "last weekend") is a person
   (`speakers.speaks_as_person`).
   Each person's name is the one the other calls them by ("Hey Mel!"), or an introduction.
+
+A short form the people call each other by ("Mel" for Melanie) addresses as their names do.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from language.person import detect_user_name
-from language.speakers import addressed_names, addressee, participants, speaks_as_person, split_speaker
+from language.speakers import (
+    addressed_names,
+    addressee,
+    participants,
+    short_names,
+    speaks_as_person,
+    split_speaker,
+)
 from schemas import ConversationTurn
 
 AssistantRole = Literal["person", "assistant"]
@@ -51,12 +61,20 @@ class ChatRoles:
     named: tuple[str, ...]
     """Speakers named by message prefixes, in order of first appearance."""
     has_assistant: bool
+    short_names: tuple[str, ...] = ()
+    """What the people are also called ("Mel" for Melanie): names that address, never owners."""
 
     @property
     def people(self) -> tuple[str, ...]:
         """Names of the people talking (they address each other; their names are not content)."""
         found = [*self.named, self.user_name, self.assistant_name]
         return tuple(dict.fromkeys(n for n in found if n))
+
+    @property
+    def forms_of_address(self) -> tuple[str, ...]:
+        """The people's names and their short forms: what a message calls its listener by, which
+        informs nothing ("Thanks, Mel!"). Whose a memory is stays judged by the full names."""
+        return (*self.people, *self.short_names)
 
     def speaker(self, turn: ConversationTurn) -> TurnSpeaker:
         prefix = split_speaker(turn.content)
@@ -103,4 +121,6 @@ def read_roles(
     if is_person:
         assistant_name = addressee(addressed_names(user_texts))
         user_name = user_name or addressee(addressed_names(assistant_texts), exclude=assistant_name)
-    return ChatRoles(user_name, is_person, assistant_name, named, bool(assistant_texts))
+    people = [n for n in (*named, user_name, assistant_name) if n]
+    said_to = addressed_names(split_speaker(t.content).body for t in turns) if people else Counter[str]()
+    return ChatRoles(user_name, is_person, assistant_name, named, bool(assistant_texts), short_names(people, said_to))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from dreaming.engine.offline.assistant_notes import assistant_notes
 from dreaming.engine.offline.extraction import Fact, message_facts
+from dreaming.engine.offline.nicknames import Nicknames
 from dreaming.engine.offline.speaker_roles import ChatRoles, TurnSpeaker
 from language.dates import without_stamp
 from schemas import ConversationTurn
@@ -43,22 +44,26 @@ def read_messages(
     last_assistant: dict[str, ConversationTurn] = {}
     previous: dict[str, tuple[ConversationTurn, TurnSpeaker]] = {}
     """Per session: the last message and its speaker (the one the next message answers)."""
+    nicknames = Nicknames(roles.short_names)
     for turn in turns:
         if turn.role not in ("user", "assistant"):
             continue
         speaker = roles.speaker(turn)
+        nickname = nicknames.fact(turn, speaker)  # counted on consumed messages too: same fact, same message
         before = previous.get(turn.session_id)
         replied = before if before is not None and before[1].name != speaker.name else None
         if turn.message_id in consumed:
             facts: list[Fact] = []  # an earlier pass made its memories: only its stated changes are read again
         elif speaker.is_person:
             facts = message_facts(
-                turn, speaker, roles.people, replied[0] if replied else None, replied[1] if replied else None
+                turn, speaker, roles.forms_of_address, replied[0] if replied else None, replied[1] if replied else None
             )
         else:
             recent = "\n".join(told[turn.session_id][-TOLD_MESSAGES:])
             answered = replied[0] if replied else None
-            facts = assistant_notes(turn, answered, roles.user_name, roles.people, recent)
+            facts = assistant_notes(turn, answered, roles.user_name, roles.forms_of_address, recent)
+        if nickname is not None and turn.message_id not in consumed:
+            facts.append(nickname)
         readings.append(MessageReading(turn, speaker, last_assistant.get(turn.session_id), facts))
         if turn.role == "assistant":
             last_assistant[turn.session_id] = turn

@@ -3,6 +3,7 @@ evaluation sets): who speaks, what is chatter, what is a statement."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC
 
 import pytest
@@ -103,6 +104,16 @@ def test_who_the_two_people_call_each_other() -> None:
     said_to_her = ["Hey Rosalind! How was Crete?", "Thanks, Ros!", "Morning Rosalind, any news?", "Hi Ros."]
     assert addressee(addressed_names(said_to_her)) == "Rosalind", "a short form counts as the full name"
     assert addressee(addressed_names(["Hey Tom!"])) is None, "once is not yet a name"
+
+
+def test_short_names_are_the_shortened_names_people_are_called_by() -> None:
+    from language.speakers import short_names
+
+    people = ("Rosalind", "Theodore")
+    called = Counter({"Ros": 2, "Theo": 3, "Roz": 4, "Rosalind": 5, "Th": 1, "Al": 6})
+    assert short_names(people, called) == ("Ros", "Theo"), "twice, and the start of a person's name"
+    assert short_names((), called) == (), "no names known, no short forms"
+    assert short_names(("Rosalind",), Counter({"Ros": 2, "Rosa": 2})) == ("Ros", "Rosa")
 
 
 def test_an_assistant_that_writes_like_a_person_is_one() -> None:

@@ -156,6 +156,29 @@ def test_companions() -> None:
     assert Companion(None, "team", collective=True).who_we_are("Noor") == "Noor's team"
 
 
+@pytest.mark.parametrize(
+    ("said", "means"),
+    [
+        ("So long since we spoke! I hiked with Tariq in May.", "So long since Noor and Lin spoke!"),
+        ("We've chatted about kayaks before.", "Noor and Lin have chatted about kayaks before."),
+        ("We haven't caught up since March.", "Noor and Lin haven't caught up since March."),
+        ("Since we last talked my brother and I moved.", "Since Noor and Lin last talked my brother and I moved."),
+        ("We discussed the lease with Omar.", "Noor and Lin discussed the lease with Omar."),
+    ],
+)
+def test_the_we_who_talk_are_the_two_people_talking(said: str, means: str) -> None:
+    from language.companions import we_who_talk
+
+    assert we_who_talk(said, "Noor", "Lin").startswith(means)
+
+
+@pytest.mark.parametrize("said", ["We hiked with Tariq in May.", "We're talking to a lawyer.", "We walked and talked."])
+def test_a_we_doing_something_else_is_left_to_the_companions(said: str) -> None:
+    from language.companions import we_who_talk
+
+    assert we_who_talk(said, "Noor", "Lin") == said
+
+
 def test_names_come_from_introductions_only() -> None:
     assert detect_user_name(["Hi, I'm Noor. I need a hand."]) == "Noor"
     assert detect_user_name(["I'm Tobias, a night nurse who loves maps"]) == "Tobias"

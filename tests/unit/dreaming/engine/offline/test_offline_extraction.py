@@ -301,3 +301,14 @@ def test_a_line_that_leaves_out_its_i_and_names_a_value_is_a_statement() -> None
 )
 def test_an_introduction_makes_the_name_the_subject_never_a_value_of_it(line: str, memory: str) -> None:
     assert said(creates("t/intro/a", [("user", line)]))["0"] == memory
+
+
+def test_the_we_who_talk_are_the_speaker_and_the_listener() -> None:
+    chat = [
+        ("user", "Ines: Hey Tariq! Ages since we talked. My cousin and I opened a bakery in Porto."),
+        ("user", "Tariq: Hi Ines! We've spoken about Porto before, I lived there in 2019."),
+    ]
+    texts = said(creates("t/pals/we", chat))
+    assert texts["0"].startswith("Ages since Ines and Tariq talked."), texts
+    assert "Ines's cousin and Ines opened a bakery in Porto" in texts["0"], texts
+    assert texts["1"].startswith("Tariq and Ines have spoken about Porto before"), texts
