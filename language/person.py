@@ -184,7 +184,7 @@ _SECOND_PERSON = re.compile(
     r"|(?<![Dd]o )(?<![Dd]id )(?<![Ww]ould )(?<![Cc]ould )(?<![Ss]hould )(?<![Ww]ill )(?<![Cc]an )"
     r"\b(?P<you_have>[Yy]ou have)\b(?!\s+to\b)"
     r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<yourself>[Yy]ourself)\b"
-    rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>{_ADVERB}\s+)?(?P<you_verb>[a-z]+)\b)?"
+    rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>{_ADVERB}\s+)?(?P<you_verb>[a-z]*n['\u2019]t|[a-z]+)\b)?"
 )
 # Words after "you" that are not its verb ("you guys", "you two", "you and Sam").
 _NOT_VERBS = frozenset({"guys", "all", "two", "both", "and", "or", "too", "alone", "there", "here", "in", "on", "at"})
@@ -224,7 +224,13 @@ def _agreed_aux(aux: str) -> str:
 
 # "you" is a subject where a clause starts: the text's start, after punctuation or a conjunction.
 _SUBJECT_SLOT = re.compile(
-    r"(?:^|[,;:.!?\-\u2013\u2014(\"]\s*|\b(?:and|but|so|because|if|when|that|since|as|or|then|while)\s+)$", re.I
+    r"(?:^|[,;:.!?\-\u2013\u2014(\"]\s*|\b(?:and|but|so|because|if|when|that|since|as|or|then|while"
+    # a clause of its own: "wherever you go", "how you feel"; a "that" left out after hoping,
+    # guessing or making sure: "I hope you get it", "make sure you don't quit" (not after "know"
+    # or "trust", whose "you" is as often their object: "people who know you well")
+    r"|wherever|whenever|how|where|why|once|until|unless|though|although|whether"
+    r"|hope|hopes|hoped|hoping|bet|guess|sure|ensure|glad|think|thought)\s+)$",
+    re.I,
 )
 _AUX_BEFORE = re.compile(
     r"(?i)\b(?:are|were|do|does|did|can|could|will|would|should|shall|have|had|may|might|must"
@@ -268,7 +274,7 @@ def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
     auxiliary agrees), not an object ("sending you the recipe"), not "you guys"."""
     verb = match.group("you_verb")
     before = statement[: match.start()]
-    if verb is None or verb in _NOT_VERBS or _AUX_BEFORE.search(before):
+    if verb is None or verb in _NOT_VERBS or _AUX_BEFORE.search(before) or _is_participle(verb):
         return None
     if _SUBJECT_SLOT.search(before):
         return verb
@@ -277,7 +283,15 @@ def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
     return verb if verb in _INNER_CLAUSE_VERBS and not _MAKES_BEFORE.search(before) else None
 
 
-_INNER_CLAUSE_VERBS = frozenset("want need think mean prefer like love know use do".split())
+_VERBS_ENDING_IN_ING = frozenset("bring cling fling ring sing sling spring sting string swing wring".split())
+
+
+def _is_participle(word: str) -> bool:
+    """ "how you doing": a participle whose "are" was left out, no verb of "you" to agree."""
+    return word.endswith("ing") and word not in _VERBS_ENDING_IN_ING
+
+
+_INNER_CLAUSE_VERBS = frozenset("want need think mean prefer like love know use do don't".split())
 _MAKES_BEFORE = re.compile(
     r"(?i)\b(?:let|lets|make|makes|made|making|help|helps|helped|helping|have|has|had|see|saw|watch|hear|heard"
     r"|bid|want|wanted|need|needed|would|'d|\u2019d|to|for|than|thank|thanks)\s+$"

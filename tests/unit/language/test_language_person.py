@@ -179,6 +179,26 @@ def test_a_we_doing_something_else_is_left_to_the_companions(said: str) -> None:
     assert we_who_talk(said, "Noor", "Lin") == said
 
 
+@pytest.mark.parametrize(
+    ("said", "means"),
+    [
+        ("You don't owe me anything.", "Lin doesn't owe Noor anything."),
+        ("You haven't tried the ramen there yet.", "Lin hasn't tried the ramen there yet."),
+        ("I hope you bring the lanterns.", "Noor hopes Lin brings the lanterns."),
+        ("Just make sure you don't skip the warm-up.", "Just make sure Lin doesn't skip the warm-up."),
+        ("I bet you miss the coast.", "Lin misses the coast."),
+        ("The crowd follows you wherever you play.", "The crowd follows Lin wherever Lin plays."),
+        ("I love how you find time for it.", "Noor loves how Lin finds time for it."),
+        ("I'm glad you liked the bread.", "Noor is glad Lin liked the bread."),
+        ("Ask people who know you well.", "Ask people who know Lin well."),
+        ("I trust you completely.", "Noor trusts Lin completely."),
+        ("How you doing?", "How Lin doing?"),
+    ],
+)
+def test_the_listeners_verbs_agree_in_clauses_of_their_own(said: str, means: str) -> None:
+    assert to_third_person(said, "Noor", other="Lin").endswith(means)
+
+
 def test_names_come_from_introductions_only() -> None:
     assert detect_user_name(["Hi, I'm Noor. I need a hand."]) == "Noor"
     assert detect_user_name(["I'm Tobias, a night nurse who loves maps"]) == "Tobias"
