@@ -283,6 +283,9 @@ def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
     return verb if verb in _INNER_CLAUSE_VERBS and not _MAKES_BEFORE.search(before) else None
 
 
+_BET_ON = re.compile(r"\s+(?:on\b|against\b|\$|\d|everything\b|it all\b)", re.I)
+"""After "I bet", what a wager names (it may be past: "I bet on the wrong horse")."""
+
 _VERBS_ENDING_IN_ING = frozenset("bring cling fling ring sing sling spring sting string swing wring".split())
 
 
@@ -451,6 +454,7 @@ def to_third_person(
     *,
     other: str | None = None,
     we: str | None = None,
+    ours: str | None = None,
     generic_you: bool = True,
 ) -> str:
     """Rewrite first-person references ("I", "my", "we", "our") about the speaker.
@@ -458,11 +462,12 @@ def to_third_person(
     `other` is whom "you" means (the other person of a two-person chat); with `generic_you` a
     "you" that means anyone ("if you", "you can") stays. `we` is who "we" are
     (`language.companions`: "Ava and Sam", "Ava's team"); unknown, "we" is the speaker and others
-    and "our" the speaker's."""
+    and "our" the speaker's. `ours` is whose "our" is when it is not the group's ("Craig's": an
+    assistant's "our schema" is the user's)."""
     subject = name or "the user"
     possessive = f"{subject}'s"
     group = we or f"{subject} and others"
-    group_possessive = (f"{group}'" if group.endswith("s") else f"{group}'s") if we else possessive
+    group_possessive = ours or ((f"{group}'" if group.endswith("s") else f"{group}'s") if we else possessive)
     statement, quotes = _set_quotes_aside(statement)
     if other:
         statement = _second_person(statement, other, generic_you)
@@ -482,6 +487,8 @@ def to_third_person(
             verb = match.group("i_verb")
             if _JOINT_SUBJECT.search(statement[: match.start()]):  # "Sam and I are": the verb stays plural
                 return f"{subject} {match.group('i_adv') or ''}{plural_verb(verb)}"
+            if verb.lower() == "bet" and not _BET_ON.match(statement, match.end()):
+                return f"{subject} {match.group('i_adv') or ''}bets"  # "I bet they love it": a guess, now
             return f"{subject} {match.group('i_adv') or ''}{third_person_verb(verb)}"
         if match.group("i_bare"):
             return subject

@@ -200,6 +200,9 @@ def assistant_notes(
                 rewrite_relative_time(sentence, turn.ts).text,
                 "the assistant",
                 other=user_name or "the user",
+                # "we'll add an index to our table": the two at work, on the user's project
+                we=f"the assistant and {user_name or 'the user'}",
+                ours=f"{user_name or 'the user'}'s",
                 generic_you=False,  # an assistant's "you can ..." is advice to the user
             )
         )

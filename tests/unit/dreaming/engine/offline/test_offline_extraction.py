@@ -127,6 +127,29 @@ def test_an_assistant_note_needs_a_value_the_user_did_not_give() -> None:
     assert "49 euros" in note.text and "Mila" in note.text
 
 
+def test_the_assistants_we_is_the_assistant_and_the_user_and_our_is_the_users() -> None:
+    ask = ConversationTurn(
+        scope="t/x/y",
+        session_id="s",
+        message_id="m0",
+        role="user",
+        content="How should I store the readings?",
+        ts=DAY.format(0),
+    )
+    answer = ask.model_copy(
+        update={
+            "message_id": "m1",
+            "role": "assistant",
+            "content": "We'll keep them in TimescaleDB, and our retention policy drops rows after 90 days.",
+        }
+    )
+    [note] = assistant_notes(answer, ask, "Oskar")
+    assert without_stamp(note.text) == (
+        "The assistant said: The assistant and Oskar will keep them in TimescaleDB, and Oskar's retention policy"
+        " drops rows after 90 days."
+    )
+
+
 def test_reported_speech_is_recognised() -> None:
     assert is_reported_speech("[2025-05-06] The assistant recommended: Book a room.")
     assert is_reported_speech("[2025-05-06] Hana asked the assistant to draft an agenda.")
