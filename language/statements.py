@@ -396,11 +396,13 @@ _YES_OR_NO_LEAD = r"(?:(?:yeah|yes|yep|yup|no|nope|nah|sure|definitely|absolutel
 
 def _without_vocative(text: str, names: tuple[str, ...]) -> str:
     """ "Joanna, I'm a big fan of them" says "I'm a big fan of them": the name of one of the people
-    talking, before a comma at the start (after a yes or no: "Yeah, Caroline, they're my fave"),
-    only addresses. Not a list of people ("Ana, Ben and I went")."""
+    talking, before a comma at the start (after a yes or no: "Yeah, Caroline, they're my fave")
+    or after the last one at the end ("Hang in there, Jon."), only addresses. Not a list of
+    people ("Ana, Ben and I went")."""
     if not names:
         return text
-    return _capitalised_if_cut(_vocative(names).sub(_lead_kept, text, count=1), text)
+    opened = _capitalised_if_cut(_vocative(names).sub(_lead_kept, text, count=1), text)
+    return _closing_vocative(names).sub("", opened, count=1)
 
 
 def _lead_kept(vocative: re.Match[str]) -> str:
@@ -408,6 +410,14 @@ def _lead_kept(vocative: re.Match[str]) -> str:
     "Yeah, stoked"), so the lead reads as the lead it is."""
     lead = vocative.group(1).rstrip()
     return f"{lead.rstrip(',!.')}, " if lead else ""
+
+
+@lru_cache(maxsize=1024)
+def _closing_vocative(names: tuple[str, ...]) -> re.Pattern[str]:
+    """ "Count me in, John." says "Count me in.": a name of one of the people talking after the
+    last comma, closing the sentence, only addresses."""
+    people = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"(?<=\w),\s+(?:{people})(?=\s*[.!?]*$)")
 
 
 @lru_cache(maxsize=1024)

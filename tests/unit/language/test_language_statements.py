@@ -131,6 +131,15 @@ def test_the_name_of_whom_one_addresses_is_left_out() -> None:
     assert texts("Sure Ravi, I'll bring the tent.", ignore_names=people) == ["Sure, I'll bring the tent."]
     assert texts("Nope Odile, the ferry left at noon.", ignore_names=people) == ["Nope, the ferry left at noon."]
     assert texts("Odile, Ravi and I went sailing.", ignore_names=people) == ["Odile, Ravi and I went sailing."]
+    # a name closing the sentence after its last comma addresses too; one inside it is left
+    assert texts("The ferry to Hvar leaves at noon, Ravi.", ignore_names=people) == [
+        "The ferry to Hvar leaves at noon."
+    ]
+    assert texts("I sailed with Marta, Odile!", ignore_names=people) == ["I sailed with Marta!"]
+    assert texts("Hold on, Ravi, the ferry left at noon.", ignore_names=people) == [
+        "Hold on, Ravi, the ferry left at noon."
+    ]
+    assert texts("I sailed with Marta and Odile.", ignore_names=people) == ["I sailed with Marta and Odile."]
     assert texts("Odile, my aunt, taught me to sail.", ignore_names=["Ravi"]) == ["Odile, my aunt, taught me to sail."]
 
 
