@@ -27,6 +27,13 @@ def creates(scope: str, lines: list[tuple[str, str]], engine: OfflineEngine | No
     return [a for a in result.plan.actions if isinstance(a, CreateAction)]
 
 
+def user_asks(scope: str, content: str) -> ConversationTurn:
+    """The user's first message of a session, which an assistant turn answers."""
+    return ConversationTurn(
+        scope=scope, session_id="s", message_id="m0", role="user", content=content, ts=DAY.format(0)
+    )
+
+
 def said(actions: list[CreateAction]) -> dict[str, str]:
     """Message index -> what memory says it said (" | " between two memories of one message)."""
     out: dict[str, str] = {}
@@ -117,9 +124,7 @@ def test_what_the_assistant_said_is_stored_attributed_never_as_the_users() -> No
 
 
 def test_an_assistant_note_needs_a_value_the_user_did_not_give() -> None:
-    ask = ConversationTurn(
-        scope="t/x/y", session_id="s", message_id="m0", role="user", content="My flat is in Graz.", ts=DAY.format(0)
-    )
+    ask = user_asks("t/x/y", "My flat is in Graz.")
     echo = ask.model_copy(update={"message_id": "m1", "role": "assistant", "content": "Got it, your flat is in Graz."})
     assert assistant_notes(echo, ask, None) == []
     advice = echo.model_copy(update={"content": "Got it. The Graz tram pass costs 49 euros a month for you."})
@@ -128,14 +133,7 @@ def test_an_assistant_note_needs_a_value_the_user_did_not_give() -> None:
 
 
 def test_the_assistants_we_is_the_assistant_and_the_user_and_our_is_the_users() -> None:
-    ask = ConversationTurn(
-        scope="t/x/y",
-        session_id="s",
-        message_id="m0",
-        role="user",
-        content="How should I store the readings?",
-        ts=DAY.format(0),
-    )
+    ask = user_asks("t/x/y", "How should I store the readings?")
     answer = ask.model_copy(
         update={
             "message_id": "m1",
@@ -233,14 +231,7 @@ GARDEN_PLAN = (
 
 
 def test_an_assistant_turn_leaves_one_fact_per_memory_each_with_a_value() -> None:
-    ask = ConversationTurn(
-        scope="t/g/h",
-        session_id="s",
-        message_id="m0",
-        role="user",
-        content="I'm building a raised bed this spring, can you plan it with me?",
-        ts=DAY.format(0),
-    )
+    ask = user_asks("t/g/h", "I'm building a raised bed this spring, can you plan it with me?")
     plan = ask.model_copy(update={"message_id": "m1", "role": "assistant", "content": GARDEN_PLAN})
     notes = [without_stamp(n.text) for n in assistant_notes(plan, ask, "Ivo")]
     assert 2 <= len(notes) <= 3, notes
