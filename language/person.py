@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from language import patterns
+from language.companions import we_who_talk
 from language.patterns import compiled
 
 _NAME_WORD = patterns.NAME_WORD
@@ -459,7 +460,8 @@ def to_third_person(
 ) -> str:
     """Rewrite first-person references ("I", "my", "we", "our") about the speaker.
 
-    `other` is whom "you" means (the other person of a two-person chat); with `generic_you` a
+    `other` is whom "you" means (the other person of a two-person chat, or the listener whoever
+    they are), and the "we" who talk are the speaker and them; with `generic_you` a
     "you" that means anyone ("if you", "you can") stays. `we` is who "we" are
     (`language.companions`: "Ava and Sam", "Ava's team"); unknown, "we" is the speaker and others
     and "our" the speaker's. `ours` is whose "our" is when it is not the group's ("Craig's": an
@@ -471,6 +473,7 @@ def to_third_person(
     statement, quotes = _set_quotes_aside(statement)
     if other:
         statement = _second_person(statement, other, generic_you)
+        statement = we_who_talk(statement, subject, other)  # "since we last talked": the two talking
 
     def replace(match: re.Match[str]) -> str:
         if match.group("inv_aux"):

@@ -26,7 +26,7 @@ from datetime import datetime
 from dreaming.engine.offline.facts import finish_sentence
 from dreaming.engine.offline.speaker_roles import THE_ASSISTANT, TurnSpeaker
 from language.chatter import caption_subject, sentences
-from language.companions import companion_of, we_who_talk
+from language.companions import companion_of
 from language.dates import rewrite_relative_time, stamped
 from language.ellipsis import with_subject
 from language.markup import plain_text
@@ -54,8 +54,6 @@ class Fact:
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
     # The said words stay beside the date ("on 2018-07-16 (five years ago)"): a date resolved from
     # "five years ago" is approximate, and a reader may be asked how long ago it was.
-    if speaker.listener is not None:
-        text = we_who_talk(text, speaker.name or "the user", speaker.listener)
     resolved = rewrite_relative_time(with_subject(name_as_subject(text, speaker.name)), ts, annotate=True).text
     return finish_sentence(to_third_person(resolved, speaker.name, other=speaker.listener, we=we))
 
