@@ -46,9 +46,17 @@ def same_kind(a: str, b: str, near_a: frozenset[str] = frozenset(), near_b: froz
     return False
 
 
-def other_names(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Each side names something the other does not: "Project Cobra" / "Project Orca"."""
-    return bool(a - b) and bool(b - a)
+def other_names(a: frozenset[str], b: frozenset[str], a_text: str = "", b_text: str = "") -> bool:
+    """Each side names something the other does not: "Project Cobra" / "Project Orca". A name the
+    other side's text writes in lower case is no other name ("a Zoom call" / "the zoom call")."""
+    only_a, only_b = a - b, b - a
+    if not only_a or not only_b:
+        return False
+    return bool(only_a - _words_in(b_text)) and bool(only_b - _words_in(a_text))
+
+
+def _words_in(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower()))
 
 
 def rival_frames(
@@ -161,7 +169,9 @@ class _Pair(NamedTuple):
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
     """None when the frames are no old and new value of one attribute; else PLAIN, MOVED, HELD or
     ANCHORED."""
-    if not fresh.values or not stale.values or fresh.holder != stale.holder or other_names(fresh.names, stale.names):
+    if not fresh.values or not stale.values or fresh.holder != stale.holder:
+        return None
+    if other_names(fresh.names, stale.names, fresh.sentence, stale.sentence):
         return None
     if other_names(titles_in(fresh.sentence), titles_in(stale.sentence)):
         return None  # a score in one titled course and one in another: two things

@@ -177,7 +177,7 @@ class SlotReader:
         return any(
             f.holder == holder(c)
             and f.holder != old  # "instead of my brother": who did it changed, not what they do
-            and not (not reported and other_names(f.names, names_in(c)))
+            and not (not reported and other_names(f.names, names_in(c), f.sentence, c))
             and (
                 any(holds_phrase(f.sentence, p) for p in compounds)
                 or self.cosine(f.masked, c) >= (REPORTED_COSINE if reported else CORRECTION_COSINE)

@@ -357,6 +357,18 @@ def test_other_attributes_people_and_events_are_not_updates(slots: SlotReader, o
     assert slots.update(new, old, _subject(old)) is None
 
 
+def test_a_name_written_in_lower_case_on_one_side_is_the_same_name(slots: SlotReader) -> None:
+    # People write "webex" and "Webex" for one thing: the old sentence also names Omar, so reading
+    # "Webex" as a name the old sentence lacks made two things of one meeting.
+    old = "The user accepted Omar's invite and has a webex meeting with the landlord on June 3 at 2 PM."
+    new = "The user moved the Webex meeting with the landlord to June 5 at 10 AM."
+    update = slots.update(new, old)
+    assert update is not None and update.old_sentence == old
+    # Two names the other side does not write in any case are still two things.
+    other = "The user has a Teams call with the landlord on June 5 at 10 AM."
+    assert slots.update(other, old.replace("webex meeting", "Zoom call")) is None
+
+
 def test_the_same_value_again_is_no_update(slots: SlotReader) -> None:
     assert slots.update("The user's rent is still $1,450 a month.", "The user's rent is $1,450 per month.") is None
     # One version, two spellings.
