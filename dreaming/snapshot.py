@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar, cast
 
 import numpy as np
 
 from language.injection import injection_message_ids
 from schemas import ControlEvent, ConversationTurn, DreamJob, MemoryRecord
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,17 @@ class Snapshot:
             cached = {t.message_id: t for t in self.transcript}
             object.__setattr__(self, "_msg_cache", cached)
         return cached.get(message_id)
+
+    def reading(self, name: str, read: Callable[[Snapshot], T]) -> T:
+        """`read(self)`, computed once per snapshot under `name`: a reading several phases of a pass
+        share (the snapshot never changes, so neither does the reading)."""
+        readings = self.__dict__.get("_readings")
+        if readings is None:
+            readings = {}
+            object.__setattr__(self, "_readings", readings)
+        if name not in readings:
+            readings[name] = read(self)
+        return cast(T, readings[name])
 
     @property
     def injected_message_ids(self) -> frozenset[str]:

@@ -23,10 +23,11 @@ from typing import Literal
 NextStart = Literal["any", "capital", "capital_or_opening"]
 
 _AFTER_END = r"(?<=[.!?])"
-_NOT_AFTER_ABBREVIATION = (
+NOT_AFTER_ABBREVIATION = (
     r"(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMt\.)(?<!\bMrs\.)(?<!\bvs\.)"
     r"(?<!\be\.g\.)(?<!\bi\.e\.)"
 )
+"""Lookbehinds, after a full stop: not the end of an initial, a title or an abbreviation."""
 _CLOSING_QUOTES = r"[\"')\]]*"
 _NEXT_START = {
     "any": "",
@@ -42,7 +43,7 @@ def sentence_end(
     """The compiled boundary for these options (see the module docstring)."""
     end = _AFTER_END
     if careful:
-        end += _NOT_AFTER_ABBREVIATION + f"({_CLOSING_QUOTES})"  # captured: `split_sentences` keeps them
+        end += NOT_AFTER_ABBREVIATION + f"({_CLOSING_QUOTES})"  # captured: `split_sentences` keeps them
     alternatives = [end + r"\s+" + _NEXT_START[next_start]]
     if semicolons:
         alternatives.append(r"\s*;\s*")

@@ -55,10 +55,13 @@ def other_participant(speaker: str | None, names: tuple[str, ...]) -> str | None
 
 
 # --- who the two roles of a chat are, when the messages carry no name prefix
+ADDRESS_OPENERS = (
+    r"hi|hiya|hey|hello|heya|yo|thanks|thank you|thx|congrats|congratulations|wow|oh|aw+|yes|yeah|no|sure"
+    r"|sorry|good (?:morning|afternoon|evening|night)|morning|bye|cheers|haha|omg|ok|okay|dear"
+)
+"""Words that open a message addressed to someone by name ("Hey Mel!", "Thanks so much, Jon")."""
 _VOCATIVE_OPENER = re.compile(
-    r"^\s*(?i:hi|hiya|hey|hello|heya|yo|thanks|thank you|thx|congrats|congratulations|wow|oh|aw+|yes|yeah|no|sure"
-    r"|sorry|good (?:morning|afternoon|evening|night)|morning|bye|cheers|haha|omg|ok|okay|dear)"
-    r"(?:\s+(?i:so much|a lot|again))?[,!.]?\s+(?P<name>[A-Z][a-z]{1,20})\b(?!\s+[A-Z])"
+    rf"^\s*(?i:{ADDRESS_OPENERS})(?:\s+(?i:so much|a lot|again))?[,!.]?\s+(?P<name>[A-Z][a-z]{{1,20}})\b(?!\s+[A-Z])"
 )
 _VOCATIVE_CLOSER = re.compile(r",\s+(?P<name>[A-Z][a-z]{1,20})\s*[!.?]+(?:\s|$)")
 _LIFE_CUE = re.compile(

@@ -25,6 +25,7 @@ from dreaming.embedding import Embedder, canonical_tokens
 from dreaming.embedding.known import known_first
 from dreaming.embedding.minilm import MiniLMEmbedder
 from dreaming.engine.base import Curated, EngineResult, ReadAhead, Search, Verified
+from dreaming.engine.offline.cased_turns import read_turns
 from dreaming.engine.offline.corrections import generic_tokens
 from dreaming.engine.offline.dissatisfaction import complaint_memory_text
 from dreaming.engine.offline.duplicates import find_duplicate
@@ -199,11 +200,12 @@ class OfflineEngine:
 
     @staticmethod
     def _own_turns(snapshot: Snapshot, notes: list[str]) -> list[ConversationTurn]:
-        """The scope's own turns: a stray turn from another scope is never read (tenant isolation)."""
+        """The scope's own turns: a stray turn from another scope is never read (tenant isolation).
+        A message typed in lower case is read with its capitals back (`cased_turns`)."""
         own = [t for t in snapshot.transcript if t.scope == snapshot.scope]
         if len(own) != len(snapshot.transcript):
             notes.append(f"ignored {len(snapshot.transcript) - len(own)} transcript turn(s) from other scopes")
-        return own
+        return read_turns(snapshot)
 
     @staticmethod
     def _remember_complaint(

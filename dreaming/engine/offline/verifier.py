@@ -39,6 +39,7 @@ from collections.abc import Sequence
 
 from dreaming.embedding import LocalEmbedder, canonical_tokens
 from dreaming.engine.base import SILENT, Curated, Finding, Search, Verdict, Verified
+from dreaming.engine.offline.cased_turns import read_turns
 from dreaming.engine.offline.contradiction import Claim, judge
 from dreaming.engine.offline.corrections import generic_tokens
 from dreaming.engine.offline.duplicates import is_duplicate
@@ -62,7 +63,7 @@ class _Verifier:
         self.candidate = candidate
         self.search = search
         self.top_k = top_k
-        own = [t for t in snapshot.transcript if t.scope == snapshot.scope]
+        own = read_turns(snapshot)
         self.turns = {t.message_id: t for t in own}
         self.message_ts = {t.message_id: t.ts for t in own}
         self.readable = {t.message_id for t in own if t.message_id not in snapshot.injected_message_ids}
