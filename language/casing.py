@@ -57,12 +57,12 @@ _MID_SENTENCE_CAPITALS = re.compile(
 )
 """Capitalised words after a lower-case word, a digit or a comma: names ("to New York"), not a
 sentence's first word nor a heading's ("Additional Tips")."""
-_LOWER_WORDS = re.compile(r"(?<![\w'\u2019-])[a-z]+(?![\w'\u2019-])")
 _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february april june july august september "
     "october november december".split()
 )
 """Capitalised in English whoever writes them ("may" and "march" are also verbs)."""
+_LOWER_WORDS = re.compile(r"(?<![\w'\u2019-])[a-z]+(?![\w'\u2019-])")
 CAPITALISED_MIN_TIMES = 2
 """A word is written capitalised after this many capitalised uses (more than its lower-case ones)."""
 
@@ -130,9 +130,10 @@ class CaseTable:
         forms = self._capitalised.get(word)
         if not forms:
             return None
-        form, times = forms.most_common(1)[0]
         total = sum(forms.values())
-        return form if total >= CAPITALISED_MIN_TIMES and total > self._lower[word] else None
+        if total < CAPITALISED_MIN_TIMES or total <= self._lower[word]:
+            return None
+        return forms.most_common(1)[0][0]
 
     def restore(self, text: str) -> str:
         """`text` (typed in lower case) with its capitals put back; its code and links as typed.

@@ -55,6 +55,7 @@ def other_names(a: frozenset[str], b: frozenset[str], a_text: str = "", b_text: 
     return bool(only_a - _words_in(b_text)) and bool(only_b - _words_in(a_text))
 
 
+@lru_cache(maxsize=4096)
 def _words_in(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower()))
 
