@@ -13,7 +13,9 @@ code, links and addresses stay as typed):
 - the days of the week and the months (not "may" or "march");
 - the words the scope's other messages write capitalised in mid-sentence more often than not
   (`CaseTable`: names, places, titles, acronyms: "Caroline", "Boston", "LGBTQ");
-- a short form of a speaker's name where it addresses them ("hey mel!", "thanks, jo.").
+- a short form of a speaker's name where it addresses them ("hey mel!", "thanks, jo.");
+- a word a greeting calls someone by at least twice, set off by punctuation ("hey caroline!"): in a
+  chat without name prefixes typed in lower case, nothing else tells the people's names.
 
 The table learns from messages in the order they were written, so a message is read with what the
 messages before it show, whichever pass reads it.
@@ -46,12 +48,28 @@ _LOWER_START = re.compile(_LEAD + r"(?P<word>[a-z][a-z'\u2019]*)(?![\w'\u2019]|[
 _FIRST_LETTER = re.compile(r"[A-Za-z]")
 _PRONOUN_I = re.compile(r"(?<![\w'\u2019.-])i(?=['\u2019](?:m|ve|ll|d)\b|(?![\w'\u2019-]|\.\w))")
 _WORD = re.compile(r"(?<![\w'\u2019-])[a-z]+(?:-[a-z]+)*(?![\w-])")
-_ADDRESSED = re.compile(
-    rf"(?:(?:\A|[.!?]\s+)\s*(?:{ADDRESS_OPENERS})(?:\s+(?:so much|a lot|again))?[,!.]?\s+(?P<opened>[a-z]{{2,20}})\b"
-    rf"|,\s+(?P<closed>[a-z]{{2,20}})\s*[!.?]+(?:\s|\Z))"
-)
+_OPENER = rf"(?:\A|[.!?]\s+)\s*(?:{ADDRESS_OPENERS})(?:\s+(?:so much|a lot|again))?[,!.]?\s+"
+_CLOSER = r",\s+(?P<closed>[a-z]{2,20})\s*[!.?]+(?:\s|\Z)"
+_ADDRESSED = re.compile(rf"{_OPENER}(?P<opened>[a-z]{{2,20}})\b|{_CLOSER}")
+"""A word after a greeting or thanks, or closing a sentence after a comma: whom it is said to."""
 
 _CAPITALISED = r"(?:[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*|[A-Z]{2,6}s?)"
+_GREETING = (
+    r"(?:\A|[.!?]\s+)\s*(?:hi|hiya|hey|hello|heya|yo|thanks|thank you|thx|congrats|congratulations|cheers|bye|dear"
+    r"|good (?:morning|afternoon|evening|night)|morning)(?:\s+(?:so much|a lot|again))?[,!.]?\s+"
+)
+_CALLED = re.compile(rf"{_GREETING}(?P<called>[a-z]{{2,20}})(?=\s*(?:[!,.?]|\Z))")
+"""A word a greeting or thanks calls the listener by, set off by punctuation ("hey mel!",
+"thanks, jon."). Not "yeah, definitely!" nor "…, right?": those openers and closers take any word."""
+_NOT_NAMES = frozenset(
+    """
+there guys man dude buddy babe all everyone everybody friend friends mate bro girl girls hun honey sweetie love dear
+folks team sir madam mom mum dad again too worries problem though then now so lol haha you
+""".split()
+)
+"""Words people are called by that are no one's name."""
+ADDRESSED_MIN_TIMES = 2
+"""A word the chat calls someone by this often is a name ("hey mel!" twice: Mel)."""
 _MID_SENTENCE_CAPITALS = re.compile(
     rf"(?:(?<![\w'\u2019-])[a-z][a-z'\u2019-]*|\d|,) (?P<run>{_CAPITALISED}(?: {_CAPITALISED})*)(?![\w'\u2019-])"
 )
@@ -104,6 +122,7 @@ class CaseTable:
         self._capitalised: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self._lower: Counter[str] = Counter()
         self._names: dict[str, str] = {}
+        self._called: Counter[str] = Counter()
         self._people: list[str] = []
 
     def add_person(self, name: str) -> None:
@@ -112,6 +131,13 @@ class CaseTable:
             self._people.append(name)
         for word in name.split():
             self._names[word.lower()] = word
+
+    def hear(self, text: str) -> None:
+        """Count the words a message typed in lower case calls its listener by: names."""
+        for match in _CALLED.finditer(text):
+            word = match.group("called")
+            if word not in _NOT_NAMES:
+                self._called[word] += 1
 
     def learn(self, text: str) -> None:
         """Count how a message typed with capitals writes its words."""
@@ -125,7 +151,7 @@ class CaseTable:
         """The capitalised form of a lower-case word, when the scope writes it so."""
         if word in self._names:
             return self._names[word]
-        if word in _CALENDAR:
+        if word in _CALENDAR or self._called[word] >= ADDRESSED_MIN_TIMES:
             return word.capitalize()
         forms = self._capitalised.get(word)
         if not forms:
@@ -192,6 +218,7 @@ def restore_all(texts: Iterable[tuple[str | None, str]]) -> list[str]:
             unlearned.append(text)
             restored.append(text)
             continue
+        table.hear(text)
         if text.islower():
             for earlier in unlearned:
                 table.learn(earlier)

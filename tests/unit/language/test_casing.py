@@ -102,3 +102,17 @@ def test_a_scope_without_lower_case_messages_is_returned_as_given() -> None:
     restored = restore_all(said)
     assert restored == [text for _, text in said]
     assert all(a is b for a, (_, b) in zip(restored, said, strict=True))
+
+
+def test_a_word_a_greeting_calls_someone_by_twice_is_a_name() -> None:
+    # Without name prefixes and without capitals, what the two call each other is all there is.
+    said = [
+        (None, "hey anouk! how was the trip?"),
+        (None, "yeah, definitely! ghent was lovely, right?"),
+        (None, "thanks, anouk. hey there!"),
+        (None, "so did anouk see the canal? yeah, definitely."),
+    ]
+    assert restore_all(said)[3] == "So did Anouk see the canal? Yeah, definitely."
+    # Once is not enough; "there", "guys" and the like are nobody's name however often they greet.
+    once = [(None, "hey anouk!"), (None, "hi to anouk"), (None, "hey guys! hey guys!"), (None, "hi to the guys")]
+    assert restore_all(once)[1:] == ["Hi to anouk", "Hey guys! Hey guys!", "Hi to the guys"]

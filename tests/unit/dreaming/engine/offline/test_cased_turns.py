@@ -49,3 +49,27 @@ def test_only_the_rules_reading_changes_a_turn_typed_with_capitals_is_the_same_o
     assert read[0] is turns[0]
     assert read[1].content == "Bram: Hi Oona! I'm back." and turns[1].content == "Bram: hi oona! i'm back."
     assert read[1].message_id == turns[1].message_id and read[1].ts == turns[1].ts
+
+
+def without_prefixes(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The chat as two people's app gives it: the first as `user`, the second as `assistant`."""
+    first = lines[0][1].partition(": ")[0]
+    return [("user" if c.startswith(f"{first}: ") else "assistant", c.partition(": ")[2]) for _, c in lines]
+
+
+def test_two_people_typing_in_lower_case_without_prefixes_are_named_by_what_they_call_each_other() -> None:
+    engine = OfflineEngine()
+    greetings = [("user", "Hey Bram!"), ("assistant", "Hi Oona!"), ("user", "Hey Bram!"), ("assistant", "Hi Oona!")]
+    chat = (
+        greetings
+        + without_prefixes(ROOMMATES)
+        + [
+            ("assistant", "Hi Oona! Did the class start?"),
+            ("user", "Hey Bram! It did, I made a bowl."),
+        ]
+    )
+    cased = creates("t/a/cased", chat, engine)
+    typed = creates("t/a/typed", [(role, content.lower()) for role, content in chat], engine)
+    assert any(a.text.startswith("[2025-05-06] Oona") for a in cased)
+    assert any(a.text.startswith("[2025-05-06] Bram") for a in cased)
+    assert [without_stamp(a.text).lower() for a in typed] == [without_stamp(a.text).lower() for a in cased]
