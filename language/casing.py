@@ -27,6 +27,7 @@ import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from language.sentences import NOT_AFTER_ABBREVIATION
 from language.speakers import ADDRESS_OPENERS
@@ -161,10 +162,10 @@ class CaseTable:
             return None
         return forms.most_common(1)[0][0]
 
-    def restore(self, text: str) -> str:
+    def restore(self, text: str, names: bool = True) -> str:
         """`text` (typed in lower case) with its capitals put back; its code and links as typed.
-        Names from the table only where the message has no capital at all: a writer who capitalises
-        "Flask" but not "hmm, do i …" wrote their names as they are."""
+        `names`: the table's names too (else sentence starts, "I" and short forms of the speakers'
+        names where they address)."""
         free = _free_of(text)
 
         def named(match: re.Match[str]) -> str:
@@ -186,7 +187,7 @@ class CaseTable:
             word = match.group("word")
             return match.group("lead") + match.group("quote") + word[0].upper() + word[1:]
 
-        if text.islower():
+        if names:
             text = _WORD.sub(named, text)
         text = _ADDRESSED.sub(addressed, text)
         text = _PRONOUN_I.sub(lambda m: "I" if free(m.start()) else m.group(0), text)
@@ -204,24 +205,38 @@ def _free_of(text: str) -> Callable[[int], bool]:
     return free
 
 
-def restore_all(texts: Iterable[tuple[str | None, str]]) -> list[str]:
-    """Each (speaker's name or None, message) in the order written, read as `CaseTable` reads a
-    scope: a message typed in lower case with its capitals back, every other one as typed. The
-    table learns a message only when a later one has no capital at all (most scopes: never)."""
+class Typed(NamedTuple):
+    writer: str
+    """Who typed it: the speaker's name, else the role."""
+    name: str | None
+    """The speaker's name when the message gives one (its prefix)."""
+    text: str
+
+
+def restore_all(messages: Iterable[Typed]) -> list[str]:
+    """Each message in the order written, read as `CaseTable` reads a scope: one typed in lower
+    case with its capitals back, every other one as typed. Names from the table only in a message
+    with no capital at all by a writer who has typed none so far: one who capitalises "Flask" but
+    types "hmm, what's the best way …" wrote their names as they are. So the table learns only when
+    such a message needs it (most scopes: never)."""
     table = CaseTable()
     unlearned: list[str] = []
+    capitalising: set[str] = set()
     restored: list[str] = []
-    for speaker, text in texts:
-        if speaker is not None:
-            table.add_person(speaker)
+    for writer, name, text in messages:
+        if name is not None:
+            table.add_person(name)
+        if text != text.lower():
+            capitalising.add(writer)
         if not typed_in_lower_case(text):
             unlearned.append(text)
             restored.append(text)
             continue
         table.hear(text)
-        if text.islower():
+        names = writer not in capitalising
+        if names:
             for earlier in unlearned:
                 table.learn(earlier)
             unlearned.clear()
-        restored.append(table.restore(text))
+        restored.append(table.restore(text, names))
     return restored

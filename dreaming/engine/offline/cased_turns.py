@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dreaming.snapshot import Snapshot
-from language.casing import restore_all
+from language.casing import Typed, restore_all
 from language.speakers import split_speaker
 from schemas import ConversationTurn
 
@@ -23,7 +23,7 @@ def with_capitals(turns: Sequence[ConversationTurn]) -> list[ConversationTurn]:
     """`turns` in order, each message typed in lower case read with its capitals back; the others as
     they are (the same objects)."""
     speakers = [split_speaker(t.content) for t in turns]
-    bodies = restore_all((s.name, s.body) for s in speakers)
+    bodies = restore_all(Typed(s.name or t.role, s.name, s.body) for t, s in zip(turns, speakers, strict=True))
     return [
         turn
         if body is speaker.body

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from language.casing import CaseTable, restore_all, typed_in_lower_case
+from language.casing import CaseTable, Typed, restore_all, typed_in_lower_case
 
 
 @pytest.mark.parametrize(
@@ -74,11 +74,15 @@ def test_a_speakers_name_and_its_short_form_where_it_addresses_them() -> None:
     assert table.restore("the ros is a robot framework") == "The ros is a robot framework"  # not addressing
 
 
+def typed(*texts: str, writer: str = "user") -> list[Typed]:
+    return [Typed(writer, None, text) for text in texts]
+
+
 def test_a_message_is_read_with_what_the_messages_before_it_show() -> None:
     said = [
-        (None, "we met anouk at the market."),
-        (None, "I hear Anouk moved to Ghent. Anouk loves Ghent."),
-        (None, "anouk sent photos from ghent"),
+        Typed("sam", None, "we met anouk at the market."),
+        Typed("kim", None, "I hear Anouk moved to Ghent. Anouk loves Ghent."),
+        Typed("sam", None, "anouk sent photos from ghent"),
     ]
     assert restore_all(said) == [
         "We met anouk at the market.",  # nothing before it wrote the name
@@ -88,31 +92,38 @@ def test_a_message_is_read_with_what_the_messages_before_it_show() -> None:
 
 
 def test_a_writer_who_capitalises_names_keeps_their_own_words() -> None:
-    said = [
-        (None, "We use Docker and Docker compose at work."),
-        (None, "hmm, is docker slow on mac? do i need more RAM"),
+    said = typed(
+        "We use Docker and Docker compose at work.",
+        "hmm, is docker slow on mac? do i need more RAM",
+        "hmm, what about docker on linux?",
+    )
+    # The second message capitalises "RAM" itself, and the third is by a writer who capitalised
+    # before: their sentence starts and "I" are put back, their words are the writer's.
+    assert restore_all(said)[1:] == [
+        "Hmm, is docker slow on mac? Do I need more RAM",
+        "Hmm, what about docker on linux?",
     ]
-    # The second message capitalises "RAM" itself: its sentence starts and "I" are put back, its
-    # words are the writer's.
-    assert restore_all(said)[1] == "Hmm, is docker slow on mac? Do I need more RAM"
+    # Someone who has never typed a capital gets the names the scope writes.
+    said[2] = Typed("friend", None, said[2].text)
+    assert restore_all(said)[2] == "Hmm, what about Docker on linux?"
 
 
 def test_a_scope_without_lower_case_messages_is_returned_as_given() -> None:
-    said = [("Ines", "Hey Tariq!"), ("Tariq", "Hi Ines, how was Porto?")]
+    said = [Typed("Ines", "Ines", "Hey Tariq!"), Typed("Tariq", "Tariq", "Hi Ines, how was Porto?")]
     restored = restore_all(said)
-    assert restored == [text for _, text in said]
-    assert all(a is b for a, (_, b) in zip(restored, said, strict=True))
+    assert restored == [m.text for m in said]
+    assert all(a is m.text for a, m in zip(restored, said, strict=True))
 
 
 def test_a_word_a_greeting_calls_someone_by_twice_is_a_name() -> None:
     # Without name prefixes and without capitals, what the two call each other is all there is.
-    said = [
-        (None, "hey anouk! how was the trip?"),
-        (None, "yeah, definitely! ghent was lovely, right?"),
-        (None, "thanks, anouk. hey there!"),
-        (None, "so did anouk see the canal? yeah, definitely."),
-    ]
+    said = typed(
+        "hey anouk! how was the trip?",
+        "yeah, definitely! ghent was lovely, right?",
+        "thanks, anouk. hey there!",
+        "so did anouk see the canal? yeah, definitely.",
+    )
     assert restore_all(said)[3] == "So did Anouk see the canal? Yeah, definitely."
     # Once is not enough; "there", "guys" and the like are nobody's name however often they greet.
-    once = [(None, "hey anouk!"), (None, "hi to anouk"), (None, "hey guys! hey guys!"), (None, "hi to the guys")]
+    once = typed("hey anouk!", "hi to anouk", "hey guys! hey guys!", "hi to the guys")
     assert restore_all(once)[1:] == ["Hi to anouk", "Hey guys! Hey guys!", "Hi to the guys"]
