@@ -147,6 +147,11 @@ class _Split(NamedTuple):
     """Pieces that only ask or request (or greet)."""
 
 
+_QUESTION_TAIL = re.compile(r"(?i)^(?:or|either)\b|^[\w'.+-]+(?:\s+[\w'.+-]+)?\s+or\s+[\w'.+-]+(?:\s+[\w'.+-]+)?\??$")
+"""The options closing a question after its last comma ("which is lighter, Axios or Superagent?"):
+still asked. A tail with a value of its own ("…, especially since I met Ana on May 3?") is stated."""
+
+
 def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset()) -> _Split:
     """The pieces of a sentence that state something, and the ones that ask (`keep`: kinds kept
     beside statements, e.g. "request" for advice to a person). Inside a request, a later part
@@ -159,13 +164,14 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
         body = strip_lead_ins(piece)
         if not body or (not kept and _first_word(body) in INTERJECTIONS and classify_sentence(body) == "chatter"):
             continue  # "Thanks, Dario, I'll try it": the thanks and the name only address
+        opens = not kept and not dropped  # nothing said or asked before it: "Hmm, what if it fails?"
         last_asks = is_question and index == len(pieces) - 1
         if index > 0 and _first_word(body) in _RELATIVE_OPENERS and not last_asks:
             if kept:
                 kept[-1] = f"{kept[-1]}, {body}"
             continue
         kind, _ = classify(body)
-        if kind == "question" and index > 0 and not _QUESTION_START.match(body):
+        if kind == "question" and not opens and not _QUESTION_START.match(body):
             # "..., my sister booked the hall for June 8?": the sentence's "?" belongs to an earlier piece
             body = body.rstrip("? ")
             kind, _ = classify(body)
@@ -175,10 +181,13 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
         if kind not in _ASKING_KINDS:
             continue  # a greeting, an introduction, a complaint: neither stated nor asked
         asked, *rest = body.split(", ")
+        stated_before = len(kept)
         for part in rest:
             statement = without_trigger(part.rstrip("? "))
+            options = part is rest[-1] and len(kept) == stated_before and _QUESTION_TAIL.match(statement)
             if (
-                classify(statement)[0] not in _DROPPED_KINDS
+                not options  # "which is lighter, Axios or Superagent?"; not "on May 20, 21, or 23?"
+                and classify(statement)[0] not in _DROPPED_KINDS
                 and carries_value(statement)
                 and _first_word(statement) not in _RELATIVE_OPENERS
             ):
@@ -271,6 +280,8 @@ def _sentence_units(sentence: str, ignore_names: tuple[str, ...], to_person: boo
     # What is asked keeps the values the statement does not have ("... so can you tell me how it
     # was shortened to 5-7 months?"): the user's own world, stated in the form of a question.
     asked = ", ".join(split.dropped).rstrip(",; ")
+    if not split.kept:  # it opens the sentence, whose lead may have been cut ("Hmm, what if …")
+        asked = asked[:1].upper() + asked[1:]
     if (
         asked
         and _FIRST_PERSON.search(sentence)

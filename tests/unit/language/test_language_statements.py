@@ -281,3 +281,23 @@ def test_a_fragment_stays_with_the_statement_it_follows() -> None:
     assert not is_fragment("Chapter Two Notes."), "a heading belongs with what follows"
     assert not is_fragment("[Your Name]"), "a placeholder"
     assert not is_fragment("Step 3 done."), "a value stands on its own"
+
+
+def test_a_question_opened_by_an_interjection_still_asks() -> None:
+    # "Hmm, what if …?" was read as the statement "What if … ." once "Hmm," was cut.
+    units = statement_units("Hmm, what if the ferry is cancelled and I miss my connection in Bergen?")
+    assert [(u.kind, u.text) for u in units] == [
+        ("asked", "What if the ferry is cancelled and I miss my connection in Bergen?")
+    ]
+    assert texts("Oh, I moved to Leeds in May.") == ["I moved to Leeds in May."]
+
+
+def test_the_options_closing_a_question_are_asked_not_stated() -> None:
+    question = "Which stroller fits in my car better, the Bugaboo or the Joolz?"
+    assert [(u.kind, u.text) for u in statement_units(question)] == [("asked", question)]
+    # Not the last item of a list whose other items were stated: the list stays whole.
+    units = statement_units("Can you set a call for one of my sessions on May 20, 21, or 23 at 6 PM?")
+    assert ("statement", "21, or 23 at 6 PM") in [(u.kind, u.text) for u in units]
+    # A tail with a fact of its own is still stated.
+    units = statement_units("Can you help me plan the week, especially since I met Ana on May 3?")
+    assert ("statement", "especially since I met Ana on May 3") in [(u.kind, u.text) for u in units]
