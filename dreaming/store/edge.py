@@ -16,6 +16,7 @@ holding the worker's lock.
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import uuid
 from collections.abc import Sequence
@@ -27,6 +28,8 @@ import portalocker
 import qdrant_edge as edge
 from qdrant_client import models
 
+_CONFIG_FILE = "edge_config.json"
+"""The shard's vector settings, written when it is created."""
 _NO_VECTORS = "none"
 """Payload-only collections (the pointer, inbox, diary) get one unused sparse vector: the engine
 needs some vector config, and a sparse one costs nothing for points that leave it empty."""
@@ -139,7 +142,12 @@ class EdgeClient:
             return self._shards[name]
 
     def _exists_on_disk(self, name: str) -> bool:
-        return (self.root / name).is_dir() and any((self.root / name).iterdir())
+        """A shard whose creation got as far as its config or a segment: what `EdgeShard.load` can
+        open. A folder a kill -9 left earlier in the creation (its write-ahead log alone) holds no
+        point, since points are written only into a created shard: it is no collection yet."""
+        folder = self.root / name
+        segments = folder / "segments"
+        return (folder / _CONFIG_FILE).is_file() or (segments.is_dir() and any(segments.iterdir()))
 
     def collection_exists(self, collection_name: str) -> bool:
         return collection_name in self._shards or self._exists_on_disk(collection_name)
@@ -154,7 +162,10 @@ class EdgeClient:
         else:
             raise UnsupportedQuery(f"the embedded store takes one unnamed dense vector or none, not {vectors_config!r}")
         with self._opening:
-            self._shards[collection_name] = edge.EdgeShard.create(str(self.root / collection_name), config)
+            folder = self.root / collection_name
+            if folder.exists() and not self._exists_on_disk(collection_name):
+                shutil.rmtree(folder)  # an interrupted creation (see `_exists_on_disk`): made again
+            self._shards[collection_name] = edge.EdgeShard.create(str(folder), config)
         return True
 
     def create_payload_index(self, collection_name: str, field_name: str, field_schema: Any = None, **_: Any) -> None:
@@ -171,7 +182,7 @@ class EdgeClient:
         """What callers read of it: `config.params.vectors.size` (None without a dense vector) and
         `points_count`; the width comes from the shard's own `edge_config.json`."""
         info = self._shard(collection_name).info()
-        config = json.loads((self.root / collection_name / "edge_config.json").read_text(encoding="utf-8"))
+        config = json.loads((self.root / collection_name / _CONFIG_FILE).read_text(encoding="utf-8"))
         dense = (config.get("vectors") or {}).get("")
         vectors = SimpleNamespace(size=dense["size"]) if dense else None
         return SimpleNamespace(

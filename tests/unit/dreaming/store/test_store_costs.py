@@ -6,6 +6,7 @@ clear error for a query it does not translate)."""
 from __future__ import annotations
 
 import math
+import shutil
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -117,6 +118,27 @@ def test_the_generations_cache_is_bounded_by_the_records_it_holds():
     assert cache.get("big", 1) is None
     cache.drop("s")
     assert cache.get("s", 1) is None and len(cache) == 1
+
+
+def test_a_collection_whose_creation_a_kill_interrupted_is_made_again(tmp_path):
+    # A kill -9 inside `EdgeShard.create` left a folder with its write-ahead log alone: the shard
+    # could never be loaded, and every later pass of the worker failed on it (chaos trial, CI).
+    first = EdgeClient(tmp_path / "edge")
+    promote(MemoryStore(first, "test", DIMS, CountingEmbed(), 3), [rec("a", "kept across a reopen")], "j1")
+    first.close()
+    interrupted = tmp_path / "edge" / "test_memories"
+    (interrupted / "edge_config.json").unlink()
+    shutil.rmtree(interrupted / "segments")
+    assert (interrupted / "wal").is_dir()
+    again = EdgeClient(tmp_path / "edge")
+    try:
+        assert not again.collection_exists("test_memories")
+        store = MemoryStore(again, "test", DIMS, CountingEmbed(), 3)  # makes it again
+        promote(store, [rec("b", "written after the restart")], "j2")
+        assert [m.text for m in store.active_records(SCOPE)] == ["written after the restart"]
+        assert again.collection_exists("test_scopes")  # a whole shard is kept as it is
+    finally:
+        again.close()
 
 
 def test_the_embedded_engine_is_one_process_per_folder_and_keeps_its_data(tmp_path):
