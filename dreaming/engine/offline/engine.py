@@ -202,10 +202,10 @@ class OfflineEngine:
     def _own_turns(snapshot: Snapshot, notes: list[str]) -> list[ConversationTurn]:
         """The scope's own turns: a stray turn from another scope is never read (tenant isolation).
         A message typed in lower case is read with its capitals back (`cased_turns`)."""
-        own = [t for t in snapshot.transcript if t.scope == snapshot.scope]
+        own = read_turns(snapshot)
         if len(own) != len(snapshot.transcript):
             notes.append(f"ignored {len(snapshot.transcript) - len(own)} transcript turn(s) from other scopes")
-        return read_turns(snapshot)
+        return own
 
     @staticmethod
     def _remember_complaint(
