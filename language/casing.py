@@ -49,6 +49,8 @@ _LOWER_START = re.compile(_LEAD + r"(?P<word>[a-z][a-z'\u2019]*)(?![\w'\u2019]|[
 _FIRST_LETTER = re.compile(r"[A-Za-z]")
 _PRONOUN_I = re.compile(r"(?<![\w'\u2019.-])i(?=['\u2019](?:m|ve|ll|d)\b|(?![\w'\u2019-]|\.\w))")
 _WORD = re.compile(r"(?<![\w'\u2019-])[a-z]+(?:-[a-z]+)*(?![\w-])")
+"""A lower-case word, hyphened parts and all ("well-known"), before any "'s": what is restored
+and what is counted, so both sides of a word's count read it alike."""
 _OPENER = rf"(?:\A|[.!?]\s+)\s*(?:{ADDRESS_OPENERS})(?:\s+(?:so much|a lot|again))?[,!.]?\s+"
 _CLOSER = r",\s+(?P<closed>[a-z]{2,20})\s*[!.?]+(?:\s|\Z)"
 _ADDRESSED = re.compile(rf"{_OPENER}(?P<opened>[a-z]{{2,20}})\b|{_CLOSER}")
@@ -72,7 +74,7 @@ folks team sir madam mom mum dad again too worries problem though then now so lo
 ADDRESSED_MIN_TIMES = 2
 """A word the chat calls someone by this often is a name ("hey mel!" twice: Mel)."""
 _MID_SENTENCE_CAPITALS = re.compile(
-    rf"(?:(?<![\w'\u2019-])[a-z][a-z'\u2019-]*|\d|,) (?P<run>{_CAPITALISED}(?: {_CAPITALISED})*)(?![\w'\u2019-])"
+    rf"(?:(?<![\w'\u2019-])[a-z][a-z'\u2019-]*|\d|,) (?P<run>{_CAPITALISED}(?: {_CAPITALISED})*)(?![\w-])"
 )
 """Capitalised words after a lower-case word, a digit or a comma: names ("to New York"), not a
 sentence's first word nor a heading's ("Additional Tips")."""
@@ -81,7 +83,6 @@ _CALENDAR = frozenset(
     "october november december".split()
 )
 """Capitalised in English whoever writes them ("may" and "march" are also verbs)."""
-_LOWER_WORDS = re.compile(r"(?<![\w'\u2019-])[a-z]+(?![\w'\u2019-])")
 CAPITALISED_MIN_TIMES = 2
 """A word is written capitalised after this many capitalised uses (more than its lower-case ones)."""
 
@@ -146,7 +147,7 @@ class CaseTable:
         for match in _MID_SENTENCE_CAPITALS.finditer(prose):
             for word in match.group("run").split(" "):
                 self._capitalised[word.lower()][word] += 1
-        self._lower.update(_LOWER_WORDS.findall(prose))
+        self._lower.update(_WORD.findall(prose))
 
     def form(self, word: str) -> str | None:
         """The capitalised form of a lower-case word, when the scope writes it so."""
