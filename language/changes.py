@@ -107,9 +107,19 @@ def _last_words(raws: list[str], count: int) -> list[str]:
 
 
 def _trim_shared_tail(new: list[str], old: list[str]) -> tuple[list[str], list[str]]:
-    while len(new) > 1 and len(old) > 1 and new[-1].lower() == old[-1].lower():
+    """A word both sides end in is not the value: "aisle seats instead of window seats" gives aisle
+    / window. Unless it closes a value: "8 AM instead of 9 AM" changed a time of day, and a bare
+    "9" is as much the 9th of a month."""
+    while len(new) > 1 and len(old) > 1 and new[-1].lower() == old[-1].lower() and not _ends_a_value(old):
         new, old = new[:-1], old[:-1]
     return new, old
+
+
+def _ends_a_value(words: list[str]) -> bool:
+    """The phrase's last word closes a value that begins before it ("9 AM", "April 9", "5 km")."""
+    phrase = " ".join(words)
+    last = len(phrase) - len(words[-1])
+    return any(value.end == len(phrase) and value.start < last for value in values_in(phrase))
 
 
 def _pair(new: list[str], old: list[str]) -> ValueChange | None:
@@ -147,7 +157,7 @@ def parse_change(clause: str) -> ValueChange | None:
             before = clause[: match.start()]
             change = _pair(_backward_phrase(before, len(old)), old)
             wider = _backward_phrase(before, len(old) + 1)
-            if change and change.old == " ".join(old) and len(wider) == len(old) + 1:
+            if change and change.old == " ".join(old) and len(wider) == len(old) + 1 and not _ends_a_value(old):
                 change = ValueChange(change.new, change.old, (" ".join(wider[:-1]), wider[-1]))
             if change:
                 return change

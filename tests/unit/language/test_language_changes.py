@@ -31,6 +31,9 @@ from language.tokens import token_set
         ("aisle seats instead of window seats", "aisle", "window"),
         ("I moved my savings from Northbank to Riverbank.", "Riverbank", "Northbank"),
         ("It is now, not later", "now", "later"),  # a time word on its own is still read
+        # a shared last word that closes a value is the value's: a time of day, a day of a month
+        ("I open the shop at 6 AM now instead of 7 AM.", "6 AM", "7 AM"),
+        ("The recital is on June 4 instead of May 4.", "June 4", "May 4"),
     ],
 )
 def test_the_values_of_a_stated_change(clause: str, new: str, old: str) -> None:
