@@ -188,6 +188,29 @@ CORRECTIONS: tuple[Probe, ...] = (
 
 UPDATES: tuple[Probe, ...] = (
     Probe(
+        "one of three deadlines",
+        (
+            "I have a deadline of May 15 to finish my will with the notary.",
+            "My pottery course has a deadline of April 30 for the final vase.",
+            "I'm applying for the harbour museum grant, and the application deadline is June 2.",
+        ),
+        ("I'm nervous about the harbour museum grant, but the deadline was extended to June 9!",),
+        stale="June 2",
+        fresh="June 9",
+        kept=("May 15", "April 30"),
+    ),
+    Probe(
+        "the deadline last spoken of",
+        (
+            "I have a deadline of May 15 to finish my will with the notary.",
+            "My pottery course has a deadline of April 30 for the final vase.",
+        ),
+        ("Good news: the deadline was extended to May 7.",),
+        stale="April 30",
+        fresh="May 7",
+        kept=("May 15",),
+    ),
+    Probe(
         "an 'it' after the thing it stands for",
         ("The school play rehearsal is on Thursday at 4 PM.",),
         ("I spoke to Ms. Alvarez about the school play rehearsal, and it's been moved to Friday at 5 PM.",),

@@ -328,7 +328,26 @@ def statement_rivals(
         verdict = statement_overrules(body, memory.text, slots, subject, people, ignore, common)
         if verdict:
             found.append(Overruled(memory, verdict if isinstance(verdict, Update) else None))
-    return found
+    return one_thing(found)
+
+
+def one_thing(found: Sequence[Overruled]) -> list[Overruled]:
+    """The rivals a newer value replaces: one thing's values, not every thing the holder's noun can
+    name. A rival tied to the new value by a bare noun alone ("the deadline was extended to May 20",
+    `Update.bare`) is another thing's when some rival says which thing by more (a shared qualifier,
+    name or modifier): someone keeping a will's deadline, a course's and an application's has three.
+    With no such rival the noun means the thing last spoken of, and only the newest bare rival is
+    replaced. A bare rival is not kept for stating a replaced rival's old value: two projects are
+    40 % done as often as one is said to be twice."""
+    bare = [r for r in found if r.update is not None and r.update.bare]
+    if not bare:
+        return list(found)
+    said_which = [r for r in found if r.update is None or not r.update.bare]
+    return said_which or [max(bare, key=_told_at)]
+
+
+def _told_at(rival: Overruled) -> tuple[datetime, str]:
+    return rival.memory.evidence_ts, rival.memory.key
 
 
 def updated_text(old: str, update: Update, said_at: datetime) -> str | None:

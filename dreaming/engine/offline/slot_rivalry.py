@@ -130,7 +130,7 @@ def _kinds_sought(fresh: Frame) -> frozenset[_Kind]:
 def _rivals(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> bool:
     """Values that could be one attribute's old and new value: of the same holder and named
     things, the newer statement no longer gives one the older gave, and the pair is not two events."""
-    return rivalry(fresh, stale, stated_now, common) is not None
+    return rivalry_of(fresh, stale, stated_now, common) is not None
 
 
 PLAIN, MOVED, HELD, ANCHORED, DERIVED = "plain", "moved", "held", "anchored", "derived"
@@ -165,11 +165,31 @@ class _Pair(NamedTuple):
     May 9 because of extra tests": the addition is the reason's, not the value's)."""
     derived: bool = False
     """A count of "-ee" people and the count of the people the verb names (*derived*)."""
+    bare: bool = False
+    """Nothing but the holder's noun says which thing the two values are of (`Rivalry.bare`)."""
+
+
+class Rivalry(NamedTuple):
+    strength: str
+    """PLAIN, MOVED, HELD, ANCHORED or DERIVED."""
+    bare: bool
+    """The two values share nothing that says which thing they are of but their holder's bare noun
+    ("has got a deadline of #" / "the deadline was extended to #"): no qualifying word, no name, no
+    modifier of the holder in common. Such a noun means the thing the conversation is about, so in a
+    scope where someone keeps several deadlines it is one of them, not each (`corrections.one_thing`)."""
 
 
 def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
     """None when the frames are no old and new value of one attribute; else PLAIN, MOVED, HELD or
     ANCHORED."""
+    found = rivalry_of(fresh, stale, stated_now, common)
+    return None if found is None else found.strength
+
+
+def rivalry_of(
+    fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()
+) -> Rivalry | None:
+    """`rivalry`, and whether only a bare holder ties the two values together."""
     if not fresh.values or not stale.values or fresh.holder != stale.holder:
         return None
     if other_names(fresh.names, stale.names, fresh.sentence, stale.sentence):
@@ -205,6 +225,10 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
         if n not in stale.values and n not in said_before
     ]
     pairs: list[_Pair] = []
+    # The words any old value and any new one are said beside: "spent $575 on sneakers … a $600
+    # annual budget" / "a budget of $650 for new sneakers" say which budget by "sneakers", though
+    # the two budgets' own clauses share only the noun.
+    shared = frozenset().union(*((g[1] & f[1]) for g in gone for f in fresh_values))
     occasion = _same_occasion(fresh.sentence, stale.sentence)
     # "after 12 drills, accuracy went from 70% to 90%" / "has done 15 drills with 95% accuracy": a
     # running total that grew makes the two clauses one progress report, whose other values (not the
@@ -266,15 +290,31 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
                     )
                 )
                 unadded = m and not _added_before(fresh.sentence, sn)
+                # A word the scope says everywhere still says which thing ("hiring" in a chat
+                # about hiring ties two hiring cycles): `common` is not left out here.
+                heads = frozenset(h.head for h in (ho, hn) if h is not None)
+                bare = not (
+                    derived or fresh.names & stale.names or _qualified(hn, ho) or _qualifiers(shared, fo) - heads
+                )
                 pairs.append(
-                    _Pair(fo, fn, m, anchored, held, weak, grown=grown, unadded=unadded, derived=derived and not added)
+                    _Pair(
+                        fo,
+                        fn,
+                        m,
+                        anchored,
+                        held,
+                        weak,
+                        grown=grown,
+                        unadded=unadded,
+                        derived=derived and not added,
+                        bare=bare,
+                    )
                 )
     # Two days are usually two events: a day pair counts only when the newer day is itself said to be
     # the new one ("moved the ferry to #"), whatever other value the older clause gave.
     pairs = [p for p in pairs if p.old_form != "day" or p.moved]
     if not pairs:
         return None
-    shared = frozenset().union(*((g[1] & f[1]) for g in gone for f in fresh_values))
     if modifiers_clash(stale.sentence, fresh.sentence, shared):
         return None  # "the parking fee" / "the gym fee": one noun, two things
     if other_numbered(identifiers(fresh.sentence), identifiers(stale.sentence)):
@@ -299,11 +339,12 @@ def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: froz
     # or whose amounts are an order of magnitude apart is one attribute only when the two clauses
     # say nearly the same thing (the plain cosine): no looser judgement for it.
     strong = [p for p in pairs if not p.weak]
+    bare = all(p.bare for p in strong or pairs)
     if any(p.anchored and p.old_form == p.new_form and p.old_form != "number" for p in strong):
-        return ANCHORED
+        return Rivalry(ANCHORED, bare)
     if any(p.held for p in strong):
-        return DERIVED if all(p.derived for p in strong if p.held) else HELD
-    return MOVED if any(p.moved for p in strong) else PLAIN
+        return Rivalry(DERIVED if all(p.derived for p in strong if p.held) else HELD, bare)
+    return Rivalry(MOVED if any(p.moved for p in strong) else PLAIN, bare)
 
 
 @lru_cache(maxsize=16384)

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import content_words, frames, holder, names_in, sentences, without_subject
-from dreaming.engine.offline.slot_rivalry import ANCHORED, DERIVED, HELD, MOVED, other_names, rival_frames, rivalry
+from dreaming.engine.offline.slot_rivalry import ANCHORED, DERIVED, HELD, MOVED, other_names, rival_frames, rivalry_of
 from language.changes import ValueChange, mask_values, normal_values, says_changed, values_in
 from language.chatter import NOT_CONTENT
 from language.values import holds_phrase
@@ -84,6 +84,8 @@ class Update:
     old_forms: tuple[str, ...] = ()
     """What kind of quantity each of them is (`value_form`)."""
     new_forms: tuple[str, ...] = ()
+    bare: bool = False
+    """Only the holder's bare noun ties the two values together (`slot_rivalry.Rivalry.bare`)."""
 
 
 class SlotReader:
@@ -119,10 +121,12 @@ class SlotReader:
             return None
         self.prefetch(t for f, s in pairs for t in (f.masked, s.masked))
         best: Update | None = None
+        bare = True
         stated_now = normal_values(new)
         for fresh, stale in pairs:
             cosine = self.cosine(fresh.masked, stale.masked)
-            strength = rivalry(fresh, stale, stated_now, common)
+            found = rivalry_of(fresh, stale, stated_now, common)
+            strength = found.strength if found is not None else None
             if strength == DERIVED:
                 needed = DERIVED_SLOT_COSINE
             elif strength == ANCHORED:
@@ -131,7 +135,10 @@ class SlotReader:
                 needed = HELD_SLOT_COSINE
             else:
                 needed = CHANGED_SLOT_COSINE if strength == MOVED else SLOT_COSINE
-            if cosine >= needed and (best is None or cosine > best.cosine):
+            if cosine < needed:
+                continue
+            bare = bare and found is not None and found.bare  # any pair that says which thing: not bare
+            if best is None or cosine > best.cosine:
                 best = Update(
                     stale.sentence,
                     fresh.sentence,
@@ -141,7 +148,7 @@ class SlotReader:
                     stale.forms,
                     fresh.forms,
                 )
-        return best
+        return None if best is None else replace(best, bare=bare)
 
     def corrects(
         self,

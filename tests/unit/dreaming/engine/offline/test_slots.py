@@ -423,7 +423,16 @@ NOT_CORRECTED = [
     ("The user's sister moved to Berlin in 2019.", "My colleague moved from Berlin to Munich for a new job."),
     ("The user bakes bread every Sunday.", "My neighbour makes pizza rather than bread on Sundays."),
     ("Project Lynx uses MySQL as the warehouse.", "No, it's DuckDB, not MySQL, for Project Orca."),
+    # a time of day corrected is no day of a month: "7" alone would be both
+    ("Lena starts her new shift at the bakery on Monday, June 7.", "I start my shift at 6 AM now instead of 7 AM."),
+    ("Lena's shift schedule changes on June 7.", "I start my shift at 6 AM now instead of 7 AM."),
 ]
+
+
+def test_a_time_of_day_corrected_is_the_time_of_day(slots: SlotReader) -> None:
+    said = "I start my shift at 6 AM now instead of 7 AM."
+    change = parse_change(said)
+    assert change is not None and slots.corrects(change, "Lena starts her shift at the bakery at 7 AM.", [said], "Lena")
 
 
 @pytest.mark.parametrize(("memory", "correction"), CORRECTED)
@@ -585,3 +594,20 @@ def test_a_running_total_that_grew_makes_one_progress_report_of_the_values_besid
 def test_a_name_set_apart_by_who_it_is_opens_the_sentence_as_a_name() -> None:
     assert named_first("Pepper, my neighbour's parrot, is 12 years old.") == frozenset({"pepper"})
     assert named_first("Yes, the parrot, as promised, is home.") == frozenset()  # no verb after the phrase
+
+
+def test_a_new_value_tied_to_an_old_one_by_a_bare_noun_alone_is_bare(slots: SlotReader) -> None:
+    """`Update.bare`: nothing but "deadline" says which deadline; "museum grant" does."""
+    new = "Ana is nervous about the museum grant, but the deadline was extended to June 9."
+    will = slots.update(new, "Ana has a deadline of May 15 to finish her will with the notary.", "Ana")
+    grant = slots.update(new, "Ana applied for the museum grant, and its deadline is June 2.", "Ana")
+    assert will is not None and will.bare
+    assert grant is not None and not grant.bare
+    # a word the scope says everywhere still says which thing two statements share
+    cycle = slots.update(
+        "For hiring, the cycle is now 16 days.",
+        "For hiring, the cycle dropped from 28 to 18 days.",
+        "Ana",
+        frozenset({"hir"}),
+    )
+    assert cycle is not None and not cycle.bare
