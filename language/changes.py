@@ -529,7 +529,8 @@ def period_of(text: str, said: str) -> str:
     monthly budget of $300" -> "month", "the Sept-Nov allowance to $600" -> "span"), "" for none: an
     amount per day and one per week, or a month's budget and a season's, are two attributes, not
     an old and a new value."""
-    at = re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", text)
+    # the value with the unit it is joined to ("a daily 700-word target", "a 5-mile daily run")
+    at = re.search(rf"(?<![\w-]){re.escape(said)}(?:-[A-Za-z]+)?(?![\w-])", text)
     if at is None:
         return ""
     match = _PERIOD.match(text[at.end() :])

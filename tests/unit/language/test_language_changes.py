@@ -119,6 +119,9 @@ def test_the_period_a_rate_is_given_per() -> None:
     assert period_of("has a budget of $50 for books", "$50") == ""
     assert period_of("pays the gardener $250 per quarter", "$250") == "quarter"
     assert period_of("logs 40 km/week on the bike", "40") == "week"
+    # a value joined to its unit by a hyphen is still the rate's
+    assert period_of("beat my daily 500-word target", "500") == "day"
+    assert period_of("keeps a 3-mile daily walk", "3") == "day"
 
 
 def test_the_period_said_in_the_noun_phrase_before_the_value() -> None:
