@@ -1,4 +1,4 @@
-"""`dreamstream eval` and `dreamstream eval-data`: measure dreaming on an evaluation set.
+"""`dreamstream eval`, `eval-data` and `eval-variant`: measure dreaming on an evaluation set.
 
 They join the `dreamstream` command through the `dreamstream.commands` entry points
 (tools/pyproject.toml); `python -m dreamstream_tools.cli_eval eval ...` runs the same commands on their own.
@@ -219,6 +219,39 @@ def eval_data_command(out_dir: Path, seed: int, scopes: int, messages: int) -> N
     )
 
 
+@click.command("eval-variant")
+@click.argument("shape", type=click.Choice(["lower-case", "unprefixed", "joined"]))
+@click.argument("from_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--role",
+    "roles",
+    multiple=True,
+    help="lower-case: only these roles' messages (repeat; default: every message)",
+)
+def eval_variant_command(shape: str, from_dir: Path, out_dir: Path, roles: tuple[str, ...]) -> None:
+    """Write FROM_DIR's evaluation set to OUT_DIR in another SHAPE: its messages in lower case, its
+    name prefixes cut (two speakers as user and assistant), or its scopes joined by the person each
+    user introduces themself as, sessions interleaved by date."""
+    from dreamstream_tools.evaluation import variants
+
+    rows = variants.read_set(from_dir)
+    if not rows["events.jsonl"]:
+        raise click.ClickException(f"{from_dir} holds no events.jsonl lines")
+    if shape == "lower-case":
+        rows["events.jsonl"] = variants.lower_cased(rows["events.jsonl"], frozenset(roles) or None)
+    elif shape == "unprefixed":
+        rows["events.jsonl"] = variants.unprefixed(rows["events.jsonl"])
+    else:
+        rows = variants.joined_by_person(rows)
+    try:
+        variants.write_set(out_dir, rows)
+    except OSError as err:
+        raise click.ClickException(f"cannot write {out_dir}: {err.strerror or err}") from err
+    scopes = len({e["scope"] for e in rows["events.jsonl"]})
+    click.echo(f"wrote {len(rows['events.jsonl'])} events in {scopes} scopes ({shape}) to {out_dir}/")
+
+
 @click.group()
 def _standalone() -> None:
     """The evaluation commands on their own (normally `dreamstream eval` / `dreamstream eval-data`)."""
@@ -227,6 +260,7 @@ def _standalone() -> None:
 
 _standalone.add_command(eval_command)
 _standalone.add_command(eval_data_command)
+_standalone.add_command(eval_variant_command)
 
 if __name__ == "__main__":
     _standalone()

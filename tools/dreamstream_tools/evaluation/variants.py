@@ -1,0 +1,131 @@
+"""Variants of an evaluation set in shapes no rule was written from, to check that a figure is not
+the set's spelling: the same conversations typed in lower case, without name prefixes, or joined
+into longer scopes by the person they are with. Each keeps the questions' evidence ids and answers,
+so the set's questions still ask what its messages say.
+
+- `lower_cased`: each message's text in lower case (after its name prefix, which stays), as many
+  people type; `roles` limits it to some roles (BEAM's users).
+- `unprefixed`: "Caroline: …" becomes "…", the first speaker of a scope `user` and the second
+  `assistant`, as a two-person chat reaches an agent that only knows roles.
+- `joined_by_person`: the scopes whose user introduces themself by one name ("I'm Craig") become
+  one scope, their sessions interleaved by date (a session stays whole); scopes with no such name
+  become one more. One person working on several projects with one assistant, as in longer chats.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+Row = dict[str, Any]
+
+_PREFIX = re.compile(r"^(?P<name>[A-Z][\w'\-]{0,30}(?: [A-Z][\w'\-]{0,30}){0,2}): (?P<body>.*)\Z", re.DOTALL)
+_INTRODUCED = re.compile(r"\b(?:I'm|I am|my name is|name's)\s+(?P<name>[A-Z][a-z]+)\b")
+UNNAMED = "unnamed"
+"""The joined scope of the scopes whose user gives no name."""
+
+FILES = ("events.jsonl", "questions.jsonl", "memory_adds.jsonl")
+
+
+def read_set(directory: Path) -> dict[str, list[Row]]:
+    """The set's files as rows (a missing file as none)."""
+    found: dict[str, list[Row]] = {}
+    for name in FILES:
+        path = directory / name
+        found[name] = (
+            [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            if path.exists()
+            else []
+        )
+    return found
+
+
+def write_set(directory: Path, rows: Mapping[str, Sequence[Row]]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, lines in rows.items():
+        if lines or name == "events.jsonl":
+            text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in lines)
+            (directory / name).write_text(text, encoding="utf-8")
+
+
+def lower_cased(events: Iterable[Row], roles: frozenset[str] | None = None) -> list[Row]:
+    """Each message's text (after its name prefix) in lower case; only `roles`' messages if given."""
+    out = []
+    for event in events:
+        if "content" in event and (roles is None or event.get("role") in roles):
+            match = _PREFIX.match(event["content"])
+            content = f"{match['name']}: {match['body'].lower()}" if match else event["content"].lower()
+            event = {**event, "content": content}
+        out.append(event)
+    return out
+
+
+def unprefixed(events: Iterable[Row]) -> list[Row]:
+    """Name prefixes cut; a scope's first named speaker is `user`, its second `assistant` (a third
+    or later speaker keeps the prefix: two roles cannot tell three people apart)."""
+    speakers: dict[str, list[str]] = defaultdict(list)
+    out = []
+    for event in events:
+        match = _PREFIX.match(event.get("content", ""))
+        if match is None:
+            out.append(event)
+            continue
+        known = speakers[event["scope"]]
+        if match["name"] not in known and len(known) < 2:
+            known.append(match["name"])
+        if match["name"] not in known:
+            out.append(event)
+            continue
+        role = "user" if known.index(match["name"]) == 0 else "assistant"
+        out.append({**event, "role": role, "content": match["body"]})
+    return out
+
+
+def person_of_each_scope(events: Iterable[Row]) -> dict[str, str]:
+    """The name each scope's user introduces themself by most often, else `UNNAMED`."""
+    named: dict[str, Counter[str]] = defaultdict(Counter)
+    for event in events:
+        scope = event["scope"]
+        named[scope].update([])
+        if event.get("role") == "user":
+            named[scope].update(m["name"] for m in _INTRODUCED.finditer(event.get("content", "")))
+    return {scope: names.most_common(1)[0][0].lower() if names else UNNAMED for scope, names in named.items()}
+
+
+def joined_by_person(rows: Mapping[str, Sequence[Row]], prefix: str = "eval/joined") -> dict[str, list[Row]]:
+    """One scope per person (`person_of_each_scope`): the events of its scopes in the order of
+    their sessions' first days (a session whole, a day's sessions in the scopes' order), each at
+    its own time, or a microsecond after the event before it when that is later, so the order
+    survives a sort; questions and memory-adds follow their scope."""
+    events = rows["events.jsonl"]
+    person = person_of_each_scope(events)
+    order = {scope: index for index, scope in enumerate(dict.fromkeys(e["scope"] for e in events))}
+    sessions: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for event in events:
+        sessions[(event["scope"], event.get("session_id", ""))].append(event)
+
+    def started(key: tuple[str, str]) -> tuple[str, int]:
+        return (sessions[key][0]["ts"][:10], order[key[0]])
+
+    joined: dict[str, list[Row]] = defaultdict(list)
+    for key in sorted(sessions, key=started):
+        joined[person[key[0]]].extend(sessions[key])
+    out_events = []
+    for name, scope_events in joined.items():
+        last: datetime | None = None
+        for event in scope_events:
+            ts = datetime.fromisoformat(event["ts"])
+            if last is not None and ts <= last:
+                ts = last + timedelta(microseconds=1)  # two chats' sessions of one day: one after the other
+            last = ts
+            out_events.append({**event, "scope": f"{prefix}/{name}", "ts": ts.isoformat()})
+    moved = {
+        name: [{**row, "scope": f"{prefix}/{person[row['scope']]}"} for row in rows.get(name, ())]
+        for name in ("questions.jsonl", "memory_adds.jsonl")
+    }
+    return {"events.jsonl": out_events, **moved}
