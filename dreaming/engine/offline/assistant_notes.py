@@ -81,6 +81,12 @@ def is_answer_record(text: str) -> bool:
     return _ANSWERED.match(text) is not None
 
 
+def in_their_words(text: str) -> bool:
+    """A record of someone's words (what was said or asked, a reply quoted with its question):
+    a stale one is archived, never rewritten into words nobody said."""
+    return is_reported_speech(text) or is_answer_record(text)
+
+
 def what_was_said(text: str) -> str:
     """The words a record of speech reports, without who said or asked them: "The assistant
     said: Done: window seat 14A." -> "Done: window seat 14A."."""

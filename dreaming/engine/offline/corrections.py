@@ -27,13 +27,13 @@ from datetime import datetime
 from functools import lru_cache
 
 from dreaming.embedding import canonical_tokens
-from dreaming.engine.offline.assistant_notes import is_reported_speech, what_was_said
+from dreaming.engine.offline.assistant_notes import in_their_words, is_reported_speech, what_was_said
 from dreaming.engine.offline.duplicates import values_conflict
 from dreaming.engine.offline.slot_frames import content_words, frame_words, frames, sentences
 from dreaming.engine.offline.slot_rivalry import rival_frames
 from dreaming.engine.offline.slots import SlotReader, Update
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet, frequent_tokens
-from language.changes import OPINION_WORDS, ValueChange, mask_values, parse_change, planned_change
+from language.changes import OPINION_WORDS, Value, ValueChange, mask_values, parse_change, planned_change
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 from language.person import PERSONAL_WORD
@@ -337,13 +337,30 @@ def one_thing(found: Sequence[Overruled]) -> list[Overruled]:
     `Update.bare`) is another thing's when some rival says which thing by more (a shared qualifier,
     name or modifier): someone keeping a will's deadline, a course's and an application's has three.
     With no such rival the noun means the thing last spoken of, and only the newest bare rival is
-    replaced. A bare rival is not kept for stating a replaced rival's old value: two projects are
-    40 % done as often as one is said to be twice."""
+    replaced. A record of words stating a replaced rival's old value goes with it ("asked for
+    sneakers within the $200 budget" beside "a $200 budget for sneakers"): a reply seldom says again
+    which thing it is about. A statement does not: two projects are 40 % done as often as one is
+    said to be twice."""
     bare = [r for r in found if r.update is not None and r.update.bare]
     if not bare:
         return list(found)
-    said_which = [r for r in found if r.update is None or not r.update.bare]
-    return said_which or [max(bare, key=_told_at)]
+    kept = [r for r in found if r.update is None or not r.update.bare] or [max(bare, key=_told_at)]
+    replaced = frozenset(v for r in kept if r.update is not None for v in _normal_values(r.update.old_values))
+    return [
+        r
+        for r in found
+        if r in kept
+        or (r.update is not None and in_their_words(r.memory.text) and replaced & _normal_values(r.update.old_values))
+    ]
+
+
+def _normal_values(said: Iterable[str]) -> frozenset[str]:
+    """The values as compared, a day without its year ("April 1" = "April 1, 2024")."""
+    values = (Value(text, 0, 0) for text in said)
+    return frozenset(_YEAR_AFTER_DAY.sub("", v.normal) if v.kind == "day" else v.normal for v in values)
+
+
+_YEAR_AFTER_DAY = re.compile(r"(?<=\d)(?:19|20)\d{2}$")
 
 
 def _told_at(rival: Overruled) -> tuple[datetime, str]:

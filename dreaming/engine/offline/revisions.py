@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
-from dreaming.engine.offline.assistant_notes import is_answer_record, is_reported_speech
+from dreaming.engine.offline.assistant_notes import in_their_words
 from dreaming.engine.offline.corrections import (
     Overruled,
     apply_change,
@@ -120,9 +120,9 @@ class Revisions:
             )
         rationale = f"{subject or 'the user'} corrected {change.old!r} in {turn.message_id}: \u201c{clause.body}\u201d"
         overruled = [t for t in targets.overruled if not self.builder.touched(t.key)]
-        for target in [t for t in overruled if _in_their_words(t.text)]:
+        for target in [t for t in overruled if in_their_words(t.text)]:
             self._retire_reported_speech(target, turn, rationale)
-        overruled = [t for t in overruled if not _in_their_words(t.text)]
+        overruled = [t for t in overruled if not in_their_words(t.text)]
         if not overruled:
             return False
         if not is_bare(clause.body, change):
@@ -218,7 +218,7 @@ class Revisions:
             memory = rival.memory
             if memory.key == ref or self.builder.touched(memory.key) or not self.working.is_live(memory.key):
                 continue
-            if _in_their_words(memory.text):
+            if in_their_words(memory.text):
                 self._retire_reported_speech(memory, turn, rationale)
                 continue
             edited = updated_text(memory.text, rival.update, turn.ts) if rival.update else None
@@ -325,7 +325,7 @@ class Revisions:
             if (
                 memory.evidence_ts >= turn.ts
                 or self.builder.touched(memory.key)
-                or _in_their_words(memory.text)
+                or in_their_words(memory.text)
                 or 3 * len(named & memory.tokens) < 2 * len(named)
                 or (self.people and owner_of(memory.text, self.people) not in (None, subject))
                 or f"(since {occasion.how}," in memory.text
@@ -381,12 +381,6 @@ class Revisions:
                 self.created(turn.message_id, tokens)
             self.builder.supersede(target.key, replacement, (turn.message_id,), rationale)
         self.working.retire(target.key)
-
-
-def _in_their_words(text: str) -> bool:
-    """A record of someone's words (what was said or asked, a reply quoted with its question):
-    a stale one is archived, never rewritten into words nobody said."""
-    return is_reported_speech(text) or is_answer_record(text)
 
 
 def _made_from(said: frozenset[str], made: Sequence[tuple[str, str]]) -> str | None:

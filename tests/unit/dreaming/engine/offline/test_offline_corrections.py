@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from dreaming.engine.offline.corrections import attribute_of, updated_text
+from dreaming.engine.offline.corrections import Overruled, attribute_of, one_thing, updated_text
 from dreaming.engine.offline.slots import Update
+from dreaming.engine.offline.working_set import WorkingMemory
 
 
 def test_only_someones_attribute_in_the_first_sentence_is_a_slot_with_a_word_value() -> None:
@@ -50,3 +51,21 @@ def test_a_new_value_is_never_swapped_into_the_older_sentence() -> None:
     )
     edited = updated_text("[2025-03-01] The pottery kiln fires at 1,200 degrees. Odile glazes on Fridays.", kiln, SAID)
     assert edited == "[2025-04-02] The pottery kiln now fires at 1,240 degrees for stoneware. Odile glazes on Fridays."
+
+
+def _rival(key: str, text: str, day: int, old: str, bare: bool) -> Overruled:
+    memory = WorkingMemory(key, text, frozenset(), (f"m{key}",), datetime(2025, 3, day, tzinfo=UTC))
+    return Overruled(memory, Update(text, "The deadline was extended to June 9.", 0.8, (old,), ("June 9",), bare=bare))
+
+
+def test_a_newer_value_replaces_one_things_values() -> None:
+    will = _rival("will", "Ivo's deadline to finish the will is May 15.", 1, "May 15", bare=True)
+    course = _rival("course", "Ivo's pottery course has a deadline of April 30.", 2, "April 30", bare=True)
+    grant = _rival("grant", "The grant application deadline is June 2.", 3, "June 2", bare=False)
+    asked = _rival("asked", "Ivo asked the assistant to plan for June 2, 2025.", 4, "June 2, 2025", bare=True)
+    said = _rival("said", "The assistant said: the deadline is April 30.", 5, "April 30", bare=True)
+    # a rival that says which thing: it alone, and a record of words stating its old value
+    assert [r.memory.key for r in one_thing([will, course, grant, asked, said])] == ["grant", "asked"]
+    # none says which: the thing last spoken of
+    assert [r.memory.key for r in one_thing([will, course])] == ["course"]
+    assert one_thing([grant]) == [grant]
