@@ -63,7 +63,7 @@ DEV_COMMANDS = {
     "kafka": "the local Kafka broker for development",
     "eval": "measure dreaming on an evaluation set",
     "eval-data": "write a synthetic evaluation set",
-    "eval-variant": "write an evaluation set in another shape (lower case, unprefixed, joined)",
+    "eval-variant": "write an evaluation set in another shape",
 }
 TOOLS_INSTALL = "python3 -m pip install -e ./tools"
 

@@ -89,7 +89,7 @@ _Kind = tuple[str, bool, str]
 @lru_cache(maxsize=32_768)
 def kinded_frames(text: str, subject: str | None) -> tuple[tuple[Frame, frozenset[_Kind], frozenset[_Kind]], ...]:
     """Each frame with the kinds its values are given under as an older frame and sought under as a
-    newer one. Pairs of frames sharing no kind are never rivals (`rivalry` pairs only values of one
+    newer one. Pairs of frames sharing no kind are never rivals (`rivalry_of` pairs only values of one
     holder and intent whose kinds are the same or a bare number beside the other's unit word, a day
     only when the newer one is said to be new): most of a big scope's memories are left out by a
     set intersection instead of the whole check. `test_slot_kinds` holds the two to each other."""
@@ -98,7 +98,7 @@ def kinded_frames(text: str, subject: str | None) -> tuple[tuple[Frame, frozense
 
 def _kinds_given(stale: Frame) -> frozenset[_Kind]:
     found: set[_Kind] = set()
-    # zipped with the values said, as `rivalry` zips them: a frame's tuples end where its values do
+    # zipped with the values said, as `rivalry_of` zips them: a frame's tuples end where its values do
     for form, anchors, intent, _, holder in zip(
         stale.forms, stale.anchors, stale.intents, stale.said_values, _holders(stale)
     ):
@@ -179,17 +179,11 @@ class Rivalry(NamedTuple):
     scope where someone keeps several deadlines it is one of them, not each (`corrections.one_thing`)."""
 
 
-def rivalry(fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()) -> str | None:
-    """None when the frames are no old and new value of one attribute; else PLAIN, MOVED, HELD or
-    ANCHORED."""
-    found = rivalry_of(fresh, stale, stated_now, common)
-    return None if found is None else found.strength
-
-
 def rivalry_of(
     fresh: Frame, stale: Frame, stated_now: frozenset[str], common: frozenset[str] = frozenset()
 ) -> Rivalry | None:
-    """`rivalry`, and whether only a bare holder ties the two values together."""
+    """None when the frames are no old and new value of one attribute; else how strongly they look
+    like one (PLAIN, MOVED, HELD, ANCHORED or DERIVED) and whether only a bare holder ties them."""
     if not fresh.values or not stale.values or fresh.holder != stale.holder:
         return None
     if other_names(fresh.names, stale.names, fresh.sentence, stale.sentence):

@@ -1,12 +1,12 @@
 """The kinds a frame's values are given and sought under (`slot_rivalry.kinded_frames`) only narrow
-the rivalry check: every pair of frames `rivalry` calls rivals shares a kind. Checked on every
+the rivalry check: every pair of frames `rivalry_of` calls rivals shares a kind. Checked on every
 ordered pair of the sentences written for the slot tests, rivals and look-alikes alike."""
 
 from __future__ import annotations
 
 import itertools
 
-from dreaming.engine.offline.slot_rivalry import kinded_frames, rivalry
+from dreaming.engine.offline.slot_rivalry import kinded_frames, rivalry_of
 from language.changes import normal_values
 from language.dates import without_stamp
 from tests.unit.dreaming.engine.offline import test_slots
@@ -30,7 +30,7 @@ def test_frames_that_share_no_kind_are_never_rivals() -> None:
         stated_now = normal_values(without_stamp(new))
         for fresh, _, sought in kinded_frames(new, subject):
             for stale, given, _ in kinded_frames(old, subject):
-                if rivalry(fresh, stale, stated_now) is not None:
+                if rivalry_of(fresh, stale, stated_now) is not None:
                     rivals += 1
                     assert sought & given, f"{old!r} -> {new!r}: rivals that share no kind"
     assert rivals >= 100  # the tables hold rivals of every kind the filter lets through
