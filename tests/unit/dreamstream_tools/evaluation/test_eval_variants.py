@@ -11,17 +11,7 @@ from click.testing import CliRunner
 from dreamstream_tools.cli_eval import eval_variant_command
 from dreamstream_tools.evaluation import variants
 from dreamstream_tools.evaluation.dataset import load_dataset
-
-
-def _event(scope: str, session: str, index: int, role: str, content: str, ts: str) -> dict:
-    return {
-        "scope": scope,
-        "session_id": session,
-        "message_id": f"{session}:{index}",
-        "role": role,
-        "content": content,
-        "ts": ts,
-    }
+from tests.unit.snapshot_factory import turn_row
 
 
 def _question(scope: str, message_id: str) -> dict:
@@ -37,14 +27,14 @@ def _question(scope: str, message_id: str) -> dict:
 
 PROJECTS = {
     "events.jsonl": [
-        _event("t/a", "a1", 0, "user", "Hi, I'm Ines, I need a plan for my pottery show.", "2024-03-02T12:00:00+00:00"),
-        _event("t/a", "a1", 1, "assistant", "Happy to help, Ines.", "2024-03-02T12:00:00.000001+00:00"),
-        _event("t/a", "a2", 2, "user", "The kiln firing is on May 4.", "2024-03-09T12:00:00+00:00"),
-        _event("t/b", "b1", 0, "user", "I'm Ines. My half marathon is in June.", "2024-03-02T12:00:00+00:00"),
-        _event("t/b", "b2", 1, "user", "I ran 12 km today.", "2024-03-05T12:00:00+00:00"),
-        _event("t/c", "c1", 0, "user", "Can you check my tax forms?", "2024-03-01T09:30:00+00:00"),
+        turn_row("t/a", "a1", 0, "user", "Hi, I'm Ines, I need a plan for my show.", "2024-03-02T12:00:00+00:00"),
+        turn_row("t/a", "a1", 1, "assistant", "Happy to help, Ines.", "2024-03-02T12:00:00.000001+00:00"),
+        turn_row("t/a", "a2", 2, "user", "The kiln firing is on May 4.", "2024-03-09T12:00:00+00:00"),
+        turn_row("t/b", "b1", 0, "user", "I'm Ines. My half marathon is in June.", "2024-03-02T12:00:00+00:00"),
+        turn_row("t/b", "b2", 1, "user", "I ran 12 km today.", "2024-03-05T12:00:00+00:00"),
+        turn_row("t/c", "c1", 0, "user", "Can you check my tax forms?", "2024-03-01T09:30:00+00:00"),
     ],
-    "questions.jsonl": [_question("t/a", "a2:2"), _question("t/b", "b2:1")],
+    "questions.jsonl": [_question("t/a", "a2#2"), _question("t/b", "b2#1")],
     "memory_adds.jsonl": [],
 }
 
@@ -55,7 +45,7 @@ def test_scopes_of_one_person_are_joined_with_their_sessions_in_date_order() -> 
     assert {e["scope"] for e in events} == {"eval/joined/ines", "eval/joined/unnamed"}
     ines = [e for e in events if e["scope"] == "eval/joined/ines"]
     # a session stays whole; a day's sessions follow the scopes' order; each time after the last
-    assert [e["message_id"] for e in ines] == ["a1:0", "a1:1", "b1:0", "b2:1", "a2:2"]
+    assert [e["message_id"] for e in ines] == ["a1#0", "a1#1", "b1#0", "b2#1", "a2#2"]
     times = [e["ts"] for e in ines]
     assert times == sorted(times) and len(set(times)) == len(times)
     assert ines[3]["ts"] == "2024-03-05T12:00:00+00:00"  # a time that keeps the order is kept
@@ -64,8 +54,8 @@ def test_scopes_of_one_person_are_joined_with_their_sessions_in_date_order() -> 
 
 def test_lower_case_keeps_the_name_prefix_and_can_be_limited_to_a_role() -> None:
     rows = [
-        _event("t/a", "s", 0, "user", "Ines: The Kiln is HOT.", "2024-03-02T12:00:00+00:00"),
-        _event("t/a", "s", 1, "assistant", "Noted, Ines.", "2024-03-02T12:00:01+00:00"),
+        turn_row("t/a", "s", 0, "user", "Ines: The Kiln is HOT.", "2024-03-02T12:00:00+00:00"),
+        turn_row("t/a", "s", 1, "assistant", "Noted, Ines.", "2024-03-02T12:00:01+00:00"),
     ]
     assert [e["content"] for e in variants.lower_cased(rows)] == ["Ines: the kiln is hot.", "noted, ines."]
     assert [e["content"] for e in variants.lower_cased(rows, frozenset({"user"}))] == [
@@ -76,9 +66,9 @@ def test_lower_case_keeps_the_name_prefix_and_can_be_limited_to_a_role() -> None
 
 def test_unprefixed_gives_the_first_speaker_the_user_role_and_the_second_the_assistants() -> None:
     rows = [
-        _event("t/a", "s", 0, "user", "Ines: Hi Tomas!", "2024-03-02T12:00:00+00:00"),
-        _event("t/a", "s", 1, "user", "Tomas: Hey Ines.", "2024-03-02T12:00:01+00:00"),
-        _event("t/a", "s", 2, "user", "Ines: Note: the kiln is hot.", "2024-03-02T12:00:02+00:00"),
+        turn_row("t/a", "s", 0, "user", "Ines: Hi Tomas!", "2024-03-02T12:00:00+00:00"),
+        turn_row("t/a", "s", 1, "user", "Tomas: Hey Ines.", "2024-03-02T12:00:01+00:00"),
+        turn_row("t/a", "s", 2, "user", "Ines: Note: the kiln is hot.", "2024-03-02T12:00:02+00:00"),
     ]
     out = variants.unprefixed(rows)
     assert [(e["role"], e["content"]) for e in out] == [
