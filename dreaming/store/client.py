@@ -67,16 +67,21 @@ def scope_filter(scope: str, *extra: models.Condition) -> models.Filter:
 def ensure_collection(
     client: StoreClient, name: str, dims: int | None, indexed: dict[str, models.PayloadSchemaType]
 ) -> None:
-    """Create a collection once, with payload indexes (used by a server; local mode ignores them)."""
+    """Create a collection once, with payload indexes (used by a server and the embedded engine;
+    local mode ignores them). An existing collection gets the indexes it lacks: a process killed
+    between creating it and indexing it left one whose reads scan every point."""
     if client.collection_exists(name):
-        return
-    vectors: models.VectorParams | dict[str, models.VectorParams] = (
-        models.VectorParams(size=dims, distance=models.Distance.COSINE) if dims else {}
-    )
-    client.create_collection(name, vectors_config=vectors)
+        have = client.get_collection(name).payload_schema or {}
+        missing = {field: schema for field, schema in indexed.items() if field not in have}
+    else:
+        vectors: models.VectorParams | dict[str, models.VectorParams] = (
+            models.VectorParams(size=dims, distance=models.Distance.COSINE) if dims else {}
+        )
+        client.create_collection(name, vectors_config=vectors)
+        missing = indexed
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Payload indexes have no effect in the local Qdrant")
-        for field, schema in indexed.items():
+        for field, schema in missing.items():
             client.create_payload_index(name, field, field_schema=schema)
 
 

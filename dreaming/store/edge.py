@@ -179,14 +179,17 @@ class EdgeClient:
         return models.CollectionsResponse(collections=[models.CollectionDescription(name=n) for n in names])
 
     def get_collection(self, collection_name: str) -> Any:
-        """What callers read of it: `config.params.vectors.size` (None without a dense vector) and
-        `points_count`; the width comes from the shard's own `edge_config.json`."""
+        """What callers read of it: `config.params.vectors.size` (None without a dense vector),
+        `points_count` and `payload_schema` (the indexed fields); the width comes from the shard's
+        own `edge_config.json`."""
         info = self._shard(collection_name).info()
         config = json.loads((self.root / collection_name / _CONFIG_FILE).read_text(encoding="utf-8"))
         dense = (config.get("vectors") or {}).get("")
         vectors = SimpleNamespace(size=dense["size"]) if dense else None
         return SimpleNamespace(
-            config=SimpleNamespace(params=SimpleNamespace(vectors=vectors)), points_count=info.points_count
+            config=SimpleNamespace(params=SimpleNamespace(vectors=vectors)),
+            points_count=info.points_count,
+            payload_schema=dict(info.payload_schema),
         )
 
     # --- points

@@ -141,6 +141,23 @@ def test_a_collection_whose_creation_a_kill_interrupted_is_made_again(tmp_path):
         again.close()
 
 
+def test_a_collection_a_kill_left_without_its_indexes_gets_them_at_the_next_open(tmp_path):
+    # Killed between `create_collection` and the payload indexes: the collection exists, so it was
+    # never indexed, and every read filtered by scope scanned all of it.
+    killed = EdgeClient(tmp_path / "edge")
+    killed.create_collection("test_memories", vectors_config=models.VectorParams(size=DIMS, distance="Cosine"))
+    assert killed.get_collection("test_memories").payload_schema == {}
+    killed.close()
+    again = EdgeClient(tmp_path / "edge")
+    try:
+        store = MemoryStore(again, "test", DIMS, CountingEmbed(), 3)
+        assert {"tenant", "scope", "generation", "status"} <= set(again.get_collection("test_memories").payload_schema)
+        promote(store, [rec("a", "indexed after the restart")], "j1")
+        assert [m.text for m in store.active_records(SCOPE)] == ["indexed after the restart"]
+    finally:
+        again.close()
+
+
 def test_the_embedded_engine_is_one_process_per_folder_and_keeps_its_data(tmp_path):
     first = EdgeClient(tmp_path / "edge")
     store = MemoryStore(first, "test", DIMS, CountingEmbed(), 3)
