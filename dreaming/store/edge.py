@@ -183,7 +183,9 @@ class EdgeClient:
         `points_count` and `payload_schema` (the indexed fields); the width comes from the shard's
         own `edge_config.json`."""
         info = self._shard(collection_name).info()
-        config = json.loads((self.root / collection_name / _CONFIG_FILE).read_text(encoding="utf-8"))
+        path = self.root / collection_name / _CONFIG_FILE
+        # a shard loaded from its segments alone (`_exists_on_disk`) has no config to give the width
+        config = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
         dense = (config.get("vectors") or {}).get("")
         vectors = SimpleNamespace(size=dense["size"]) if dense else None
         return SimpleNamespace(
