@@ -116,7 +116,7 @@ def _trim_shared_tail(new: list[str], old: list[str]) -> tuple[list[str], list[s
 
 
 def _ends_a_value(words: list[str]) -> bool:
-    """The phrase's last word closes a value that begins before it ("9 AM", "April 9", "5 km")."""
+    """The phrase's last word closes a value that begins before it ("9 AM", "April 9")."""
     phrase = " ".join(words)
     last = len(phrase) - len(words[-1])
     return any(value.end == len(phrase) and value.start < last for value in values_in(phrase))

@@ -235,7 +235,10 @@ def eval_variant_command(shape: str, from_dir: Path, out_dir: Path, roles: tuple
     user introduces themself as, sessions interleaved by date."""
     from dreamstream_tools.evaluation import variants
 
-    rows = variants.read_set(from_dir)
+    try:
+        rows = variants.read_set(from_dir)
+    except ValueError as err:
+        raise click.ClickException(str(err)) from err
     if not rows["events.jsonl"]:
         raise click.ClickException(f"{from_dir} holds no events.jsonl lines")
     if shape == "lower-case":

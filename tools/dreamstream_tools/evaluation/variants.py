@@ -22,9 +22,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from language.speakers import split_speaker
+
 Row = dict[str, Any]
 
-_PREFIX = re.compile(r"^(?P<name>[A-Z][\w'\-]{0,30}(?: [A-Z][\w'\-]{0,30}){0,2}): (?P<body>.*)\Z", re.DOTALL)
 _INTRODUCED = re.compile(r"\b(?:I'm|I am|my name is|name's)\s+(?P<name>[A-Z][a-z]+)\b")
 UNNAMED = "unnamed"
 """The joined scope of the scopes whose user gives no name."""
@@ -37,12 +38,23 @@ def read_set(directory: Path) -> dict[str, list[Row]]:
     found: dict[str, list[Row]] = {}
     for name in FILES:
         path = directory / name
-        found[name] = (
-            [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-            if path.exists()
-            else []
-        )
+        found[name] = _rows(path) if path.exists() else []
     return found
+
+
+def _rows(path: Path) -> list[Row]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}:{number}: not JSON ({err.msg})") from err
+        if not isinstance(row, dict) or not isinstance(row.get("scope"), str):
+            raise ValueError(f"{path}:{number}: not an object with a scope")
+        rows.append(row)
+    return rows
 
 
 def write_set(directory: Path, rows: Mapping[str, Sequence[Row]]) -> None:
@@ -58,9 +70,8 @@ def lower_cased(events: Iterable[Row], roles: frozenset[str] | None = None) -> l
     out = []
     for event in events:
         if "content" in event and (roles is None or event.get("role") in roles):
-            match = _PREFIX.match(event["content"])
-            content = f"{match['name']}: {match['body'].lower()}" if match else event["content"].lower()
-            event = {**event, "content": content}
+            name, body = split_speaker(event["content"])
+            event = {**event, "content": f"{name}: {body.lower()}" if name else body.lower()}
         out.append(event)
     return out
 
@@ -71,18 +82,15 @@ def unprefixed(events: Iterable[Row]) -> list[Row]:
     speakers: dict[str, list[str]] = defaultdict(list)
     out = []
     for event in events:
-        match = _PREFIX.match(event.get("content", ""))
-        if match is None:
-            out.append(event)
-            continue
+        name, body = split_speaker(event.get("content", ""))
         known = speakers[event["scope"]]
-        if match["name"] not in known and len(known) < 2:
-            known.append(match["name"])
-        if match["name"] not in known:
+        if name is not None and name not in known and len(known) < 2:
+            known.append(name)
+        if name is None or name not in known:
             out.append(event)
             continue
-        role = "user" if known.index(match["name"]) == 0 else "assistant"
-        out.append({**event, "role": role, "content": match["body"]})
+        role = "user" if known.index(name) == 0 else "assistant"
+        out.append({**event, "role": role, "content": body})
     return out
 
 

@@ -88,6 +88,11 @@ def test_the_command_writes_a_set_that_loads(tmp_path: Path) -> None:
     dataset = load_dataset(out / "events.jsonl", out / "questions.jsonl")
     ids = {t.message_id for t in dataset.turns}
     assert all(set(q.evidence_message_ids) <= ids for q in dataset.questions)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "events.jsonl").write_text('{"scope": "t/a"}\n{"scope": \n', encoding="utf-8")
+    refused = CliRunner().invoke(eval_variant_command, ["joined", str(broken), str(tmp_path / "y")])
+    assert refused.exit_code != 0 and "events.jsonl:2: not JSON" in refused.output
     empty = tmp_path / "empty"
     empty.mkdir()
     refused = CliRunner().invoke(eval_variant_command, ["lower-case", str(empty), str(tmp_path / "x")])
