@@ -13,11 +13,11 @@ from functools import lru_cache
 from typing import Literal
 
 from language import patterns
-from language.changes import ValueChange, parse_change
 from language.injection import is_injection
 from language.patterns import compiled
 from language.person import INTRODUCTION_CLAUSE
 from language.sentences import split_sentences
+from language.stated_changes import ValueChange, parse_change
 from schemas import ConversationTurn
 
 ClauseKind = Literal[

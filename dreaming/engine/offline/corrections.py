@@ -33,10 +33,11 @@ from dreaming.engine.offline.slot_frames import content_words, frame_words, fram
 from dreaming.engine.offline.slot_rivalry import rival_frames
 from dreaming.engine.offline.slots import SlotReader, Update
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet, frequent_tokens
-from language.changes import OPINION_WORDS, Value, ValueChange, mask_values, parse_change, planned_change
+from language.changes import Value, mask_values
 from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 from language.person import PERSONAL_WORD
+from language.stated_changes import OPINION_WORDS, ValueChange, parse_change, planned_change
 from language.values import holds_phrase
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)

@@ -41,9 +41,10 @@ from dreaming.engine.offline.slot_frames import names_in, sentences
 from dreaming.engine.offline.slots import SlotReader
 from dreaming.engine.offline.working_set import WorkingMemory, WorkingSet
 from language.antecedents import resolved
-from language.changes import ValueChange, normal_values, values_in
+from language.changes import normal_values, values_in
 from language.clauses import Clause
 from language.dates import stamp_day, without_stamp
+from language.stated_changes import ValueChange
 from language.unsettled import Unsettled, unsettled_occasions
 from schemas import ConversationTurn
 

@@ -30,8 +30,9 @@ import numpy as np
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.slot_frames import content_words, frames, holder, names_in, sentences, without_subject
 from dreaming.engine.offline.slot_rivalry import ANCHORED, DERIVED, HELD, MOVED, other_names, rival_frames, rivalry_of
-from language.changes import ValueChange, mask_values, normal_values, says_changed, values_in
+from language.changes import mask_values, normal_values, says_changed, values_in
 from language.chatter import NOT_CONTENT
+from language.stated_changes import ValueChange
 from language.values import holds_phrase
 
 SLOT_COSINE = 0.9

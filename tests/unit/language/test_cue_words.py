@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from language.changes import OPINION_WORDS
 from language.clauses import classify
 from language.patterns import (
     BELITTLING_WORDS,
@@ -18,6 +17,7 @@ from language.patterns import (
     compiled,
 )
 from language.person import PERSONAL_WORD
+from language.stated_changes import OPINION_WORDS
 
 
 def test_every_word_of_the_dissatisfaction_shapes_is_a_complaint_word() -> None:

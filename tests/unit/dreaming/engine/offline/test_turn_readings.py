@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dreaming.embedding import canonical_tokens
-from dreaming.embedding.minilm import MiniLMEmbedder
 from dreaming.engine.base import SILENT
 from dreaming.engine.offline import turn_readings
 from dreaming.engine.offline.contradiction import Claim, judge
@@ -46,11 +45,6 @@ CLAIMS = (
     Claim("Ava prefers aisle seats.", T0),
     Claim("Ava has a loyalty number on file with the airline", T0),
 )
-
-
-@pytest.fixture(scope="module")
-def slots() -> SlotReader:
-    return SlotReader(MiniLMEmbedder().embed_array)
 
 
 @pytest.mark.parametrize("message", MESSAGES, ids=lambda m: m.message_id)
