@@ -15,18 +15,17 @@ so the set's questions still ask what its messages say.
 from __future__ import annotations
 
 import json
-import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from language.person import detect_user_name
 from language.speakers import split_speaker
 
 Row = dict[str, Any]
 
-_INTRODUCED = re.compile(r"\b(?:I'm|I am|my name is|name's)\s+(?P<name>[A-Z][a-z]+)\b")
 UNNAMED = "unnamed"
 """The joined scope of the scopes whose user gives no name."""
 
@@ -95,14 +94,14 @@ def unprefixed(events: Iterable[Row]) -> list[Row]:
 
 
 def person_of_each_scope(events: Iterable[Row]) -> dict[str, str]:
-    """The name each scope's user introduces themself by most often, else `UNNAMED`."""
-    named: dict[str, Counter[str]] = defaultdict(Counter)
+    """The name each scope's user introduces themself by (`language.person.detect_user_name`, as
+    the engine reads it), else `UNNAMED`."""
+    said: dict[str, list[str]] = defaultdict(list)
     for event in events:
-        scope = event["scope"]
-        named[scope].update([])
+        texts = said[event["scope"]]
         if event.get("role") == "user":
-            named[scope].update(m["name"] for m in _INTRODUCED.finditer(event.get("content", "")))
-    return {scope: names.most_common(1)[0][0].lower() if names else UNNAMED for scope, names in named.items()}
+            texts.append(event.get("content", ""))
+    return {scope: (detect_user_name(texts) or UNNAMED).lower() for scope, texts in said.items()}
 
 
 def joined_by_person(rows: Mapping[str, Sequence[Row]], prefix: str = "eval/joined") -> dict[str, list[Row]]:

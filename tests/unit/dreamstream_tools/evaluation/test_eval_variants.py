@@ -30,7 +30,7 @@ PROJECTS = {
         turn_row("t/a", "a1", 0, "user", "Hi, I'm Ines, I need a plan for my show.", "2024-03-02T12:00:00+00:00"),
         turn_row("t/a", "a1", 1, "assistant", "Happy to help, Ines.", "2024-03-02T12:00:00.000001+00:00"),
         turn_row("t/a", "a2", 2, "user", "The kiln firing is on May 4.", "2024-03-09T12:00:00+00:00"),
-        turn_row("t/b", "b1", 0, "user", "I'm Ines. My half marathon is in June.", "2024-03-02T12:00:00+00:00"),
+        turn_row("t/b", "b1", 0, "user", "I'm Ines, and my half marathon is in June.", "2024-03-02T12:00:00+00:00"),
         turn_row("t/b", "b2", 1, "user", "I ran 12 km today.", "2024-03-05T12:00:00+00:00"),
         turn_row("t/c", "c1", 0, "user", "Can you check my tax forms?", "2024-03-01T09:30:00+00:00"),
     ],
