@@ -21,7 +21,10 @@ archive of everything over the default cap of 100. Three measurements:
 2. **offline, on embedded Qdrant** (cells up to 1,000 messages; embedded Qdrant slows down past
    ~20k points and brute-forces every search): the whole `DreamPass.run` (snapshot read, verify's
    transcript searches, candidate write, promotion), CPU seconds, the wall seconds per phase the
-   pass reports, and the store writes alone (`write_candidate` + `promote` of the same records).
+   pass reports, and the store writes alone (`write_candidate` + `promote`): the same records
+   again (unchanged: shared with the generation before, a manifest written) beside the same
+   records each changed (every one a new point, the floor a pass paid before generations shared
+   their points).
 3. **LLM engine** against the scripted OpenAI-compatible server (`tests/llm_server.py`), replying
    an empty plan: model calls, and prompt tokens counted on the request the engine sent (litellm's
    token counter), once with 20 new messages and once with 10 % new, to show the prompt grows with
@@ -253,20 +256,14 @@ def offline_on_store(n_memories: int, n_messages: int, home: Path) -> dict:
         pass_cpu = time.process_time() - start
 
         records = rt.memories.active_records(scope, include_inactive=True)
-        state = rt.memories.state(scope)
-        start = time.process_time()
-        rt.memories.write_candidate(scope, state.next_generation, records)
-        rt.memories.promote(
-            state,
-            GenerationInfo(
-                generation=state.next_generation, job_id="rewrite", status="active", created_at=datetime.now(UTC)
-            ),
-            AppliedJob(job_id="rewrite", outcome="completed", generation=state.next_generation),
-        )
-        write_cpu = time.process_time() - start
+        write_cpu = _write_generation(rt.memories, scope, records, "unchanged")
+        # the floor to compare with: the same records all changed, so every one is a new point
+        touched = [m.model_copy(update={"updated_at": m.updated_at + timedelta(seconds=1)}) for m in records]
+        full_cpu = _write_generation(rt.memories, scope, touched, "every-record")
         return {
             "pass_cpu_s": round(pass_cpu, 4),
             "store_write_cpu_s": round(write_cpu, 4),
+            "store_write_all_changed_cpu_s": round(full_cpu, 4),
             "index_cpu_s": round(index_cpu, 3),
             "records_written": len(records),
             "status": result.status,
@@ -274,6 +271,22 @@ def offline_on_store(n_memories: int, n_messages: int, home: Path) -> dict:
         }
     finally:
         rt.close()
+
+
+def _write_generation(memories, scope: str, records, job: str) -> float:
+    """CPU seconds of `write_candidate` + `promote` of `records` as the next generation."""
+    from dreaming.store import AppliedJob, GenerationInfo
+
+    state = memories.state(scope)
+    number = state.next_generation
+    start = time.process_time()
+    memories.write_candidate(scope, number, records)
+    memories.promote(
+        state,
+        GenerationInfo(generation=number, job_id=job, status="active", created_at=datetime.now(UTC)),
+        AppliedJob(job_id=job, outcome="completed", generation=number),
+    )
+    return time.process_time() - start
 
 
 # --------------------------------------------------------------------------- 3. LLM engine, scripted server
@@ -343,7 +356,8 @@ def main(argv: list[str]) -> int:
             wall = cell["phases_wall_s"]
             print(
                 f"  {m:>5} memories x {n:>6} messages: pass {cell['pass_cpu_s']:6.3f} s CPU ({cell['status']}); "
-                f"store writes alone {cell['store_write_cpu_s']:.3f} s for {cell['records_written']} records; "
+                f"a generation of {cell['records_written']} records written {cell['store_write_cpu_s']:.3f} s CPU "
+                f"unchanged, {cell['store_write_all_changed_cpu_s']:.3f} s all changed; "
                 f"wall: snapshot {wall.get('snapshot', 0):.3f}, verify {wall.get('verify', 0):.3f}, "
                 f"promote {wall.get('promote', 0):.3f}; indexing the transcript {cell['index_cpu_s']:.2f} s",
                 flush=True,

@@ -21,6 +21,7 @@ def forget_scope(
     Returns how many records each store held. Idempotent: forgetting twice deletes nothing more."""
     collections = {
         "memories": memories.memories,
+        "generations": memories.manifests.collection,
         "transcripts": transcripts.transcripts,
         "inbox": transcripts.inbox,
         "diary": diary.collection,

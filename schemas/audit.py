@@ -116,7 +116,7 @@ class ScopeForgottenEvent(OutputContract):
     ts: AwareDatetime
     request_ids: tuple[str, ...] = ()
     deleted: dict[str, int] = Field(default_factory=dict)
-    """Records deleted, per store (memories, transcripts, inbox, diary, scopes)."""
+    """Records deleted, per store (memories, generations, transcripts, inbox, diary, scopes)."""
 
 
 class OperatorDecisionEvent(OutputContract):

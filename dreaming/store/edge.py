@@ -105,6 +105,11 @@ def _point_id(value: Any) -> Any:
     return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
 
 
+def _payload_selector(with_payload: bool | Sequence[str]) -> Any:
+    """`True`/`False`, or the keys to read (as qdrant-client takes them: a list of field names)."""
+    return with_payload if isinstance(with_payload, bool) else edge.PayloadSelector.Include(list(with_payload))
+
+
 def _record(point: Any, with_vectors: bool) -> models.Record:
     vector = point.vector if with_vectors else None
     if isinstance(vector, dict) and not vector:
@@ -207,14 +212,14 @@ class EdgeClient:
         self,
         collection_name: str,
         ids: Sequence[Any],
-        with_payload: bool = True,
+        with_payload: bool | Sequence[str] = True,
         with_vectors: bool = False,
         **_: Any,
     ) -> list[models.Record]:
         if not ids:
             return []
         found = self._shard(collection_name).retrieve(
-            [_point_id(i) for i in ids], with_payload=with_payload, with_vector=with_vectors
+            [_point_id(i) for i in ids], with_payload=_payload_selector(with_payload), with_vector=with_vectors
         )
         return [_record(p, with_vectors) for p in found]
 
@@ -224,7 +229,7 @@ class EdgeClient:
         scroll_filter: models.Filter | None = None,
         limit: int = 10,
         offset: Any = None,
-        with_payload: bool = True,
+        with_payload: bool | Sequence[str] = True,
         with_vectors: bool = False,
         **_: Any,
     ) -> tuple[list[models.Record], Any]:
@@ -232,7 +237,7 @@ class EdgeClient:
             offset=None if offset is None else _point_id(offset),
             limit=limit,
             filter=_filter(scroll_filter),
-            with_payload=with_payload,
+            with_payload=_payload_selector(with_payload),
             with_vector=with_vectors,
         )
         found, next_offset = self._shard(collection_name).scroll(request)

@@ -1,13 +1,16 @@
 """Curated memories in copy-on-write generations.
 
-Each pass writes a complete candidate generation of a scope's memories (at most a few hundred
-records, so copying is cheap), then promotes it by rewriting one pointer point: a single-point
-upsert is atomic in Qdrant, so readers see the old generation or the new one, never a mix.
-The last `generations_kept` generations stay, so rollback is one pointer switch back.
+Each pass writes a candidate generation of a scope's memories: the points of the records it
+changed and a manifest naming every record of the generation (`manifests.py`: a record no pass
+changed is one point, shared by the generations that hold it). It then promotes the candidate by
+rewriting one pointer point: a single-point upsert is atomic in Qdrant, so readers see the old
+generation or the new one, never a mix. The last `generations_kept` generations stay, so rollback
+is one pointer switch back; a dropped generation's points go once no kept manifest names them.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -18,12 +21,21 @@ from dreaming.embedding.protocol import Embedder
 from dreaming.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter, scroll_all
 from dreaming.store.filters import NO_FILTER, MemoryFilter
 from dreaming.store.generations_cache import CachedGeneration, GenerationsCache
+from dreaming.store.manifests import (
+    VERSION_KIND,
+    Manifest,
+    Manifests,
+    record_version,
+    unreferenced_versions,
+    version_point,
+)
 from dreaming.store.pointer import AppliedJob, GenerationInfo, GenerationStatus, OperatorDecision, ScopeState
 from dreaming.store.search import ScopeSearch, embedding_text, pending_record, stack
 from schemas import MemoryAdd, MemoryRecord
 from schemas.scope import parse_scope
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
+log = logging.getLogger(__name__)
 _KW = models.PayloadSchemaType.KEYWORD
 _INT = models.PayloadSchemaType.INTEGER
 _APPLIED_JOBS_KEPT = 500
@@ -79,8 +91,10 @@ class MemoryStore:
         awaiting-review gauge keeps in step through it (`dreaming/awaiting_review.py`)."""
         self.memories = f"{prefix}_memories"
         self.scopes = f"{prefix}_scopes"
+        # `generation` indexes the points of generations written before manifests.
         ensure_collection(client, self.memories, dims, {"tenant": _KW, "scope": _KW, "generation": _INT, "status": _KW})
         ensure_collection(client, self.scopes, None, {"tenant": _KW, "scope": _KW, _GENERATION_STATUS: _KW})
+        self.manifests = Manifests(client, f"{prefix}_generations")
 
     # --- the pointer
     def state(self, scope: str) -> ScopeState:
@@ -142,11 +156,10 @@ class MemoryStore:
         cached = self._generations.get(scope, generation)
         if cached is not None:  # in memory already: the filter runs over it
             return [m for m in cached.records if where.matches(m)]
-        flt = scope_filter(
-            scope,
-            models.FieldCondition(key="generation", match=models.MatchValue(value=generation)),
-            *where.conditions(),
-        )
+        manifest = self.manifests.read(scope, generation)
+        if manifest is not None and not manifest.versions:
+            return []
+        flt = scope_filter(scope, self._members(generation, manifest), *where.conditions())
         found = (
             MemoryRecord.model_validate(payload_of(r)["record"]) for r in scroll_all(self._client, self.memories, flt)
         )
@@ -159,22 +172,45 @@ class MemoryStore:
         cached = self._generations.get(scope, generation)
         if cached is not None:
             return cached.by_id.get(memory_id)
-        found = self._client.retrieve(self.memories, [point_id(scope, generation, memory_id)], with_payload=True)
+        manifest = self.manifests.read(scope, generation)
+        point = point_id(scope, generation, memory_id) if manifest is None else manifest.point_of(memory_id)
+        found = self._client.retrieve(self.memories, [point], with_payload=True) if point is not None else []
         return MemoryRecord.model_validate(payload_of(found[0])["record"]) if found else None
+
+    def _members(self, generation: int, manifest: Manifest | None) -> models.Condition:
+        """The condition naming a generation's points: its manifest's, or (a generation written
+        before manifests) the points that carry its number."""
+        if manifest is None:
+            return models.FieldCondition(key="generation", match=models.MatchValue(value=generation))
+        return models.HasIdCondition(has_id=manifest.point_ids())
 
     def _generation(self, scope: str, generation: int) -> CachedGeneration:
         cached = self._generations.get(scope, generation)
         if cached is not None:
             return cached
-        flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
-        rows = scroll_all(self._client, self.memories, flt, with_vectors=True)
+        manifest = self.manifests.read(scope, generation)
+        if manifest is None:
+            flt = scope_filter(scope, self._members(generation, None))
+            rows = scroll_all(self._client, self.memories, flt, with_vectors=True)
+        else:
+            rows = self._client.retrieve(self.memories, manifest.point_ids(), with_payload=True, with_vectors=True)
+            if len(rows) != len(manifest.versions):  # lost outside this store (a collection made again)
+                log.warning(
+                    "generation %d of %r names %d records but %d are stored: reading those",
+                    generation,
+                    scope,
+                    len(manifest.versions),
+                    len(rows),
+                )
         pairs = sorted(
             ((MemoryRecord.model_validate(payload_of(r)["record"]), r.vector) for r in rows),
             key=lambda pair: (pair[0].created_at, pair[0].memory_id),
         )
         # The memories collection has one unnamed dense vector, so each point's is a list of floats.
         vectors = stack([cast("list[float] | None", v) for _, v in pairs], self._dims) if pairs else None
-        entry = CachedGeneration(tuple(m for m, _ in pairs), vectors)
+        entry = CachedGeneration(
+            tuple(m for m, _ in pairs), vectors, versions=None if manifest is None else manifest.versions
+        )
         self._generations.put(scope, generation, entry)
         return entry
 
@@ -229,34 +265,50 @@ class MemoryStore:
 
     # --- writing
     def write_candidate(self, scope: str, generation: int, records: Sequence[MemoryRecord]) -> None:
-        """Write a full generation. Points a crashed earlier attempt left under this number are
-        removed first, so the candidate is exactly `records`."""
-        self._delete_generation(scope, generation)
-        if not records:
-            return
-        tenant, agent, subject = parse_scope(scope)
+        """Write a generation: the records the active generation does not hold as they are, then
+        the manifest naming all of them. A crashed earlier attempt under this number is replaced
+        (its manifest is rewritten; points only it named go at the next drop)."""
+        self._generations.drop(scope, generation)
         records = sorted(records, key=lambda m: (m.created_at, m.memory_id))
-        matrix = self.vectors_for(scope, records)
-        vectors = matrix.tolist()
-        points = [
-            models.PointStruct(
-                id=point_id(scope, generation, m.memory_id),
-                vector=vector,
-                payload={
-                    "tenant": tenant,
-                    "agent": agent,
-                    "subject": subject,
-                    "scope": scope,
-                    "generation": generation,
-                    "memory_id": m.memory_id,
-                    "status": m.status,
-                    "record": m.model_dump(mode="json"),
-                },
-            )
-            for m, vector in zip(records, vectors)
-        ]
-        self._client.upsert(self.memories, points, wait=True)  # one write for the whole generation
-        self._generations.put(scope, generation, CachedGeneration(tuple(records), matrix))
+        base = self._base(scope)
+        versions: dict[str, str] = {}
+        fresh: list[int] = []
+        for i, m in enumerate(records):
+            kept = base.versions.get(m.memory_id) if base is not None and base.versions is not None else None
+            if kept is not None and base is not None and base.by_id.get(m.memory_id) == m:
+                versions[m.memory_id] = kept  # unchanged: the point the active generation holds
+            else:
+                versions[m.memory_id] = record_version(m)
+                fresh.append(i)
+        matrix = self.vectors_for(scope, records) if records else None
+        if fresh and matrix is not None:
+            tenant, agent, subject = parse_scope(scope)
+            points = [
+                models.PointStruct(
+                    id=version_point(scope, records[i].memory_id, versions[records[i].memory_id]),
+                    vector=matrix[i].tolist(),
+                    payload={
+                        "tenant": tenant,
+                        "agent": agent,
+                        "subject": subject,
+                        "scope": scope,
+                        "kind": VERSION_KIND,
+                        "memory_id": records[i].memory_id,
+                        "version": versions[records[i].memory_id],
+                        "status": records[i].status,
+                        "record": records[i].model_dump(mode="json"),
+                    },
+                )
+                for i in fresh
+            ]
+            self._client.upsert(self.memories, points, wait=True)  # one write for what changed
+        self.manifests.write(Manifest(scope, generation, versions))  # after its points: readers find them all
+        self._generations.put(scope, generation, CachedGeneration(tuple(records), matrix, versions=versions))
+
+    def _base(self, scope: str) -> CachedGeneration | None:
+        """The active generation, whose unchanged records a candidate shares."""
+        active = self.state(scope).active_generation
+        return self._generation(scope, active) if active > 0 else None
 
     def active_vectors(self, scope: str) -> dict[str, np.ndarray]:
         """The stored vector of each text of the active generation, by `embedding_text` (read once
@@ -355,22 +407,35 @@ class MemoryStore:
         new_state = state.model_copy(
             update={"generations": tuple(g for g in state.generations if g.generation in kept_numbers)}
         )
+        self._collect(state.scope, kept_numbers)
         self._save_state(new_state)
         return new_state
 
     def forget_cached(self, scope: str) -> None:
         """Drop this process's copies of a scope (after `forget` deleted its points)."""
         self._generations.drop(scope)
+        self.manifests.forget_cached(scope)
         self._search.forget(scope)
 
     def delete_generation(self, scope: str, generation: int) -> None:
-        """Delete a generation's points (a rejected candidate); the pointer is the caller's."""
+        """Delete a generation (a rejected candidate) and the points no other kept generation
+        holds; the pointer is the caller's."""
         self._delete_generation(scope, generation)
+        self._collect(scope, {g.generation for g in self.state(scope).generations} - {generation})
 
     def _delete_generation(self, scope: str, generation: int) -> None:
         self._generations.drop(scope, generation)
-        flt = scope_filter(scope, models.FieldCondition(key="generation", match=models.MatchValue(value=generation)))
+        self.manifests.delete(scope, generation)
+        # the points of a generation written before manifests carry its number
+        flt = scope_filter(scope, self._members(generation, None))
         self._client.delete(self.memories, points_selector=models.FilterSelector(filter=flt), wait=True)
+
+    def _collect(self, scope: str, kept: set[int]) -> None:
+        """Delete the version points that none of the `kept` generations' manifests names."""
+        manifests = [m for g in sorted(kept) if (m := self.manifests.read(scope, g)) is not None]
+        stale = unreferenced_versions(self._client, self.memories, scope, manifests)
+        if stale:
+            self._client.delete(self.memories, points_selector=models.PointIdsList(points=stale), wait=True)
 
 
 def _with_job(state: ScopeState, applied: AppliedJob) -> tuple[AppliedJob, ...]:

@@ -87,9 +87,8 @@ def test_the_store_query_keeps_every_record_the_filter_matches(store_client, sto
 
     from dreaming.store.client import payload_of, scope_filter, scroll_all
 
-    flt = scope_filter(
-        SCOPE, models.FieldCondition(key="generation", match=models.MatchValue(value=1)), *where.conditions()
-    )
+    members = store.manifests.read(SCOPE, 1).point_ids()
+    flt = scope_filter(SCOPE, models.HasIdCondition(has_id=members), *where.conditions())
     kept = {payload_of(r)["record"]["memory_id"] for r in scroll_all(store_client, "test_memories", flt)}
     assert {r.memory_id for r in RECORDS if where.matches(r)} <= kept
 

@@ -74,8 +74,11 @@ def test_one_memory_is_one_point_read_even_from_a_cold_process(store_client):
     reader = MemoryStore(counted, "test", DIMS, embed, 3)  # another process: nothing cached
     counted.calls.clear()
     assert reader.record(SCOPE, number, "m7").text == "statement 7"
-    assert reader.record(SCOPE, number, "nope") is None
-    assert counted.calls == Counter(retrieve=2)
+    assert counted.calls == Counter(retrieve=2)  # the generation's manifest, once, and the point
+    counted.calls.clear()
+    assert reader.record(SCOPE, number, "nope") is None  # the manifest says so: no read
+    assert reader.record(SCOPE, number, "m8").text == "statement 8"
+    assert counted.calls == Counter(retrieve=1)
 
 
 def test_a_new_generation_embeds_only_the_texts_it_changes(store_client):
