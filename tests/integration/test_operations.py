@@ -108,6 +108,7 @@ def test_forget_leaves_no_trace_in_qdrant_or_the_signal_table(running, tmp_path)
     runtime = pipeline.runtime
     for collection in (
         runtime.memories.memories,
+        runtime.memories.manifests.collection,
         runtime.memories.scopes,
         runtime.transcripts.transcripts,
         runtime.transcripts.inbox,

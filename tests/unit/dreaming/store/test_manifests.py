@@ -192,3 +192,22 @@ def test_what_readers_see_does_not_depend_on_the_layout(store_client, kept):
     reader = fresh_reader(store_client, kept)
     for g in store.state(SCOPE).generations:
         assert reader.generation_records(SCOPE, g.generation) == history[g.generation - 1]
+
+
+def test_forget_deletes_the_manifests_with_the_points(store_client):
+    from dreaming.forget import forget_scope
+    from dreaming.store import TranscriptStore
+
+    store = MemoryStore(store_client, "test", DIMS, embed, 3)
+    other = "acme/bot/u2"
+    promote(store, [rec("a", "one")], "j1")
+    promote(store, [rec("a", "one"), rec("b", "two", 1)], "j2")
+    store.write_candidate(other, 1, [rec("a", "one").model_copy(update={"scope": other})])
+    deleted = forget_scope(
+        store_client, store, TranscriptStore(store_client, "test", DIMS, embed), Diary(store_client, "test"), SCOPE
+    )
+    assert (deleted["memories"], deleted["generations"]) == (2, 2)
+    for collection in (store.memories, store.manifests.collection):
+        assert store_client.count(collection, count_filter=scope_filter(SCOPE), exact=True).count == 0
+    assert store.generation_records(SCOPE, 2) == []
+    assert [m.text for m in fresh_reader(store_client).generation_records(other, 1)] == ["one"]
