@@ -6,14 +6,17 @@ number), so a copy stays right for as long as it is kept; the only writes that t
 number (a crashed candidate rewritten, a generation deleted) go through `MemoryStore`, which drops
 the copy first. The records the worker has just written are put here as they are written, with
 their vectors: the first list, get or search after a promotion reads nothing back from Qdrant.
-Bounded by the records held (least recently used generation out first).
+Bounded by the records held (least recently used generation out first). The same bounded map
+(`GenerationLru`) keeps the generations' manifests (`manifests.py`), bounded by their entries.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -38,30 +41,37 @@ class CachedGeneration:
             self.by_id = {m.memory_id: m for m in self.records}
 
 
-class GenerationsCache:
-    def __init__(self, max_records: int = MAX_CACHED_RECORDS) -> None:
-        self._max = max_records
+V = TypeVar("V")
+
+
+class GenerationLru(Generic[V]):
+    """Values kept per (scope, generation), least recently used out first once their `size` adds
+    up to more than `max_size` (a value larger than it all is not kept)."""
+
+    def __init__(self, max_size: int, size: Callable[[V], int]) -> None:
+        self._max = max_size
+        self._size = size
         self._held = 0
-        self._entries: OrderedDict[tuple[str, int], CachedGeneration] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, int], V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, scope: str, generation: int) -> CachedGeneration | None:
+    def get(self, scope: str, generation: int) -> V | None:
         with self._lock:
             entry = self._entries.get((scope, generation))
             if entry is not None:
                 self._entries.move_to_end((scope, generation))
             return entry
 
-    def put(self, scope: str, generation: int, entry: CachedGeneration) -> None:
-        if len(entry.records) > self._max:
-            return  # larger than the whole cache: read from the store each time
+    def put(self, scope: str, generation: int, entry: V) -> None:
         with self._lock:
-            self._drop((scope, generation))
+            self._drop((scope, generation))  # an older copy never outlives a newer value
+            if self._size(entry) > self._max:
+                return  # larger than the whole cache: read from the store each time
             self._entries[(scope, generation)] = entry
-            self._held += len(entry.records)
+            self._held += self._size(entry)
             while self._held > self._max:
                 _, evicted = self._entries.popitem(last=False)
-                self._held -= len(evicted.records)
+                self._held -= self._size(evicted)
 
     def drop(self, scope: str, generation: int | None = None) -> None:
         """Forget one generation of a scope, or (None) all of them."""
@@ -73,7 +83,14 @@ class GenerationsCache:
     def _drop(self, key: tuple[str, int]) -> None:
         old = self._entries.pop(key, None)
         if old is not None:
-            self._held -= len(old.records)
+            self._held -= self._size(old)
 
     def __len__(self) -> int:
         return self._held
+
+
+class GenerationsCache(GenerationLru[CachedGeneration]):
+    """Generations' records (and vectors), bounded by the records held."""
+
+    def __init__(self, max_records: int = MAX_CACHED_RECORDS) -> None:
+        super().__init__(max_records, lambda entry: len(entry.records))

@@ -15,14 +15,13 @@ with a `generation` payload field); a generation without a manifest is read that
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from qdrant_client import models
 
 from dreaming.store.client import StoreClient, ensure_collection, payload_of, point_id, scope_filter
+from dreaming.store.generations_cache import GenerationLru
 from schemas import MemoryRecord
 from schemas.scope import parse_scope
 
@@ -69,10 +68,7 @@ class Manifests:
     def __init__(self, client: StoreClient, collection: str, max_entries: int = MAX_CACHED_ENTRIES) -> None:
         self._client = client
         self.collection = collection
-        self._max = max_entries
-        self._held = 0
-        self._cached: OrderedDict[tuple[str, int], Manifest] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cached: GenerationLru[Manifest] = GenerationLru(max_entries, lambda manifest: len(manifest.versions))
         ensure_collection(client, collection, None, {"tenant": _KW, "scope": _KW})
 
     def write(self, manifest: Manifest) -> None:
@@ -85,57 +81,32 @@ class Manifests:
             "versions": list(manifest.versions.values()),
         }
         point = models.PointStruct(id=self._id(manifest.scope, manifest.generation), vector={}, payload=payload)
-        self._forget((manifest.scope, manifest.generation))
+        self._cached.drop(manifest.scope, manifest.generation)
         self._client.upsert(self.collection, [point], wait=True)
-        self._keep(manifest)
+        self._cached.put(manifest.scope, manifest.generation, manifest)
 
     def read(self, scope: str, generation: int) -> Manifest | None:
         """The generation's manifest, or None for one written before manifests (or never written)."""
-        with self._lock:
-            cached = self._cached.get((scope, generation))
-            if cached is not None:
-                self._cached.move_to_end((scope, generation))
-                return cached
+        cached = self._cached.get(scope, generation)
+        if cached is not None:
+            return cached
         found = self._client.retrieve(self.collection, [self._id(scope, generation)], with_payload=True)
         if not found:
             return None
         payload = payload_of(found[0])
         manifest = Manifest(scope, generation, dict(zip(payload["memory_ids"], payload["versions"], strict=True)))
-        self._keep(manifest)
+        self._cached.put(scope, generation, manifest)
         return manifest
 
     def delete(self, scope: str, generation: int) -> None:
-        self._forget((scope, generation))
+        self._cached.drop(scope, generation)
         self._client.delete(
             self.collection, points_selector=models.PointIdsList(points=[self._id(scope, generation)]), wait=True
         )
 
     def forget_cached(self, scope: str) -> None:
         """Drop this process's copies of a scope's manifests (after `forget` deleted them)."""
-        with self._lock:
-            for key in [k for k in self._cached if k[0] == scope]:
-                self._drop(key)
-
-    def _keep(self, manifest: Manifest) -> None:
-        if len(manifest.versions) > self._max:
-            return
-        with self._lock:
-            key = (manifest.scope, manifest.generation)
-            self._drop(key)
-            self._cached[key] = manifest
-            self._held += len(manifest.versions)
-            while self._held > self._max:
-                _, evicted = self._cached.popitem(last=False)
-                self._held -= len(evicted.versions)
-
-    def _forget(self, key: tuple[str, int]) -> None:
-        with self._lock:
-            self._drop(key)
-
-    def _drop(self, key: tuple[str, int]) -> None:
-        old = self._cached.pop(key, None)
-        if old is not None:
-            self._held -= len(old.versions)
+        self._cached.drop(scope)
 
     @staticmethod
     def _id(scope: str, generation: int) -> str:

@@ -119,6 +119,8 @@ def test_the_generations_cache_is_bounded_by_the_records_it_holds():
     assert cache.get("s", 2) is None and cache.get("s", 1) is not None and len(cache) == 3
     cache.put("big", 1, CachedGeneration(tuple(rec(f"m{i}", "v") for i in range(6))))  # larger than it all
     assert cache.get("big", 1) is None
+    cache.put("s", 1, CachedGeneration(tuple(rec(f"m{i}", "v") for i in range(6))))  # too large to keep...
+    assert cache.get("s", 1) is None, "...and the older copy of that generation is not kept either"
     cache.drop("s")
     assert cache.get("s", 1) is None and len(cache) == 1
 
