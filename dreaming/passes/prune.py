@@ -15,9 +15,11 @@
 
 Rank (higher is core): protected first, then confidence + 0.5 * use + 0.5 * recency, where use is
 min(evidence, 4) / 4 (how many messages support it: how often it came up, since reads are not
-tracked) and recency is 1.0 for the memory whose newest evidence is the scope's newest falling
-linearly to 0.0 for the oldest. Ties go to the more recent evidence, then the shorter text, then
-the older record: never to an id hash, so what is core is explainable.
+tracked) and recency is 1.0 for the memory last written (`updated_at`: the time of the job that
+wrote it) falling linearly to 0.0 for the one written longest ago. Ties go to the more recently
+written, then the shorter text, then the older record: never to an id hash, so what is core is
+explainable. Recency is the jobs' time, not the evidence's: a replay of old history at another pace
+can rank a few memories into the core differently (README, Known limits).
 """
 
 from __future__ import annotations
