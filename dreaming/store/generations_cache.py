@@ -33,8 +33,6 @@ class CachedGeneration:
     vectors: np.ndarray | None = None
     """One row per record when known (just written); dropped once the search index holds them."""
     by_id: dict[str, MemoryRecord] = field(default_factory=dict)
-    versions: dict[str, str] | None = None
-    """memory id -> version digest, from the generation's manifest (None: written before manifests)."""
 
     def __post_init__(self) -> None:
         if not self.by_id:

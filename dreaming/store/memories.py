@@ -208,9 +208,7 @@ class MemoryStore:
         )
         # The memories collection has one unnamed dense vector, so each point's is a list of floats.
         vectors = stack([cast("list[float] | None", v) for _, v in pairs], self._dims) if pairs else None
-        entry = CachedGeneration(
-            tuple(m for m, _ in pairs), vectors, versions=None if manifest is None else manifest.versions
-        )
+        entry = CachedGeneration(tuple(m for m, _ in pairs), vectors)
         self._generations.put(scope, generation, entry)
         return entry
 
@@ -270,17 +268,20 @@ class MemoryStore:
         (its manifest is rewritten; points only it named go at the next drop)."""
         self._generations.drop(scope, generation)
         records = sorted(records, key=lambda m: (m.created_at, m.memory_id))
-        base = self._base(scope)
+        active = self.state(scope).active_generation
+        base = self._generation(scope, active) if active > 0 else None
+        base_manifest = self.manifests.read(scope, active) if base is not None else None
+        shared = base_manifest.versions if base_manifest is not None else {}
         versions: dict[str, str] = {}
         fresh: list[int] = []
         for i, m in enumerate(records):
-            kept = base.versions.get(m.memory_id) if base is not None and base.versions is not None else None
+            kept = shared.get(m.memory_id)
             if kept is not None and base is not None and base.by_id.get(m.memory_id) == m:
                 versions[m.memory_id] = kept  # unchanged: the point the active generation holds
             else:
                 versions[m.memory_id] = record_version(m)
                 fresh.append(i)
-        matrix = self.vectors_for(scope, records) if records else None
+        matrix = self._vectors(scope, records, _stored_vectors(base)) if records else None
         if fresh and matrix is not None:
             tenant, agent, subject = parse_scope(scope)
             points = [
@@ -303,30 +304,23 @@ class MemoryStore:
             ]
             self._client.upsert(self.memories, points, wait=True)  # one write for what changed
         self.manifests.write(Manifest(scope, generation, versions))  # after its points: readers find them all
-        self._generations.put(scope, generation, CachedGeneration(tuple(records), matrix, versions=versions))
-
-    def _base(self, scope: str) -> CachedGeneration | None:
-        """The active generation, whose unchanged records a candidate shares."""
-        active = self.state(scope).active_generation
-        return self._generation(scope, active) if active > 0 else None
+        self._generations.put(scope, generation, CachedGeneration(tuple(records), matrix))
 
     def active_vectors(self, scope: str) -> dict[str, np.ndarray]:
         """The stored vector of each text of the active generation, by `embedding_text` (read once
         a generation: the cache holds it)."""
         active = self.state(scope).active_generation
-        if active <= 0:
-            return {}
-        entry = self._generation(scope, active)
-        if entry.vectors is None:
-            return {}
-        return {embedding_text(m.text): entry.vectors[i] for i, m in enumerate(entry.records)}
+        return _stored_vectors(self._generation(scope, active) if active > 0 else None)
 
     def vectors_for(self, scope: str, records: Sequence[MemoryRecord]) -> np.ndarray:
         """Vectors of a generation's texts, one row each: a text the active generation already
         holds keeps its stored vector (most of a scope is unchanged from one generation to the
         next); only new or changed texts are embedded, in one call."""
+        return self._vectors(scope, records, self.active_vectors(scope))
+
+    def _vectors(self, scope: str, records: Sequence[MemoryRecord], known: dict[str, np.ndarray]) -> np.ndarray:
+        """`vectors_for`, given the vectors already known by text (updated here)."""
         texts = [embedding_text(m.text) for m in records]
-        known = self.active_vectors(scope)
         if self._evidence_vectors is not None:
             for m, text in zip(records, texts):
                 if text not in known and m.origin == "transcript" and m.evidence_message_ids:
@@ -436,6 +430,13 @@ class MemoryStore:
         stale = unreferenced_versions(self._client, self.memories, scope, manifests)
         if stale:
             self._client.delete(self.memories, points_selector=models.PointIdsList(points=stale), wait=True)
+
+
+def _stored_vectors(entry: CachedGeneration | None) -> dict[str, np.ndarray]:
+    """A cached generation's stored vectors by `embedding_text` (none once its search index took them)."""
+    if entry is None or entry.vectors is None:
+        return {}
+    return {embedding_text(m.text): entry.vectors[i] for i, m in enumerate(entry.records)}
 
 
 def _with_job(state: ScopeState, applied: AppliedJob) -> tuple[AppliedJob, ...]:
