@@ -70,7 +70,8 @@ _INVERTED_AUX = {"do": "does", "am": "is", "have": "has", "don't": "doesn't", "h
 _FIRST_PERSON = re.compile(
     # "Do I ...?", "Am I ...?", "Can I ...?": the auxiliary agrees, the verb after it stays bare.
     r"\b(?P<inv_aux>[Dd]o|[Dd]on't|[Aa]m|[Hh]ave|[Hh]aven't|[Dd]id|[Cc]an|[Cc]ould|[Ss]hould|[Ww]ould|[Ww]ill|[Ss]hall"
-    r"|[Mm]ay|[Mm]ight|[Mm]ust|[Ww]as)\s+(?:I|i)\b(?![.)'\u2019])"
+    r"|[Mm]ay|[Mm]ight|[Mm]ust|[Ww]as|[Ss]houldn't|[Cc]ouldn't|[Ww]ouldn't|[Cc]an't|[Ww]on't|[Dd]idn't|[Ww]asn't"
+    r"|[Aa]ren't)\s+(?:I|i)\b(?!\.\w|[)'\u2019])"
     rf"|\b(?P<i_be>(?:I|i)(?:'m|\u2019m| am)|{_IM})\b"
     r"|\b(?:I|i)(?P<i_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
     rf"|\b(?P<i_ve>{_IVE})\b"
@@ -84,6 +85,31 @@ _FIRST_PERSON = re.compile(
 )
 _AUXILIARIES = {"'ve": "has", "'ll": "will", "'d": "would"}
 _PLURAL_AUXILIARIES = {"'ve": "have", "'ll": "will", "'d": "would"}
+# Past participles that are not also a bare verb: after one, "'d" is "had" ("I'd been", "I'd
+# already left"). A form that is both ("read", "put", "come") keeps "would", the commoner reading.
+_PARTICIPLES = frozenset(
+    """
+been gone done seen had got gotten made known taken given begun broken chosen driven eaten fallen
+forgotten forgiven found heard left lost met paid said sent spent thought told understood won
+written bought brought caught felt kept taught fought held built learnt sold slept stood grown
+flown drawn shown thrown worn torn sworn woken spoken stolen frozen hidden ridden risen shaken
+better
+""".split()
+)
+_AFTER_D = re.compile(rf"\s+(?:{_ADVERB}\s+)?(?P<word>[a-z]+)\b")
+
+
+def _contracted_aux(contraction: str, statement: str, end: int, *, plural: bool = False) -> str:
+    """What "'ve", "'ll" or "'d" stands for: "'d" before a past participle is "had" ("I'd been",
+    "you'd already left", "I'd better"), else "would" ("I'd love", "I'd go")."""
+    contraction = contraction.replace("\u2019", "'")
+    if contraction == "'d":
+        after = _AFTER_D.match(statement, end)
+        if after and (after.group("word") in _PARTICIPLES or is_regular_past(after.group("word"))):
+            return "had"
+    return (_PLURAL_AUXILIARIES if plural else _AUXILIARIES)[contraction]
+
+
 _IRREGULAR = {
     "have": "has",
     "do": "does",
@@ -223,6 +249,21 @@ def _agreed_aux(aux: str) -> str:
     return agreed[:1].upper() + agreed[1:] if aux[:1].isupper() else agreed
 
 
+# "glad to have you here", "it would do you good": "have"/"do" is the verb and "you" its object,
+# not a question's auxiliary before its subject.
+_VERB_NOT_AUX = re.compile(r"(?i)\b(?:to|can|could|will|would|should|shall|must|might|may|'d|\u2019d|'ll|\u2019ll)\s+$")
+_SEVERAL_AFTER = re.compile(r"\s+(?:guys|two|both)\b", re.I)
+
+
+def _asked_of(match: re.Match[str], other: str) -> str:
+    """An auxiliary before "you" agrees with the one listener named ("Are you free?" -> "Is Bo
+    free?"), unless it is a verb with "you" as its object or "you" are several ("are you guys")."""
+    statement = match.string
+    if _VERB_NOT_AUX.search(statement, 0, match.start()) or _SEVERAL_AFTER.match(statement, match.end()):
+        return match.group(0)
+    return f"{_agreed_aux(match.group(1))} {other}"
+
+
 # "you" is a subject where a clause starts: the text's start, after punctuation or a conjunction.
 _SUBJECT_SLOT = re.compile(
     r"(?:^|[,;:.!?\-\u2013\u2014(\"]\s*|\b(?:and|but|so|because|if|when|that|since|as|or|then|while"
@@ -319,7 +360,7 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small")."""
     if generic_you and any(_is_generic_you(statement, m) for m in _SECOND_PERSON.finditer(statement)):
         return statement
-    statement = _AUX_YOU.sub(lambda m: f"{_agreed_aux(m.group(1))} {other}", statement)
+    statement = _AUX_YOU.sub(lambda m: _asked_of(m, other), statement)
     statement = _joined_verbs_agree(
         statement,
         ((m.end(), verb) for m in _SECOND_PERSON.finditer(statement) if (verb := _subject_verb(statement, m))),
@@ -333,7 +374,7 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
         if match.group("you_have"):
             return f"{other} has"
         if match.group("you_aux"):
-            return f"{other} {_AUXILIARIES[match.group('you_aux').replace(chr(0x2019), chr(39))]}"
+            return f"{other} {_contracted_aux(match.group('you_aux'), statement, match.end())}"
         if match.group("your") and _ABOUT_ANYONE.search(statement, 0, match.start()):
             return match.group(0)
         if match.group("your") or match.group("yours"):
@@ -483,7 +524,7 @@ def to_third_person(
         if match.group("i_be"):
             return f"{subject} is"
         if match.group("i_aux"):
-            return f"{subject} {_AUXILIARIES[match.group('i_aux').replace(chr(0x2019), chr(39))]}"
+            return f"{subject} {_contracted_aux(match.group('i_aux'), statement, match.end())}"
         if match.group("i_ve"):
             return f"{subject} has"
         if match.group("i_verb"):
@@ -504,7 +545,7 @@ def to_third_person(
         if match.group("we_be"):
             return f"{group} are"
         if match.group("we_aux"):
-            return f"{group} {_PLURAL_AUXILIARIES[match.group('we_aux').replace(chr(0x2019), chr(39))]}"
+            return f"{group} {_contracted_aux(match.group('we_aux'), statement, match.end(), plural=True)}"
         if match.group("we"):
             return f"{group} {plural_verb(match.group('we_verb'))}" if match.group("we_verb") else group
         if match.group("our"):

@@ -328,3 +328,38 @@ def test_a_sentence_opening_on_the_unnamed_speaker_opens_with_a_capital() -> Non
         "Yes, that works. The user will call the dentist."
     )
     assert to_third_person("Fine! I've booked it.", "Ana") == "Fine! Ana has booked it."
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("I'd been to Lisbon twice", "Noor had been to Lisbon twice"),
+        ("I'd already packed by then", "Noor had already packed by then"),
+        ("You'd never tried sushi before?", "Ivo had never tried sushi before?"),
+        ("I'd better leave early", "Noor had better leave early"),
+        # before a bare verb, or a form that is also one, "'d" stays "would"
+        ("I'd love a copy", "Noor would love a copy"),
+        ("I'd read it again", "Noor would read it again"),
+    ],
+)
+def test_a_contracted_had_before_a_participle(said: str, written: str) -> None:
+    assert to_third_person(said, "Noor", other="Ivo") == written
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("So happy to have you on the team", "So happy to have Ivo on the team"),
+        ("A walk would do you good", "A walk would do Ivo good"),
+        ("Have you tried the new bakery?", "Has Ivo tried the new bakery?"),
+        ("Are you guys coming?", "Are you guys coming?"),
+        ("Were you two at the market?", "Were you two at the market?"),
+    ],
+)
+def test_an_auxiliary_agrees_only_with_one_listener_as_its_subject(said: str, written: str) -> None:
+    assert to_third_person(said, "Noor", other="Ivo") == written
+
+
+def test_a_question_tag_names_the_speaker() -> None:
+    assert to_third_person("I packed too much, didn't I?", "Noor") == "Noor packed too much, didn't Noor?"
+    assert to_third_person("I was right, wasn't I.", "Noor") == "Noor was right, wasn't Noor."
