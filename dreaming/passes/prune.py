@@ -15,11 +15,12 @@
 
 Rank (higher is core): protected first, then confidence + 0.5 * use + 0.5 * recency, where use is
 min(evidence, 4) / 4 (how many messages support it: how often it came up, since reads are not
-tracked) and recency is 1.0 for the memory last written (`updated_at`: the time of the job that
-wrote it) falling linearly to 0.0 for the one written longest ago. Ties go to the more recently
-written, then the shorter text, then the older record: never to an id hash, so what is core is
-explainable. Recency is the jobs' time, not the evidence's: a replay of old history at another pace
-can rank a few memories into the core differently (README, Known limits).
+tracked) and recency is 1.0 for the memory whose evidence made it true last (`held_from`: its
+`valid_from`, the time of its evidence or of the correction that set its text) falling linearly to
+0.0 for the one that has held longest. Ties go to the more recent, then the shorter text, then the
+memory id. Every key is read from what was said and when, never from when a job ran: the same
+history gives the same core at any replay pace, and a memory a pass only condensed or re-tiered
+does not look new.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 from dreaming.passes.apply import Candidate, apply_actions
 from dreaming.snapshot import Snapshot
+from dreaming.store.validity import held_from
 from language.sentences import split_sentences
 from schemas import MemoryRecord, UpdateAction
 
@@ -51,9 +53,13 @@ class PruneResult:
         )
 
 
+def _held_since(memory: MemoryRecord) -> float:
+    return held_from(memory).timestamp()
+
+
 def prune_score(memory: MemoryRecord, oldest: float, newest: float) -> float:
     span = max(newest - oldest, 1.0)
-    recency = (memory.updated_at.timestamp() - oldest) / span
+    recency = (_held_since(memory) - oldest) / span
     return memory.confidence + 0.5 * min(len(memory.evidence_message_ids), 4) / 4 + 0.5 * recency
 
 
@@ -120,18 +126,11 @@ def core_rank(memories: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     put part of the core in a prompt (the context endpoint) keep to the same order."""
     if not memories:
         return []
-    stamps = [m.updated_at.timestamp() for m in memories]
+    stamps = [_held_since(m) for m in memories]
     oldest, newest = min(stamps), max(stamps)
     return sorted(
         memories,
-        key=lambda m: (
-            not m.protected,
-            -prune_score(m, oldest, newest),
-            -m.updated_at.timestamp(),
-            len(m.text),
-            m.created_at,
-            m.memory_id,
-        ),
+        key=lambda m: (not m.protected, -prune_score(m, oldest, newest), -_held_since(m), len(m.text), m.memory_id),
     )
 
 

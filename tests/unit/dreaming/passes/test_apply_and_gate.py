@@ -164,7 +164,7 @@ def test_privacy_mask_replaces_findings():
 
 
 def test_tiers_rank_the_core_and_archive_the_rest_without_hiding_anything():
-    many = [memory(f"m{i}", f"fact number {i}", ("m1",), updated_at=T0.replace(day=1 + i)) for i in range(5)]
+    many = [memory(f"m{i}", f"fact number {i}", ("m1",), valid_from=T0.replace(day=1 + i)) for i in range(5)]
     snap = snapshot(*many, memory("profile", "Legal name", protected=True))
     candidate = apply_plan(snap, plan())
     archive = assign_tiers(candidate, 3, token_budget=2_000)
@@ -178,11 +178,38 @@ def test_tiers_rank_the_core_and_archive_the_rest_without_hiding_anything():
 def test_core_tier_is_bounded_by_its_token_budget():
     texts = {f"m{i}": "word " * 40 for i in range(4)}  # ~50 tokens each
     snap = snapshot(
-        *(memory(i, t, ("m1",), updated_at=T0.replace(day=1 + n)) for n, (i, t) in enumerate(texts.items()))
+        *(memory(i, t, ("m1",), valid_from=T0.replace(day=1 + n)) for n, (i, t) in enumerate(texts.items()))
     )
     candidate = apply_plan(snap, plan())
     assign_tiers(candidate, 100, token_budget=120)
     assert sorted(m.memory_id for m in candidate.active if m.tier == "core") == ["m2", "m3"]
+
+
+def test_the_core_is_ranked_by_when_memories_held_not_when_a_job_wrote_them():
+    """The same history replayed at another pace gives the same core: the jobs' times (created_at,
+    updated_at) are reversed here, and a pass that only condensed an old memory does not make it new."""
+
+    def core_of(job_time) -> set[str]:
+        snap = snapshot(
+            *(
+                memory(
+                    f"m{i}",
+                    f"fact number {i}",
+                    ("m1",),
+                    valid_from=T0.replace(day=1 + i),
+                    created_at=job_time(i),
+                    updated_at=job_time(i),
+                )
+                for i in range(5)
+            )
+        )
+        candidate = apply_plan(snap, plan())
+        assign_tiers(candidate, 2, token_budget=2_000)
+        return {m.memory_id for m in candidate.active if m.tier == "core"}
+
+    in_order = core_of(lambda i: T0.replace(day=10 + i))
+    reversed_pace = core_of(lambda i: T0.replace(day=20 - i))
+    assert in_order == reversed_pace == {"m3", "m4"}
 
 
 def test_gate_quarantines_changes_that_rest_only_on_an_injected_instruction():
