@@ -180,6 +180,24 @@ _SIGN_OFF = re.compile(
     r"(?:\s+(?:again|later|soon|to\s+you|with\s+you)){0,2}\s*(?:[.!]+$|$|,?\s+(?:if|when|once|after)\s+(?:i|we)\b)"
 )
 _SPEAKER_CLAUSE = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|we|we're|we've)\b")
+# Taking leave: the speaker has to go ("I have to run", "I should get going") or wishes the
+# listener well on parting ("have a nice day", "talk soon", "good night"). Only a sentence made of
+# nothing else: "I have to go to the dentist" and "I have to run a 10k" say something.
+_LEAVING = (
+    r"(?:(?:i|we)(?:\s+(?:have|need|got)\s+to|'ve\s+got\s+to|\s+(?:must|should|gotta))|gotta|got\s+to|time\s+to)"
+    r"\s+(?:run|go|dash|head\s+out|get\s+going|take\s+off|sign\s+off|log\s+off|hop\s+off|get\s+some\s+sleep)"
+    r"(?:\s+(?:now|for\s+now|too))?"
+)
+_PARTING_WISH = (
+    r"(?:have\s+a\s+(?:nice|good|great|lovely|wonderful)\s+(?:day|night|evening|weekend|week|one)"
+    r"|talk\s+(?:to\s+you\s+)?(?:soon|later)|(?:see|catch)\s+(?:you|ya)(?:\s+(?:soon|later|around|then))?"
+    r"|take\s+care|bye(?:\s+for\s+now)?|good\s*night|sleep\s+well|ttyl)"
+)
+_PARTING_UNIT = rf"(?:{_LEAVING}|{_PARTING_WISH})"
+_TAKES_LEAVE = re.compile(
+    rf"(?i)^\W*(?:(?:ok(?:ay)?|well|anyway|alright|oh|so|sorry)\W+)?{_PARTING_UNIT}"
+    rf"(?:\s*(?:[,;.!]+|\s+and|,\s+but)\s*{_PARTING_UNIT})*(?:,?\s+(?-i:[A-Z][\w'-]*))?\s*[.!]*$"
+)
 
 
 _ACKNOWLEDGED = re.compile(
@@ -204,8 +222,9 @@ def is_acknowledgement(sentence: str) -> bool:
 
 
 def is_pleasantry(sentence: str) -> bool:
-    """Thanks for what the listener did ("Thanks for the help with my budget!") or a sign-off
-    ("I'll keep at it and come back if I get stuck"): social glue, however many content words it
+    """Thanks for what the listener did ("Thanks for the help with my budget!"), a sign-off
+    ("I'll keep at it and come back if I get stuck") or taking leave ("I have to run, have a nice
+    day"): social glue, however many content words it
     holds. Not when it goes on to say something of the speaker's own ("thanks for the tip, I
     bought the blue one") or carries a value, and "thanks to" gives a cause, not thanks."""
     text = sentence.replace("\u2019", "'")
@@ -214,7 +233,7 @@ def is_pleasantry(sentence: str) -> bool:
     thanks = _THANKS.match(text)
     if thanks:
         return not _SPEAKER_CLAUSE.search(text[thanks.end() :])
-    return bool(_SIGN_OFF.match(text))
+    return bool(_SIGN_OFF.match(text) or _TAKES_LEAVE.match(text))
 
 
 REACTION_MAX_CONTENT_WORDS = 2

@@ -115,6 +115,22 @@ def without_discourse_lead(body: str) -> str:
     return stripped[:1].upper() + stripped[1:] if stripped != body else body
 
 
+# How the speaker frames what follows, not part of it: "I'll be honest, the rent decided it",
+# "Btw, the shop opened", "Wow, I ran 10k". Read before the rewrite into the third person, which
+# would make a fact of the frame ("Ana will be honest, …").
+_SPEAKERS_FRAME = re.compile(
+    r"^(?:(?:i'll|i\s+will|gotta|i\s+(?:must|have\s+to|gotta|got\s+to))\s+(?:be\s+honest|say|admit|confess)"
+    r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg)"
+    r"\s*[,!:]\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def without_speakers_frame(text: str) -> str:
+    stripped = _SPEAKERS_FRAME.sub("", text, count=1)
+    return stripped[:1].upper() + stripped[1:] if stripped != text else text
+
+
 def _with_speaker(body: str, speaker: TurnSpeaker, people: Sequence[str]) -> str:
     """The speaker named once, when the statement does not name them and someone else could have
     said it (several people talk). A user's own chat with an assistant needs no "The user:"."""
@@ -146,7 +162,7 @@ def message_facts(
         body = (
             _asked(unit, speaker, turn.ts, we)
             if unit.kind == "asked"
-            else third_person(unit.text, speaker, turn.ts, we)
+            else third_person(without_speakers_frame(unit.text), speaker, turn.ts, we)
         )
         if unit.kind == "suggested":
             body = f"{speaker.name or 'The user'} suggested: {body}"

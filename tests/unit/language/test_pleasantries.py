@@ -15,6 +15,11 @@ PLEASANTRIES = [
     "I'll keep practising and come back if I get stuck.",
     "I'll get back to you later!",
     "Sure, I'll check back when I have the numbers.",
+    # taking leave, with the wishes that go with it
+    "I have to run, have a lovely evening.",
+    "Okay, I should get going now. Talk soon!",
+    "Gotta head out, see you later, Priya!",
+    "Good night and take care.",
 ]
 NOT_PLEASANTRIES = [
     "Thanks to my coach, I finally ran a marathon.",  # a cause, not thanks
@@ -24,6 +29,10 @@ NOT_PLEASANTRIES = [
     "I will reach out to my landlord about the leak tomorrow.",  # to someone else, about something
     "OK, I'll let you know how the interview goes.",  # says there is an interview
     "I'll come back to the garden plan once the quotes arrive.",
+    "I have to go to the clinic on Monday.",  # where the speaker has to go
+    "I have to run 12 km for the qualifier.",
+    "I need to go now, see you at the climbing wall on Friday.",
+    "Gotta run, my night shift starts at 9.",
 ]
 
 

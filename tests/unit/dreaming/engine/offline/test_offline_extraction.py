@@ -288,6 +288,24 @@ def test_a_memory_read_alone_drops_the_talk_words_it_opened_with() -> None:
     assert texts["2"].startswith("So far the new studio is quiet."), "'so far' is no lead-in"
 
 
+def test_how_the_speaker_frames_a_statement_is_not_part_of_it() -> None:
+    texts = said(
+        creates(
+            "t/pals/frame",
+            [
+                ("user", "Rui: I'll be honest, the garden was why I picked the flat."),
+                ("user", "Mona: Btw, I joined a rowing club in Porto."),
+                ("user", "Rui: Honestly I prefer the old harbour cafe."),
+                ("user", "Mona: I have to run, have a nice evening!"),
+            ],
+        )
+    )
+    assert texts["0"] == "The garden was why Rui picked the flat.", "not 'Rui will be honest'"
+    assert texts["1"] == "Mona joined a rowing club in Porto."
+    assert texts["2"].startswith("Rui: Honestly") or texts["2"].startswith("Honestly"), "an adverb inside stays"
+    assert "3" not in texts, "taking leave is no memory"
+
+
 def test_a_line_that_leaves_out_its_i_and_names_a_value_is_a_statement() -> None:
     texts = said(
         creates(
