@@ -75,7 +75,7 @@ _FIRST_PERSON = re.compile(
     rf"|\b(?P<i_be>(?:I|i)(?:'m|\u2019m| am)|{_IM})\b"
     r"|\b(?:I|i)(?P<i_aux>'ve|'ll|'d|\u2019ve|\u2019ll|\u2019d)\b"
     rf"|\b(?P<i_ve>{_IVE})\b"
-    rf"|\b{_I}\s+(?P<i_adv>{_ADVERB}\s+)?(?P<i_verb>{_VERB})\b"
+    rf"|\b{_I}\s+(?P<i_adv>(?:{_ADVERB}\s+){{1,3}})?(?P<i_verb>{_VERB})\b"
     rf"|\b(?P<i_bare>{_I})"
     r"|\b(?P<my>[Mm]y|[Mm]ine)\b|\b(?P<myself>[Mm]yself)\b|\b(?P<me>[Mm]e)\b"
     r"|\b(?P<we_be>[Ww]e(?:'re|\u2019re| are))\b"
@@ -96,7 +96,7 @@ flown drawn shown thrown worn torn sworn woken spoken stolen frozen hidden ridde
 better
 """.split()
 )
-_AFTER_D = re.compile(rf"\s+(?:{_ADVERB}\s+)?(?P<word>[a-z]+)\b")
+_AFTER_D = re.compile(rf"\s+(?:{_ADVERB}\s+){{0,3}}(?P<word>[a-z]+)\b")
 
 
 def _contracted_aux(contraction: str, statement: str, end: int, *, plural: bool = False) -> str:
@@ -211,7 +211,7 @@ _SECOND_PERSON = re.compile(
     r"|(?<![Dd]o )(?<![Dd]id )(?<![Ww]ould )(?<![Cc]ould )(?<![Ss]hould )(?<![Ww]ill )(?<![Cc]an )"
     r"\b(?P<you_have>[Yy]ou have)\b(?!\s+to\b)"
     r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<yourself>[Yy]ourself)\b"
-    rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>{_ADVERB}\s+)?(?P<you_verb>[a-z]*n['\u2019]t|[a-z]+)\b)?"
+    rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>(?:{_ADVERB}\s+){{1,3}})?(?P<you_verb>[a-z]*n['\u2019]t|[a-z]+)\b)?"
 )
 # Words after "you" that are not its verb ("you guys", "you two", "you and Sam").
 _NOT_VERBS = frozenset({"guys", "all", "two", "both", "and", "or", "too", "alone", "there", "here", "in", "on", "at"})

@@ -363,3 +363,10 @@ def test_an_auxiliary_agrees_only_with_one_listener_as_its_subject(said: str, wr
 def test_a_question_tag_names_the_speaker() -> None:
     assert to_third_person("I packed too much, didn't I?", "Noor") == "Noor packed too much, didn't Noor?"
     assert to_third_person("I was right, wasn't I.", "Noor") == "Noor was right, wasn't Noor."
+
+
+def test_adverbs_in_a_row_are_not_the_verb() -> None:
+    assert to_third_person("I never really asked her name", "Noor") == "Noor never really asked her name"
+    assert to_third_person("I just really love the harbour", "Noor") == "Noor just really loves the harbour"
+    assert to_third_person("You never really told me", "Noor", other="Ivo") == "Ivo never really told Noor"
+    assert to_third_person("I'd never really been abroad", "Noor") == "Noor had never really been abroad"
