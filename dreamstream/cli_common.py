@@ -351,6 +351,7 @@ def client_filter(where: MemoryFilter, consolidated: bool | None = None) -> Any:
         updated_after=where.updated_after,
         updated_before=where.updated_before,
         metadata=dict(where.metadata) or None,
+        about=where.about,
     )
 
 

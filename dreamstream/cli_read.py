@@ -10,6 +10,7 @@ import json
 
 import click
 
+from dreaming.store.filters import MemoryFilter
 from dreaming.store.history import (
     GenerationDiff,
     RecordVersion,
@@ -47,14 +48,26 @@ def memories() -> None:
     "--generation", type=click.IntRange(min=0), default=None, help="a kept generation [default: the active one]"
 )
 @click.option("--all", "include_inactive", is_flag=True, help="also superseded, merged and archived records")
+@click.option(
+    "--about",
+    "where",
+    default=None,
+    callback=lambda _ctx, _param, about: _about_filter(about),
+    help="only memories that name this person or thing (e.g. Ava)",
+)
 @json_option
 @api_option
 def memories_list(
-    scope: str, generation: int | None, include_inactive: bool, as_json: bool, api_url: str | None
+    scope: str,
+    generation: int | None,
+    include_inactive: bool,
+    where: MemoryFilter,
+    as_json: bool,
+    api_url: str | None,
 ) -> None:
     """The memories readers see in SCOPE (tenant/agent/subject)."""
     with scope_reader(load_settings(), api_url) as reader:
-        records = reader.records(scope, generation, include_inactive)
+        records = reader.records(scope, generation, include_inactive, where)
         number = reader.state(scope).active_generation if generation is None else generation
     if as_json:
         emit_json({"scope": scope, "generation": number, "memories": [m.model_dump(mode="json") for m in records]})
@@ -63,6 +76,14 @@ def memories_list(
     if records:
         rows = [(m.memory_id, _status(m), m.text, ", ".join(m.evidence_message_ids), m.updated_at) for m in records]
         click.echo(table(["id", "status", "text", "evidence", "updated"], rows))
+
+
+def _about_filter(about: str | None) -> MemoryFilter:
+    """Read at parse time, so a bad value is a usage error on one line."""
+    try:
+        return MemoryFilter(about=about)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from err
 
 
 @memories.command("show")

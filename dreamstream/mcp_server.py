@@ -10,7 +10,7 @@ a tool call naming any other scope is refused, whatever the model asks for.
 | `search_memory` | hybrid search, fresh notes (not consolidated yet) included and marked | read-only |
 | `get_memory` | one memory now, and what it was in every kept generation (`valid_from`/`valid_to`) | read-only |
 | `memory_context` | a prompt-ready block: the core tier, then the query's best other memories, budgeted | read-only |
-| `list_memories` | a page of what readers see, filterable by tier and consolidation | read-only |
+| `list_memories` | a page of what readers see, by tier, consolidation and whom or what they name | read-only |
 | `list_scopes` | the configured scopes and the known scopes they cover | read-only |
 | `add_memory` | a new memory (a memory-add event): searchable at once, curated by the next pass | additive |
 | `correct_memory` | a new text for a memory, or its deletion, applied by the next pass (reversible) | destructive |
@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import click
 from pydantic import Field
 
+from dreaming.store.filters import ABOUT_MAX_CHARS
 from dreamstream.client import AsyncClient, DreamstreamError, Filter
 from dreamstream.mcp_outputs import (
     Added,
@@ -73,6 +74,14 @@ Tier = Annotated[
 ]
 Consolidated = Annotated[
     bool | None, Field(description="true: only reviewed memories; false: only fresh notes not consolidated yet")
+]
+About = Annotated[
+    str | None,
+    Field(
+        description='only memories that name this person or thing, e.g. Ava (finds "Ava\'s sister", '
+        'not "Avalon"): to list everything memory holds about them',
+        max_length=ABOUT_MAX_CHARS,
+    ),
 ]
 AsOf = Annotated[
     str | None,
@@ -166,11 +175,12 @@ def build_server(client: AsyncClient, scopes: ScopeSet) -> Any:
         k: Annotated[int, Field(description="how many results", ge=1, le=MAX_K)] = 5,
         tier: Tier = None,
         consolidated: Consolidated = None,
+        about: About = None,
         as_of: AsOf = None,
     ) -> SearchResult:
         """Search a scope's long-term memory by meaning and exact words; the closest memories, best first."""
         chosen = target(scope)
-        where = Filter(tier=tier, consolidated=consolidated)
+        where = Filter(tier=tier, consolidated=consolidated, about=about)
         return await answer(lambda: _search(client, chosen, query, k, where, as_of))
 
     @server.tool(annotations=reading, structured_output=True)
@@ -205,11 +215,13 @@ def build_server(client: AsyncClient, scopes: ScopeSet) -> Any:
         ] = None,
         tier: Tier = None,
         consolidated: Consolidated = None,
+        about: About = None,
         as_of: AsOf = None,
     ) -> Listing:
-        """A page of a scope's memories (the reviewed ones, then fresh notes); pass next_cursor back for more."""
+        """A page of a scope's memories (the reviewed ones, then fresh notes), or of those about someone or
+        something (`about`); pass next_cursor back for more."""
         chosen = target(scope)
-        where = Filter(tier=tier, consolidated=consolidated)
+        where = Filter(tier=tier, consolidated=consolidated, about=about)
         return Listing.of(await answer(lambda: client.memories(chosen, limit, cursor, where=where, as_of=as_of)))
 
     @server.tool(annotations=reading, structured_output=True)

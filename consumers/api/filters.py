@@ -8,7 +8,7 @@ from typing import cast, get_args
 
 from consumers.api.openapi import BOOLEAN, DATE_TIME, Param
 from consumers.api.params import BadRequest, bool_param, time_param
-from dreaming.store.filters import METADATA_KEY, MemoryFilter
+from dreaming.store.filters import ABOUT_MAX_CHARS, METADATA_KEY, MemoryFilter
 from schemas.memory import MemoryOrigin, MemoryTier
 
 META_PREFIX = "meta."
@@ -28,6 +28,12 @@ FILTER_PARAMS: tuple[Param, ...] = (
     Param("created_before", DATE_TIME, "created before (exclusive)"),
     Param("updated_after", DATE_TIME, "last updated at or after"),
     Param("updated_before", DATE_TIME, "last updated before (exclusive)"),
+    Param(
+        "about",
+        {"type": "string", "maxLength": ABOUT_MAX_CHARS},
+        "only memories that name this person or thing: its words as whole words in any case, the last "
+        'also possessive or plural (`about=Ava` finds "Ava\'s sister", not "Avalon")',
+    ),
     Param(
         "meta.{key}",
         {"type": "string"},
@@ -61,8 +67,18 @@ def memory_filter(params: dict[str, str]) -> MemoryFilter:
         origin=cast("MemoryOrigin | None", origin),
         consolidated=consolidated,
         metadata=tuple(metadata),
+        about=_about(params),
         **bounds,
     )
+
+
+def _about(params: dict[str, str]) -> str | None:
+    if params.get("about", "") == "":
+        return None
+    raw = params["about"].strip()
+    if len(raw) > ABOUT_MAX_CHARS or not any(ch.isalnum() for ch in raw):
+        raise BadRequest(f"about must name someone or something in at most {ABOUT_MAX_CHARS} characters")
+    return raw
 
 
 def _choice(params: dict[str, str], name: str, allowed: tuple[str, ...]) -> str | None:

@@ -1,5 +1,7 @@
 """What a reader may ask for besides the scope: a memory's tier, origin, whether a pass curated it,
-when it was created or last updated, and equality on its flat metadata keys.
+when it was created or last updated, equality on its flat metadata keys, and whom or what it is
+about (`about`: the memories that name a person or thing, the way "list everything Ava did" is
+asked).
 
 One `MemoryFilter`, two translations: `conditions()` narrows the store query (payload conditions
 over the memories collection, which every backend evaluates in its engine), and `matches()`
@@ -8,7 +10,8 @@ decides, on records in hand: the results of that query, the memory-adds no pass 
 index. The store query may keep more than the filter asks, never less (a unit test holds every
 backend to that); a boolean, which not every engine matches (the embedded one reads `true` as
 the integer 1), is left to `matches()`, and so is `consolidated`: the memories collection holds
-curated records only.
+curated records only. `about` is read in the text, so it too is left to `matches()` (the
+store keeps every record; a generation is read whole once and cached).
 
 Metadata values are compared the way a query string can spell them: `meta.ticket=123` matches the
 string "123" and the number 123; `meta.vip=true` the string "true" and the boolean true.
@@ -20,6 +23,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from schemas import MemoryRecord
@@ -33,6 +37,7 @@ RECORD = "record"
 METADATA_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """Keys a filter can name: a dot or a bracket would read as a path into the payload."""
 _INTEGER = re.compile(r"-?\d{1,18}")
+ABOUT_MAX_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -49,11 +54,17 @@ class MemoryFilter:
     updated_before: datetime | None = None
     metadata: tuple[tuple[str, str], ...] = ()
     """(key, value as the query spelled it), every one must hold."""
+    about: str | None = None
+    """Only memories whose text names this person or thing (`names`)."""
 
     def __post_init__(self) -> None:
         for key, _ in self.metadata:
             if not METADATA_KEY.fullmatch(key):
                 raise ValueError(f"metadata filter key {key!r} must be 1-64 letters, digits, _ or -")
+        if self.about is not None and not (
+            len(self.about) <= ABOUT_MAX_CHARS and any(ch.isalnum() for ch in self.about)
+        ):
+            raise ValueError(f"about must name someone or something in at most {ABOUT_MAX_CHARS} characters")
 
     @property
     def empty(self) -> bool:
@@ -78,6 +89,8 @@ class MemoryFilter:
         if not _within(record.created_at, self.created_after, self.created_before):
             return False
         if not _within(record.updated_at, self.updated_after, self.updated_before):
+            return False
+        if self.about is not None and not names(record.text, self.about):
             return False
         metadata = record.metadata or {}
         return all(key in metadata and _value_matches(metadata[key], raw) for key, raw in self.metadata)
@@ -113,10 +126,26 @@ class MemoryFilter:
             if (value := getattr(self, name)) is not None:
                 out[name] = value.isoformat()
         out.update({f"meta.{key}": raw for key, raw in self.metadata})
+        if self.about is not None:
+            out["about"] = self.about
         return out
 
 
 NO_FILTER = MemoryFilter()
+
+
+def names(text: str, about: str) -> bool:
+    """Whether `text` names `about`: its words in order as whole words, in any case, the last one
+    also as a possessive or a plural ("Ava" in "Ava's sister", not in "Avalon"; "pottery class" in
+    "two pottery classes")."""
+    return _naming(about).search(text) is not None
+
+
+@lru_cache(maxsize=256)
+def _naming(about: str) -> re.Pattern[str]:
+    words = re.findall(r"[^\W_]+(?:['\u2019][^\W_]+)*", about)
+    spaced = r"[\s-]+".join(re.escape(word) for word in words)
+    return re.compile(rf"(?<![^\W_]){spaced}(?:['\u2019]s|s|es)?(?![^\W_])", re.IGNORECASE)
 
 
 def _within(value: datetime, low: datetime | None, high: datetime | None) -> bool:

@@ -29,10 +29,12 @@ class Filter:
     updated_before: datetime | str | None = None
     metadata: Mapping[str, str | int | float | bool] | None = None
     """Equality on flat metadata keys, every one must hold."""
+    about: str | None = None
+    """Only memories that name this person or thing ("Ava" finds "Ava's sister", not "Avalon")."""
 
     def params(self) -> dict[str, str]:
         out: dict[str, str] = {}
-        for name in ("tier", "origin", "created_after", "created_before", "updated_after", "updated_before"):
+        for name in ("tier", "origin", "created_after", "created_before", "updated_after", "updated_before", "about"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = iso(value) if isinstance(value, datetime) else str(value)

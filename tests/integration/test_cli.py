@@ -265,6 +265,9 @@ def test_memories_list(dreamed):
     assert {m["memory_id"]: m["status"] for m in old["memories"]}["ava-m1"] == "superseded"
     text = ok(cli(dreamed.settings, "memories", "list", AVA))
     assert text.startswith(f"{AVA}: generation 2") and "ID" in text and "aisle" in text
+    about = ok_json(cli(dreamed.settings, "memories", "list", AVA, "--about", "stamp", "--json"))
+    assert "Ava collects vintage stamps" in [m["text"] for m in about["memories"]]
+    assert all("stamp" in m["text"].lower() for m in about["memories"]) and len(about["memories"]) < len(texts)
 
 
 def test_memories_show_follows_one_memory(dreamed):
@@ -364,6 +367,7 @@ def test_errors_are_one_line_and_a_non_zero_exit(dreamed, tmp_path):
     one_line_error(cli(s, "quarantine", "reject", AVA, "3"), "--reason", code=2)
     one_line_error(cli(s, "replay", str(tmp_path / "nope.jsonl")), "nope.jsonl", code=2)
     one_line_error(cli(s, "memories", "list"), "Missing argument 'SCOPE'", code=2)
+    one_line_error(cli(s, "memories", "list", AVA, "--about", "?!"), "about must name", code=2)
     unreachable = {"DREAMSTREAM_KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:9"}
     one_line_error(cli(s, "trigger", AVA, env=unreachable), "cannot reach Kafka at 127.0.0.1:9")
     one_line_error(cli(s, "audit", "tail", env=unreachable), "cannot reach Kafka at 127.0.0.1:9")

@@ -112,9 +112,11 @@ def test_the_read_tools_answer_what_the_api_serves_in_their_schemas(api):
             "list_memories": await client.call_tool("list_memories", {"limit": 1}),
             "list_scopes": await client.call_tool("list_scopes", {}),
         }
-        return tools, answers
+        about = await client.call_tool("list_memories", {"about": "lisbon"})
+        return tools, answers, about
 
-    tools, answers = session(api)(body)
+    tools, answers, about = session(api)(body)
+    assert [m["memory_id"] for m in structured(about)["memories"]] == ["fresh"], "what memory holds about Lisbon"
     for name, result in answers.items():
         jsonschema.validate(structured(result), tools[name].output_schema)
         assert json.loads(result.content[0].text) == structured(result), "text and structured content agree"

@@ -68,6 +68,8 @@ def test_reads_and_filters_through_the_blocking_client(served):
         assert [m.memory_id for m in memory_api.all_memories(SCOPE, page_size=1)] == ["seat", "fresh"]
         old = memory_api.memories(SCOPE, generation=1, where=Filter(metadata={"channel": "email"}))
         assert [m.memory_id for m in old.memories] == ["diet"]
+        about = memory_api.memories(SCOPE, where=Filter(about="Lisbon"))
+        assert [m.memory_id for m in about.memories] == ["fresh"]
         history = memory_api.memory(SCOPE, "seat")
         assert history.memory is not None and history.memory.text == "The user prefers aisle seats."
         assert [(v.generation, v.record.text if v.record else None) for v in history.versions] == [

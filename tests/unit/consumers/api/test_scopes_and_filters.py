@@ -116,6 +116,10 @@ def test_list_shows_the_generation_then_the_memory_adds_not_curated_yet(api):
         ("meta.channel=chat", ["fresh"]),
         ("meta.channel=chat&tier=core", []),
         ("include_inactive=true&tier=core", ["old", "seat"]),  # oldest first, then by id
+        ("about=seat", ["seat"]),  # the plural too, and only what is active
+        ("about=LISBON", ["fresh"]),  # any case, the memory-adds not curated yet too
+        ("about=window+seat&include_inactive=true", ["old"]),
+        ("about=Lis", []),  # whole words only
     ],
 )
 def test_list_filters(api, query, expected):
@@ -134,6 +138,7 @@ def test_list_filters(api, query, expected):
         ("&meta.channel=email", {"diet"}),
         ("&origin=transcript", {"seat"}),
         ("&created_after=2026-03-06", {"diet"}),
+        ("&about=vegetarian", {"diet"}),
     ],
 )
 def test_search_filters(api, query, expected):
@@ -156,6 +161,8 @@ def test_search_filters(api, query, expected):
         ("meta.=1", "unknown query parameter 'meta.'"),
         ("metadata=x", "unknown query parameter 'metadata'"),
         ("tier=core&tier=archive", "'tier' given more than once"),
+        ("about=%3F%21", "about must name someone or something"),
+        ("about=" + "x" * 101, "about must name someone or something in at most 100 characters"),
     ],
 )
 def test_a_bad_filter_is_a_400_naming_the_parameter(api, query, message):

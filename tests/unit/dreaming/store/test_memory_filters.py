@@ -22,21 +22,21 @@ RECORDS = [
     MemoryRecord(
         scope=SCOPE,
         memory_id=f"m{i}",
-        text=f"memory number {i}",
+        text=text,
         origin=origin,
         tier=tier,
         created_at=T0 + timedelta(days=i),
         updated_at=T0 + timedelta(days=2 * i),
         metadata=metadata,
     )
-    for i, (origin, tier, metadata) in enumerate(
+    for i, (origin, tier, metadata, text) in enumerate(
         [
-            ("transcript", "core", None),
-            ("memory_add", "core", {"channel": "email", "ticket": 123}),
-            ("memory_add", "archive", {"channel": "chat", "ticket": "123", "vip": True}),
-            ("motive", "archive", {"channel": "chat", "score": 0.5, "vip": False}),
-            ("transcript", "archive", {"ticket": 124, "note": "true"}),
-            ("memory_add", "core", {"channel": "Email", "ticket": 123.0}),
+            ("transcript", "core", None, "Ava moved to Porto in May"),
+            ("memory_add", "core", {"channel": "email", "ticket": 123}, "AVA's sister runs a bakery"),
+            ("memory_add", "archive", {"channel": "chat", "ticket": "123", "vip": True}, "Two pottery classes a week"),
+            ("motive", "archive", {"channel": "chat", "score": 0.5, "vip": False}, "Avalon is the film Bo likes"),
+            ("transcript", "archive", {"ticket": 124, "note": "true"}, "bo prefers the pottery-class on Fridays"),
+            ("memory_add", "core", {"channel": "Email", "ticket": 123.0}, "memory number 5"),
         ]
     )
 ]
@@ -63,6 +63,9 @@ FILTERS = [
     MemoryFilter(metadata=(("channel", "chat"), ("vip", "true"))),
     MemoryFilter(metadata=(("missing", "x"),)),
     MemoryFilter(tier="core", metadata=(("ticket", "123"),), created_after=T0 + timedelta(days=2)),
+    MemoryFilter(about="Ava"),
+    MemoryFilter(about="pottery class"),
+    MemoryFilter(about="Bo", tier="archive"),
 ]
 
 
@@ -113,6 +116,16 @@ def test_each_filter_selects_what_it_says():
     assert ids(MemoryFilter(metadata=(("channel", "email"),))) == ["m1"], "case matters"
     assert ids(MemoryFilter(created_after=T0 + timedelta(days=2), created_before=T0 + timedelta(days=3))) == ["m2"]
     assert ids(MemoryFilter(consolidated=False)) == []
+    assert ids(MemoryFilter(about="Ava")) == ["m0", "m1"], "any case, possessive too, never inside a word"
+    assert ids(MemoryFilter(about="pottery class")) == ["m2", "m4"], "plural and hyphenated alike"
+    assert ids(MemoryFilter(about="bo")) == ["m3", "m4"]
+    assert ids(MemoryFilter(about="Porto", tier="archive")) == []
+
+
+def test_about_must_name_something():
+    for about in ("", "  ", "?!", "x" * 101):
+        with pytest.raises(ValueError, match="about must name"):
+            MemoryFilter(about=about)
 
 
 def test_pending_records_are_filtered_in_hand_and_curated_ones_skipped_when_unwanted(store):
