@@ -19,6 +19,7 @@ from plumbing.kafka_io import API_PRODUCER, PRODUCER_HEADER
 from schemas import ControlEvent, MemoryAdd, MemoryRecord
 from schemas.validation import home_partition
 from tests.integration.test_api import call
+from tests.unit.snapshot_factory import transcript_record
 
 pytestmark = pytest.mark.integration
 SCOPE = "acme/notes-bot/lea"
@@ -28,17 +29,7 @@ SENT = T0 + timedelta(days=4)
 
 
 def record(memory_id: str, text: str, since: datetime = T0, protected: bool = False) -> MemoryRecord:
-    return MemoryRecord(
-        scope=SCOPE,
-        memory_id=memory_id,
-        text=text,
-        origin="transcript",
-        evidence_message_ids=("m1",),
-        protected=protected,
-        created_at=T0,
-        updated_at=T0,
-        valid_from=since,
-    )
+    return transcript_record(SCOPE, memory_id, text, T0, protected=protected, valid_from=since)
 
 
 def seed(runtime) -> None:

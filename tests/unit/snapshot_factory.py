@@ -56,3 +56,20 @@ def turn_row(scope: str, session: str, index: int, role: str, content: str, ts: 
         "content": content,
         "ts": ts,
     }
+
+
+def transcript_record(
+    scope: str, memory_id: str, text: str, at: datetime, evidence: tuple[str, ...] = ("m1",), **fields: object
+) -> MemoryRecord:
+    """A memory the transcript made, written at `at` (created and updated), resting on `evidence`;
+    `fields` set any other field (`protected`, `valid_from`, `status`, ...)."""
+    record = MemoryRecord(
+        scope=scope,
+        memory_id=memory_id,
+        text=text,
+        origin="transcript",
+        evidence_message_ids=evidence,
+        created_at=at,
+        updated_at=at,
+    )
+    return record.model_copy(update=fields) if fields else record

@@ -16,6 +16,7 @@ from dreaming.snapshot import Snapshot
 from schemas import ActionPlan, ControlEvent, ConversationTurn, DreamJob, MemoryCorrection, MemoryRecord, UpdateAction
 from schemas.settings import Settings
 from schemas.validation import FastControl, Rejected, Valid, home_partition, validate_record
+from tests.unit.snapshot_factory import transcript_record
 
 SCOPE = "test/notes-bot/kim"
 T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
@@ -24,18 +25,7 @@ SETTINGS = Settings(partitions=6)
 
 
 def memory(memory_id: str, text: str, protected: bool = False, **extra) -> MemoryRecord:
-    return MemoryRecord(
-        scope=SCOPE,
-        memory_id=memory_id,
-        text=text,
-        origin="transcript",
-        evidence_message_ids=("k0",),
-        protected=protected,
-        created_at=T0,
-        updated_at=T0,
-        valid_from=T0,
-        **extra,
-    )
+    return transcript_record(SCOPE, memory_id, text, T0, ("k0",), protected=protected, valid_from=T0, **extra)
 
 
 def correction(memory_id: str, text: str | None = None, role: str = "agent", cid: str = "cor-1", **event):

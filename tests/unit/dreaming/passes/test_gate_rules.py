@@ -26,6 +26,7 @@ from schemas import (
 )
 from schemas.settings import Settings
 from tests.unit.feed import Feed
+from tests.unit.snapshot_factory import transcript_record
 
 SCOPE = "acme/support-bot/u1"
 T0 = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
@@ -44,16 +45,7 @@ def say(index: int, content: str, minute: int = 0) -> ConversationTurn:
 
 
 def record(memory_id: str, text: str, evidence=("s#0",), **extra) -> MemoryRecord:
-    return MemoryRecord(
-        scope=SCOPE,
-        memory_id=memory_id,
-        text=text,
-        origin="transcript",
-        evidence_message_ids=evidence,
-        created_at=T0,
-        updated_at=T0,
-        **extra,
-    )
+    return transcript_record(SCOPE, memory_id, text, T0, evidence, **extra)
 
 
 def snap(memories, turns, new: set[str]) -> Snapshot:

@@ -15,6 +15,7 @@ from dreaming.store import AppliedJob, Diary, GenerationInfo, MemoryStore
 from dreaming.store import quarantine as decisions
 from dreaming.store.client import point_id, scope_filter
 from schemas import MemoryRecord
+from tests.unit.snapshot_factory import transcript_record
 
 SCOPE = "acme/bot/u1"
 T0 = datetime(2026, 4, 1, tzinfo=UTC)
@@ -26,17 +27,7 @@ def embed(texts):
 
 
 def rec(memory_id: str, text: str, minutes: int = 0, **update) -> MemoryRecord:
-    made = T0 + timedelta(minutes=minutes)
-    record = MemoryRecord(
-        scope=SCOPE,
-        memory_id=memory_id,
-        text=text,
-        origin="transcript",
-        evidence_message_ids=("t1",),
-        created_at=made,
-        updated_at=made,
-    )
-    return record.model_copy(update=update)
+    return transcript_record(SCOPE, memory_id, text, T0 + timedelta(minutes=minutes), ("t1",), **update)
 
 
 class Upserts:

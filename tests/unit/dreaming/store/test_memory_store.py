@@ -8,6 +8,7 @@ import pytest
 
 from dreaming.store import AppliedJob, GenerationInfo, MemoryStore
 from schemas import MemoryRecord
+from tests.unit.snapshot_factory import transcript_record
 
 T0 = datetime(2026, 3, 5, tzinfo=UTC)
 DIMS = 16
@@ -19,15 +20,7 @@ def embed(texts):
 
 
 def record(scope: str, memory_id: str, text: str) -> MemoryRecord:
-    return MemoryRecord(
-        scope=scope,
-        memory_id=memory_id,
-        text=text,
-        origin="transcript",
-        evidence_message_ids=("m1",),
-        created_at=T0,
-        updated_at=T0,
-    )
+    return transcript_record(scope, memory_id, text, T0)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from dreaming.store import AppliedJob, GenerationInfo, MemoryStore, TranscriptSt
 from dreaming.store.edge import EdgeClient, StoreInUse, UnsupportedQuery
 from dreaming.store.generations_cache import CachedGeneration, GenerationsCache
 from schemas import ConversationTurn, MemoryRecord
+from tests.unit.snapshot_factory import transcript_record
 
 SCOPE = "acme/bot/u1"
 T0 = datetime(2026, 4, 1, tzinfo=UTC)
@@ -46,15 +47,7 @@ class CountingClient:
 
 
 def rec(memory_id: str, text: str, evidence=("t1",)) -> MemoryRecord:
-    return MemoryRecord(
-        scope=SCOPE,
-        memory_id=memory_id,
-        text=text,
-        origin="transcript",
-        evidence_message_ids=evidence,
-        created_at=T0,
-        updated_at=T0,
-    )
+    return transcript_record(SCOPE, memory_id, text, T0, evidence)
 
 
 def promote(store: MemoryStore, records, job: str) -> int:

@@ -29,6 +29,7 @@ from tests.unit.dreaming.engine.llm.support import (
     plan_json,
 )
 from tests.unit.feed import Feed
+from tests.unit.snapshot_factory import transcript_record
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")  # pydantic noise from litellm's types
 
@@ -359,18 +360,7 @@ def synthetic_memories(count: int) -> list[MemoryRecord]:
     stamp = datetime(2026, 1, 1, tzinfo=UTC)
     real = [("old-window", "Ava prefers window seats", ("ava-s1#0",)), ("old-veg", "Ava is vegetarian", ("ava-s1#2",))]
     made = [(f"old-{i}", f"{subjects[i % 10]} {facts[i % 9].format(n=i)}", ()) for i in range(count - len(real))]
-    return [
-        MemoryRecord(
-            scope=SCOPE,
-            memory_id=memory_id,
-            text=text,
-            origin="transcript",
-            evidence_message_ids=evidence,
-            created_at=stamp,
-            updated_at=stamp,
-        )
-        for memory_id, text, evidence in real + made
-    ]
+    return [transcript_record(SCOPE, memory_id, text, stamp, evidence) for memory_id, text, evidence in real + made]
 
 
 def snapshot_with(memories: list[MemoryRecord], new_ids: set[str], pending: frozenset[str] = frozenset()) -> Snapshot:
