@@ -215,6 +215,8 @@ _SECOND_PERSON = re.compile(
 )
 # Words after "you" that are not its verb ("you guys", "you two", "you and Sam").
 _NOT_VERBS = frozenset({"guys", "all", "two", "both", "and", "or", "too", "alone", "there", "here", "in", "on", "at"})
+_SEVERAL = ("guys", "two", "both")
+"""After "you", the listeners, not the one listener ("you all" too, unless "all" is of what follows)."""
 # "you" meaning anyone: after a condition ("if you", "when you"), before a modal of advice or
 # ability ("you can", "you have to", "you never know"), as the object of a general effect ("it
 # makes you think"), and the fillers "you know" / "you see".
@@ -252,7 +254,7 @@ def _agreed_aux(aux: str) -> str:
 # "glad to have you here", "it would do you good": "have"/"do" is the verb and "you" its object,
 # not a question's auxiliary before its subject.
 _VERB_NOT_AUX = re.compile(r"(?i)\b(?:to|can|could|will|would|should|shall|must|might|may|'d|\u2019d|'ll|\u2019ll)\s+$")
-_SEVERAL_AFTER = re.compile(r"\s+(?:guys|two|both)\b", re.I)
+_SEVERAL_AFTER = re.compile(rf"\s+(?:{'|'.join(_SEVERAL)})\b", re.I)
 
 
 def _asked_of(match: re.Match[str], other: str) -> str:
@@ -350,7 +352,7 @@ def _several(statement: str, match: re.Match[str]) -> bool:
     """ "you guys", "you two", "you both", "you all" (not "wishing you all the best"): the
     listeners, not the one listener the chat's "you" is."""
     word = match.group("you_verb")
-    if word in ("guys", "two", "both"):
+    if word in _SEVERAL:
         return True
     return word == "all" and not _ALL_OF.match(statement, match.end())
 

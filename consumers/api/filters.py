@@ -62,23 +62,18 @@ def memory_filter(params: dict[str, str]) -> MemoryFilter:
         if not METADATA_KEY.fullmatch(key):
             raise BadRequest(f"{name}: a metadata filter key must be 1-64 letters, digits, _ or -")
         metadata.append((key, params[name]))
-    return MemoryFilter(
-        tier=cast("MemoryTier | None", tier),  # checked against TIERS, the Literal's values
-        origin=cast("MemoryOrigin | None", origin),
-        consolidated=consolidated,
-        metadata=tuple(metadata),
-        about=_about(params),
-        **bounds,
-    )
-
-
-def _about(params: dict[str, str]) -> str | None:
-    if params.get("about", "") == "":
-        return None
-    raw = params["about"].strip()
-    if len(raw) > ABOUT_MAX_CHARS or not any(ch.isalnum() for ch in raw):
-        raise BadRequest(f"about must name someone or something in at most {ABOUT_MAX_CHARS} characters")
-    return raw
+    about = params["about"].strip() if params.get("about", "") != "" else None
+    try:
+        return MemoryFilter(
+            tier=cast("MemoryTier | None", tier),  # checked against TIERS, the Literal's values
+            origin=cast("MemoryOrigin | None", origin),
+            consolidated=consolidated,
+            metadata=tuple(metadata),
+            about=about,
+            **bounds,
+        )
+    except ValueError as err:  # what the filter itself refuses (about): its own words
+        raise BadRequest(str(err)) from err
 
 
 def _choice(params: dict[str, str], name: str, allowed: tuple[str, ...]) -> str | None:

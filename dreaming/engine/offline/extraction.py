@@ -101,6 +101,19 @@ def _yes_or_no(answer: str) -> str:
     return _NO.sub("No,", answer, count=1)
 
 
+# What a memory read alone does not owe to the talk around it, read off before the rewrite into
+# the third person (which would make a fact of a frame: "Ana will be honest, …"):
+# - how the speaker frames what follows: "I'll be honest, the rent decided it", "Btw, the shop
+#   opened", "Wow, I ran 10k";
+# - the words that tie a statement to the one before: "Yeah, our trip got off to a bad start",
+#   "And I repainted the hallway". These stay where the statement answers a quoted question
+#   ("Yeah," is its "Yes,").
+_SPEAKERS_FRAME = re.compile(
+    r"^(?:(?:i'll|i\s+will|gotta|i\s+(?:must|have\s+to|gotta|got\s+to))\s+(?:be\s+honest|say|admit|confess)"
+    r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg)"
+    r"\s*[,!:]\s+(?=\S)",
+    re.IGNORECASE,
+)
 _DISCOURSE_LEAD = re.compile(
     r"^(?:(?:yeah|yep|yup|yes|sure|okay|ok|well|so|anyway|alright|right|absolutely|totally)\s*,"
     r"|(?:and|plus|also)\b,?)\s+(?=\S)",
@@ -108,26 +121,11 @@ _DISCOURSE_LEAD = re.compile(
 )
 
 
-def without_discourse_lead(body: str) -> str:
-    """A memory read alone owes nothing to the talk before it: "Yeah, Ana's trip got off to a bad
-    start" says "Ana's trip got off to a bad start". Kept where a question is quoted with the answer."""
-    stripped = _DISCOURSE_LEAD.sub("", body, count=1)
-    return stripped[:1].upper() + stripped[1:] if stripped != body else body
-
-
-# How the speaker frames what follows, not part of it: "I'll be honest, the rent decided it",
-# "Btw, the shop opened", "Wow, I ran 10k". Read before the rewrite into the third person, which
-# would make a fact of the frame ("Ana will be honest, …").
-_SPEAKERS_FRAME = re.compile(
-    r"^(?:(?:i'll|i\s+will|gotta|i\s+(?:must|have\s+to|gotta|got\s+to))\s+(?:be\s+honest|say|admit|confess)"
-    r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg)"
-    r"\s*[,!:]\s+(?=\S)",
-    re.IGNORECASE,
-)
-
-
-def without_speakers_frame(text: str) -> str:
+def without_lead(text: str, *, tie_words: bool = True) -> str:
+    """`text` without the speaker's frame and (with `tie_words`) the words tying it to the talk before."""
     stripped = _SPEAKERS_FRAME.sub("", text, count=1)
+    if tie_words:
+        stripped = _DISCOURSE_LEAD.sub("", stripped, count=1)
     return stripped[:1].upper() + stripped[1:] if stripped != text else text
 
 
@@ -159,17 +157,25 @@ def message_facts(
         if unit.kind == "caption":
             _add_caption(facts, unit, speaker, turn, people)
             continue
+        question = (
+            _question_answered(answered, asker)
+            if unit.kind != "suggested" and position == 0 and unit.leans_back
+            else None
+        )
         body = (
             _asked(unit, speaker, turn.ts, we)
             if unit.kind == "asked"
-            else third_person(without_speakers_frame(unit.text), speaker, turn.ts, we)
+            else third_person(
+                without_lead(unit.text, tie_words=unit.kind == "statement" and question is None),
+                speaker,
+                turn.ts,
+                we,
+            )
         )
         if unit.kind == "suggested":
             body = f"{speaker.name or 'The user'} suggested: {body}"
-        elif position == 0 and unit.leans_back and (question := _question_answered(answered, asker)):
+        elif question:
             body = f'Asked "{question}", {speaker.name or "the user"} said: {_yes_or_no(body)}'
-        elif unit.kind == "statement":
-            body = without_discourse_lead(body)
         previous = facts[-1] if facts else None
         if previous is not None and _joins(previous, unit.kind, body):
             body = f"{previous.body} {body}"
