@@ -125,6 +125,8 @@ def classify_sentence(sentence: str, *, to_person: bool = True) -> str:
         return "question"
     if is_pleasantry(stripped) or is_acknowledgement(stripped):
         return "chatter"
+    if _ANNOUNCES_A_QUESTION.match(stripped.replace("\u2019", "'")):
+        return "chatter"
     if is_own_feeling(stripped):
         return "statement"
     if len(content_words(stripped)) < _min_content_words(stripped) or is_reaction(stripped, to_person=to_person):
@@ -140,6 +142,10 @@ def says_nothing(text: str) -> bool:
     return bool(pieces) and all(classify_sentence(piece) == "chatter" for piece in pieces)
 
 
+# "I'm kinda curious.", "Just wondering!": the speaker announces the question that follows, and says nothing.
+_ANNOUNCES_A_QUESTION = re.compile(
+    r"(?i)^(?:\W*\w+[,!.]\s+)?(?:i'm|i\s+am|i\s+was|just)\s+(?:\w+\s+)?(?:curious|wondering)\s*[.!]*$"
+)
 _OWN_FEELING = re.compile(r"(?i)^(?:\W*\w+[,!.]\s+)?(?:i'm|i am|i was|i feel|i felt|i've been|we're|we are|we were)\b")
 _SECOND_PERSON = frozenset({"you", "your", "you're", "yours", "you've", "you'll", "ya"})
 
@@ -201,8 +207,9 @@ _TAKES_LEAVE = re.compile(
 
 
 _ACKNOWLEDGED = re.compile(
-    r"(?i)^(?:\W*(?:ok(?:ay)?|sure|right|alright|great|thanks|ha|ah|oh)[,!.]?\s+)?(?:"
-    r"(?:got\s+it|noted|understood|will\s+do|fair\s+enough|sounds\s+good|makes\s+sense)"
+    r"(?i)^(?:\W*(?:ok(?:ay)?|sure|right|alright|great|thanks|ha|ah|oh|yes|yeah)[,!.]?\s+)?(?:"
+    r"(?:got\s+it|noted|understood|will\s+do|fair\s+enough|(?:that\s+)?sounds\s+good"
+    r"|(?:that\s+|it\s+|this\s+)?(?:makes|made)\s+(?:total\s+|perfect\s+|a\s+lot\s+of\s+)?sense(?:\s+now)?)"
     r"|(?:i'll|i\s+will|i've|i\s+have|i'm\s+going\s+to)\s+(?:be\s+sure\s+to\s+|definitely\s+|certainly\s+)?"
     r"(?:(?:keep|kept|bear|borne)\s+(?:that|this|it|these|those|all\s+(?:of\s+)?that)\s+in\s+mind"
     r"|remember(?:ed)?\s+(?:that|this|it)|not(?:e|ed)\s+(?:that|this|it)(?:\s+down)?"

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from language import patterns
 from language.companions import we_who_talk
+from language.generic_you import is_generic_you
 from language.patterns import compiled
 
 _NAME_WORD = patterns.NAME_WORD
@@ -55,12 +56,14 @@ def name_as_subject(text: str, name: str | None) -> str:
 
 INTRODUCTION_CLAUSE = compiled(patterns.INTRODUCTION_CLAUSE)
 
+# Any word in -ly is an adverb ("truly", "genuinely") but the few verbs that end so ("apply", "rely").
+_LY_VERBS = r"(?:ap|re|sup|com|im|multi)ply|rely|fly|(?:al|bul|tal|ral|sul|dal)ly"
 _ADVERB = (
-    r"(?:\w+(?:ally|ently|antly|ously|ively|arly|ully)|always|never|often|sometimes|also|still|just|only"
+    rf"(?:(?!(?:{_LY_VERBS})\b)\w+ly|always|never|often|sometimes|also|still|just|only"
     r"|now|even|really|already|rarely|mostly|barely|hardly|definitely|honestly|probably|actually|usually|finally"
     r"|recently|totally|kinda|sorta|def|ever|once|first|then|too|again|soon|later)"
 )
-_VERB = r"(?:[a-z]+n't|[a-z]+n\u2019t|[a-z]+)"
+_VERB = r"(?:[a-z]+n't|[a-z]+n\u2019t|[a-z]+(?:-[a-z]+)*)"  # "co-hosted", "re-read": one verb
 # "I" in any case ("i went", "Im", "Ive": chat is typed fast), but never "i.e." or a list marker "i)".
 _I = r"(?:I|i)(?![.)\w'\u2019])"
 # "Im"/"Ive" without the apostrophe only where a verb form follows ("Im going", "Ive been").
@@ -179,6 +182,9 @@ def is_regular_past(lower: str) -> bool:
 
 
 def third_person_verb(verb: str) -> str:
+    head, hyphen, last = verb.rpartition("-")
+    if hyphen:
+        return f"{head}-{third_person_verb(last)}"  # "co-host" -> "co-hosts", "co-hosted" stays
     lower = verb.lower().replace("\u2019", "'")
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
@@ -211,23 +217,12 @@ _SECOND_PERSON = re.compile(
     r"|(?<![Dd]o )(?<![Dd]id )(?<![Ww]ould )(?<![Cc]ould )(?<![Ss]hould )(?<![Ww]ill )(?<![Cc]an )"
     r"\b(?P<you_have>[Yy]ou have)\b(?!\s+to\b)"
     r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<yourself>[Yy]ourself)\b"
-    rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>(?:{_ADVERB}\s+){{1,3}})?(?P<you_verb>[a-z]*n['\u2019]t|[a-z]+)\b)?"
+    rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>(?:{_ADVERB}\s+){{1,3}})?(?P<you_verb>[a-z]*n['\u2019]t|{_VERB})\b)?"
 )
 # Words after "you" that are not its verb ("you guys", "you two", "you and Sam").
 _NOT_VERBS = frozenset({"guys", "all", "two", "both", "and", "or", "too", "alone", "there", "here", "in", "on", "at"})
 _SEVERAL = ("guys", "two", "both")
 """After "you", the listeners, not the one listener ("you all" too, unless "all" is of what follows)."""
-# "you" meaning anyone: after a condition ("if you", "when you"), before a modal of advice or
-# ability ("you can", "you have to", "you never know"), as the object of a general effect ("it
-# makes you think"), and the fillers "you know" / "you see".
-_GENERIC_BEFORE = re.compile(
-    r"(?i)(?:\b(?:if|when|whenever|once|unless|until|before|after|as long as|makes?|made|helps?|lets?|gives?|"
-    r"keeps?|teach(?:es)?|reminds?)\s+)$"
-)
-_GENERIC_AFTER = re.compile(
-    r"(?i)^\s+(?:(?:always|just|really|sometimes|usually|often)\s+)?(?:can|can't|cannot|could|must|might|may"
-    r"|need to|have to|had to|got to|gotta|never know|know|see|'ve got to)\b"
-)
 
 
 # "your" in what a work or a lesson is about, after a verb in -ing: anyone's ("a story about
@@ -282,37 +277,6 @@ _AUX_BEFORE = re.compile(
 )
 
 
-# "I can help you", "I'll let you know", "we'll keep you posted": the speaker acts on the listener.
-_SPEAKER_ACTS = re.compile(
-    r"(?i)\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must)|'ll|'d|\u2019ll|\u2019d)?"
-    r"(?:\s+(?:also|just|always|definitely|totally|really|gladly|happily))?\s+\w+\s+$"
-    # "I'll do my best to make you proud", "I wanted to let you know": the speaker's aim
-    r"|\b(?:i|we)\b[^.!?,;:]{0,40}\bto\s+\w+\s+$"
-)
-
-
-def _is_generic_you(statement: str, match: re.Match[str]) -> bool:
-    if not match.group("you"):
-        return False
-    before = statement[: match.start()]
-    if _DETERMINED.search(before):
-        return False  # "any help you can give": what the listener gives
-    if _GENERIC_BEFORE.search(before):
-        return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
-    return bool(_GENERIC_AFTER.match(statement[match.end("you") :]))
-
-
-# "any help you can give", "the tips you could share": a noun before "you", not a verb of effect.
-_DETERMINED = re.compile(
-    r"(?i)\b(?:any|the|all|some|much|my|our|his|her|their)\s+(?:help|tips?|advice|ideas?|support|time|feedback"
-    r"|info|information|insights?|thoughts?|suggestions?|recommendations?)\s+$"
-)
-# "I'd appreciate it if you could …", "it would be great if you can …": a favour asked of the listener.
-_ASKS_A_FAVOUR = re.compile(
-    r"(?i)\b(?:appreciate\s+it|be\s+(?:great|grateful|helpful|nice|awesome|amazing)|love\s+it|thankful)\s+if\s+$"
-)
-
-
 def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
     """The verb after a "you" that is its subject: not after an auxiliary ("Did you go?": the
     auxiliary agrees), not an object ("sending you the recipe"), not "you guys"."""
@@ -360,7 +324,10 @@ def _several(statement: str, match: re.Match[str]) -> bool:
 def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     """In a two-person chat, "you" is the other person, unless it is anyone ("if you ...": then
     every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small")."""
-    if generic_you and any(_is_generic_you(statement, m) for m in _SECOND_PERSON.finditer(statement)):
+    if generic_you and any(
+        m.group("you") and is_generic_you(statement[: m.start()], statement[m.end("you") :])
+        for m in _SECOND_PERSON.finditer(statement)
+    ):
         return statement
     statement = _AUX_YOU.sub(lambda m: _asked_of(m, other), statement)
     statement = _joined_verbs_agree(

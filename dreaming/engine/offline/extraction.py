@@ -104,13 +104,16 @@ def _yes_or_no(answer: str) -> str:
 # What a memory read alone does not owe to the talk around it, read off before the rewrite into
 # the third person (which would make a fact of a frame: "Ana will be honest, …"):
 # - how the speaker frames what follows: "I'll be honest, the rent decided it", "Btw, the shop
-#   opened", "Wow, I ran 10k";
+#   opened", "Wow, I ran 10k", "I mean, it was fun";
+# - the fillers set off by commas inside it: "the delays, you know, cost us 15%" (left in, "you
+#   know" would be read as anyone's "you" and keep the whole sentence in the second person);
 # - the words that tie a statement to the one before: "Yeah, our trip got off to a bad start",
 #   "And I repainted the hallway". These stay where the statement answers a quoted question
 #   ("Yeah," is its "Yes,").
 _SPEAKERS_FRAME = re.compile(
     r"^(?:(?:i'll|i\s+will|gotta|i\s+(?:must|have\s+to|gotta|got\s+to))\s+(?:be\s+honest|say|admit|confess)"
-    r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg)"
+    r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg"
+    r"|you\s+know|you\s+see|i\s+mean)"
     r"\s*[,!:]\s+(?=\S)",
     re.IGNORECASE,
 )
@@ -121,9 +124,15 @@ _DISCOURSE_LEAD = re.compile(
 )
 
 
+_FILLER = re.compile(
+    r",\s+(?:like,?\s+)?(?:you\s+know|you\s+see|i\s+mean)(?=\s*(?:[,.;!]|$))|,\s+like(?=\s*[.!]*$)", re.IGNORECASE
+)
+
+
 def without_lead(text: str, *, tie_words: bool = True) -> str:
-    """`text` without the speaker's frame and (with `tie_words`) the words tying it to the talk before."""
-    stripped = _SPEAKERS_FRAME.sub("", text, count=1)
+    """`text` without the speaker's frame and fillers and (with `tie_words`) the words tying it to
+    the talk before."""
+    stripped = _FILLER.sub("", _SPEAKERS_FRAME.sub("", text, count=1))
     if tie_words:
         stripped = _DISCOURSE_LEAD.sub("", stripped, count=1)
     return stripped[:1].upper() + stripped[1:] if stripped != text else text

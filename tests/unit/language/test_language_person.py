@@ -323,6 +323,23 @@ def test_a_favour_asked_of_the_listener_names_them() -> None:
     assert to_third_person(generic, "Noor", other="Ivo") == generic
 
 
+def test_wondering_or_hoping_the_listener_can_help_names_them() -> None:
+    assert to_third_person("I was wondering if you could look over my cover letter", "Noor", other="Ivo") == (
+        "Noor was wondering if Ivo could look over Noor's cover letter"
+    )
+    assert to_third_person("I'm hoping you can join us at the lake", "Noor", other="Ivo") == (
+        "Noor is hoping Ivo can join Noor and others at the lake"
+    )
+    assert to_third_person("Maybe you could show me the trail next week", "Noor", other="Ivo") == (
+        "Maybe Ivo could show Noor the trail next week"
+    )
+    assert to_third_person("Are there any other tips you could share about pruning", "Noor", other="Ivo") == (
+        "Are there any other tips Ivo could share about pruning"
+    )
+    generic = "When you could still smoke indoors, the bars smelled awful"
+    assert to_third_person(generic, "Noor", other="Ivo") == generic
+
+
 def test_a_sentence_opening_on_the_unnamed_speaker_opens_with_a_capital() -> None:
     assert to_third_person("Yes, that works. I'll call the dentist.", None) == (
         "Yes, that works. The user will call the dentist."
@@ -370,3 +387,15 @@ def test_adverbs_in_a_row_are_not_the_verb() -> None:
     assert to_third_person("I just really love the harbour", "Noor") == "Noor just really loves the harbour"
     assert to_third_person("You never really told me", "Noor", other="Ivo") == "Ivo never really told Noor"
     assert to_third_person("I'd never really been abroad", "Noor") == "Noor had never really been abroad"
+    assert to_third_person("I truly value my Sundays", "Noor") == "Noor truly values Noor's Sundays"
+    assert to_third_person("I genuinely enjoy it", "Noor") == "Noor genuinely enjoys it"
+    assert to_third_person("I rely on the 7:10 bus", "Noor") == "Noor relies on the 7:10 bus", "a verb in -ly"
+    assert to_third_person("I apply every spring", "Noor") == "Noor applies every spring"
+
+
+def test_a_hyphenated_verb_agrees_in_its_last_part() -> None:
+    assert to_third_person("I co-host a radio show", "Noor") == "Noor co-hosts a radio show"
+    assert to_third_person("I just co-hosted the quiz night", "Noor") == "Noor just co-hosted the quiz night"
+    assert to_third_person("I double-checked the tickets", "Noor") == "Noor double-checked the tickets"
+    assert to_third_person("I re-did the whole kitchen", "Noor") == "Noor re-did the whole kitchen"
+    assert to_third_person("You fine-tune the bikes", "Noor", other="Ivo") == "Ivo fine-tunes the bikes"

@@ -54,6 +54,8 @@ ACKNOWLEDGEMENTS = [
     "Okay, I've noted it down (ticket 88-1).",
     "I will remember that, Mira.",
     "Will do!",
+    "Yeah, that makes total sense now.",
+    "It made sense.",
 ]
 NOT_ACKNOWLEDGEMENTS = [
     "Got it, the ferry leaves at 7:40.",  # goes on to a value
@@ -61,6 +63,7 @@ NOT_ACKNOWLEDGEMENTS = [
     "I'll remember that you take oat milk.",  # says what is kept
     "I'll keep that in mind when I plan the 3-day hike.",
     "Understood, so the budget is now $900?",
+    "It makes sense that the bus is faster on Sundays.",  # says what makes sense
 ]
 
 
@@ -81,3 +84,13 @@ def test_a_message_says_nothing_only_when_every_sentence_is_glue() -> None:
     assert not says_nothing("Thanks, that helps. My train leaves at six.")
     assert not says_nothing("Got it. Which platform does it leave from?"), "a question says something"
     assert not says_nothing("")
+
+
+@pytest.mark.parametrize("sentence", ["I'm kinda curious.", "Just wondering!", "Hmm, I'm really curious."])
+def test_announcing_a_question_says_nothing(sentence: str) -> None:
+    assert classify_sentence(sentence) == "chatter"
+
+
+@pytest.mark.parametrize("sentence", ["I'm curious about glass blowing.", "I was wondering about the lease all week."])
+def test_what_the_speaker_is_curious_about_is_said(sentence: str) -> None:
+    assert classify_sentence(sentence) == "statement"

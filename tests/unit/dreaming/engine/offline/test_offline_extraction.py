@@ -306,6 +306,26 @@ def test_how_the_speaker_frames_a_statement_is_not_part_of_it() -> None:
     assert "3" not in texts, "taking leave is no memory"
 
 
+def test_fillers_set_off_by_commas_are_not_part_of_a_statement() -> None:
+    texts = said(
+        creates(
+            "t/pals/fillers",
+            [
+                ("user", "Rui: The ferry was late again, you know, and I missed the 8:15 class."),
+                ("user", "Mona: I mean, the flat in Braga costs 700 euros a month."),
+                ("user", "Rui: You know, my brother moved to Lyon in May."),
+                ("user", "Mona: I think you know my cousin Ana from the choir."),
+                ("user", "Rui: My lease ends in March, which is too short for the 3-year plan, like, you know."),
+            ],
+        )
+    )
+    assert texts["0"] == "The ferry was late again, and Rui missed the 8:15 class.", "not 'you know' kept"
+    assert texts["1"] == "Mona: The flat in Braga costs 700 euros a month.", "not 'Mona means'"
+    assert texts["2"] == "Rui's brother moved to Lyon in May."
+    assert texts["3"] == "Mona thinks Rui knows Mona's cousin Ana from the choir.", "a 'you know' that means it"
+    assert texts["4"] == "Rui's lease ends in March, which is too short for the 3-year plan.", "not 'plan, like.'"
+
+
 def test_a_line_that_leaves_out_its_i_and_names_a_value_is_a_statement() -> None:
     texts = said(
         creates(

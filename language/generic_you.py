@@ -1,0 +1,63 @@
+"""Which "you" means anyone ("if you train daily, you get faster") and which the listener ("I was
+wondering if you could help me"): read from the words around it, before any rewrite.
+
+A chat's "you" is the listener unless the sentence says otherwise; `language.person` leaves a
+sentence with a generic "you" in the second person, and names the listener in any other.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "you" meaning anyone: after a condition ("if you", "when you"), before a modal of advice or
+# ability ("you can", "you have to", "you never know"), as the object of a general effect ("it
+# makes you think"), and the fillers "you know" / "you see".
+_GENERIC_BEFORE = re.compile(
+    r"(?i)(?:\b(?:if|when|whenever|once|unless|until|before|after|as long as|makes?|made|helps?|lets?|gives?|"
+    r"keeps?|teach(?:es)?|reminds?)\s+)$"
+)
+_GENERIC_AFTER = re.compile(
+    r"(?i)^\s+(?:(?:always|just|really|sometimes|usually|often)\s+)?(?:can|can't|cannot|could|must|might|may"
+    r"|need to|have to|had to|got to|gotta|never know|'ve got to"
+    # "you know" / "you see" as a filler ("it's hard, you know?"), not "you know my cousin"
+    r"|(?:know|see)(?=\s*(?:[,.!?;]|$)|\s+what\s+i\s+mean|\s+how\s+it\s+(?:is|goes)))\b"
+)
+
+# "I can help you", "I'll let you know", "we'll keep you posted": the speaker acts on the listener.
+_SPEAKER_ACTS = re.compile(
+    r"(?i)\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must)|'ll|'d|\u2019ll|\u2019d)?"
+    r"(?:\s+(?:also|just|always|definitely|totally|really|gladly|happily))?\s+\w+\s+$"
+    # "I'll do my best to make you proud", "I wanted to let you know": the speaker's aim
+    r"|\b(?:i|we)\b[^.!?,;:]{0,40}\bto\s+\w+\s+$"
+)
+
+# "any help you can give", "the tips you could share": a noun before "you", not a verb of effect.
+_DETERMINED = re.compile(
+    r"(?i)\b(?:any|the|all|some|much|my|our|his|her|their)\s+(?:other\s+|more\s+)?"
+    r"(?:help|tips?|advice|ideas?|support|time|feedback|info|information|insights?|thoughts?|suggestions?"
+    r"|recommendations?)\s+$"
+)
+# "I was wondering if you could …", "I'm hoping you can …": the speaker asks the listener.
+_FAVOUR_FRAME = re.compile(
+    r"(?i)\b(?:wonder(?:s|ed|ing)?|curious)\s+(?:if|whether)\s+$|\bhop(?:e|es|ed|ing)\s+(?:that\s+)?$"
+)
+# "you can help me", "you could show us": a "you" that does something for the speaker is the listener.
+_ACTS_FOR_SPEAKER = re.compile(
+    r"(?i)\s+(?:can|could|would|will|might)\s+(?:please\s+|maybe\s+|also\s+|possibly\s+)?[a-z]+\s+(?:me|us)\b"
+)
+# "I'd appreciate it if you could …", "it would be great if you can …": a favour asked of the listener.
+_ASKS_A_FAVOUR = re.compile(
+    r"(?i)\b(?:appreciate\s+it|be\s+(?:great|grateful|helpful|nice|awesome|amazing)|love\s+it|thankful)\s+if\s+$"
+)
+
+
+def is_generic_you(before: str, after: str) -> bool:
+    """Whether the "you" between `before` and `after` (the words of its sentence, in the
+    speaker's own person) means anyone rather than the listener."""
+    if _DETERMINED.search(before):
+        return False  # "any help you can give": what the listener gives
+    if _FAVOUR_FRAME.search(before) or _ACTS_FOR_SPEAKER.match(after):
+        return False  # "I was wondering if you could", "you can help me": asked of the listener
+    if _GENERIC_BEFORE.search(before):
+        return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
+    return bool(_GENERIC_AFTER.match(after))
