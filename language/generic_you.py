@@ -45,6 +45,8 @@ _FAVOUR_FRAME = re.compile(
 _ACTS_FOR_SPEAKER = re.compile(
     r"(?i)\s+(?:can|could|would|will|might)\s+(?:please\s+|maybe\s+|also\s+|possibly\s+)?[a-z]+\s+(?:me|us)\b"
 )
+# "you must have been tired": what the speaker infers of the listener's past.
+_INFERRED_OF_LISTENER = re.compile(r"(?i)^\s+must(?:\s+have|['\u2019]ve)\b")
 # "I'd appreciate it if you could …", "it would be great if you can …": a favour asked of the listener.
 _ASKS_A_FAVOUR = re.compile(
     r"(?i)\b(?:appreciate\s+it|be\s+(?:great|grateful|helpful|nice|awesome|amazing)|love\s+it|thankful)\s+if\s+$"
@@ -56,7 +58,7 @@ def is_generic_you(before: str, after: str) -> bool:
     speaker's own person) means anyone rather than the listener."""
     if _DETERMINED.search(before):
         return False  # "any help you can give": what the listener gives
-    if _FAVOUR_FRAME.search(before) or _ACTS_FOR_SPEAKER.match(after):
+    if _FAVOUR_FRAME.search(before) or _ACTS_FOR_SPEAKER.match(after) or _INFERRED_OF_LISTENER.match(after):
         return False  # "I was wondering if you could", "you can help me": asked of the listener
     if _GENERIC_BEFORE.search(before):
         return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))

@@ -235,7 +235,10 @@ _ABOUT_ANYONE = re.compile(
 )
 
 
-_AUX_YOU = re.compile(r"\b([Aa]re|[Ww]ere|[Dd]o|[Hh]ave|[Aa]ren't|[Ww]eren't|[Dd]on't|[Hh]aven't)\s+you\b")
+_AUX_YOU = re.compile(
+    r"(?:\b([Aa]re|[Ww]ere|[Dd]o|[Hh]ave|[Aa]ren't|[Ww]eren't|[Dd]on't|[Hh]aven't)"
+    r"|\b([Hh]ow|[Ww]hat|[Ww]here|[Ww]hy|[Ww]ho|[Ww]hen)['\u2019]re)\s+you\b"
+)
 _SINGULAR_AUX = {"are": "is", "were": "was", "do": "does", "have": "has", "aren't": "isn't", "weren't": "wasn't"}
 _SINGULAR_AUX.update({"don't": "doesn't", "haven't": "hasn't"})
 
@@ -258,6 +261,8 @@ def _asked_of(match: re.Match[str], other: str) -> str:
     statement = match.string
     if _VERB_NOT_AUX.search(statement, 0, match.start()) or _SEVERAL_AFTER.match(statement, match.end()):
         return match.group(0)
+    if match.group(2):
+        return f"{match.group(2)} is {other}"  # "How're you doing?" -> "How is Bo doing?"
     return f"{_agreed_aux(match.group(1))} {other}"
 
 

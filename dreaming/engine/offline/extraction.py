@@ -209,8 +209,19 @@ def _words(body: str) -> int:
     return len(body.split()) - len(_UNNAMED_SPEAKER.findall(body))
 
 
+# A statement opening on a word that points back ("They've been a great help", "It closed in
+# May") says what it says of the statement before it: the two are one memory up to twice the
+# length, so neither is read without the other. "It's hard to say ..." points nowhere.
+_POINTS_BACK = re.compile(
+    r"^(?:It|That|This|They|These|Those|He|She|His|Her|Their|Them)\b(?!'s\s+\w+\s+(?:to|that|how)\b)"
+)
+
+
 def _joins(previous: Fact, kind: str, body: str) -> bool:
-    return previous.kind == kind == "statement" and _words(previous.body) + _words(body) <= SHORT_MESSAGE_WORDS
+    if previous.kind != kind or kind != "statement":
+        return False
+    most = 2 * SHORT_MESSAGE_WORDS if _POINTS_BACK.match(body) else SHORT_MESSAGE_WORDS
+    return _words(previous.body) + _words(body) <= most
 
 
 def _add_caption(

@@ -15,6 +15,7 @@ from language.generic_you import is_generic_you
         ("Cold water makes ", " feel awake"),
         ("", " can never tell with ferries"),
         ("It's a long climb, ", " know?"),
+        ("On the ice ", " must be careful with every step"),
     ],
 )
 def test_anyone(before: str, after: str) -> None:
@@ -31,6 +32,8 @@ def test_anyone(before: str, after: str) -> None:
         ("I'd appreciate it if ", " could check the invoice"),
         ("I think ", " know my cousin Ana"),
         ("I'll let ", " know on Monday"),
+        ("I bet ", " must have been exhausted after the race"),
+        ("", " must've loved the view"),
     ],
 )
 def test_the_listener(before: str, after: str) -> None:

@@ -399,3 +399,8 @@ def test_a_hyphenated_verb_agrees_in_its_last_part() -> None:
     assert to_third_person("I double-checked the tickets", "Noor") == "Noor double-checked the tickets"
     assert to_third_person("I re-did the whole kitchen", "Noor") == "Noor re-did the whole kitchen"
     assert to_third_person("You fine-tune the bikes", "Noor", other="Ivo") == "Ivo fine-tunes the bikes"
+
+
+def test_a_contracted_question_to_the_listener_agrees() -> None:
+    assert to_third_person("How're you settling in?", "Noor", other="Ivo") == "How is Ivo settling in?"
+    assert to_third_person("What\u2019re you cooking tonight?", "Noor", other="Ivo") == "What is Ivo cooking tonight?"

@@ -326,6 +326,24 @@ def test_fillers_set_off_by_commas_are_not_part_of_a_statement() -> None:
     assert texts["4"] == "Rui's lease ends in March, which is too short for the 3-year plan.", "not 'plan, like.'"
 
 
+def test_a_statement_that_points_back_stays_with_the_one_it_points_to() -> None:
+    first = (
+        "My neighbours in Leeds took care of the allotment and the two cats"
+        " for the whole summer while I was away in Ghana."
+    )
+    texts = said(
+        creates(
+            "t/pals/back",
+            [
+                ("user", f"Rui: {first} They've been a huge help with the tomatoes and the bees since 2021."),
+                ("user", f"Mona: {first} The old bakery on the corner of our street closed for good in the spring."),
+            ],
+        )
+    )
+    assert " | " not in texts["0"] and "Rui's neighbours in Leeds" in texts["0"], "'they' read with who they are"
+    assert " | " in texts["1"], "a long message stays one fact per memory where nothing points back"
+
+
 def test_a_line_that_leaves_out_its_i_and_names_a_value_is_a_statement() -> None:
     texts = said(
         creates(
