@@ -51,6 +51,13 @@ class Fact:
     """The words of the message it was read from (a correction that handled them skips it)."""
 
 
+# The fillers set off by commas inside what is said: "the delays, you know, cost us 15%" (left
+# in, "you know" would be read as anyone's "you" and keep the whole sentence in the second person).
+_FILLER = re.compile(
+    r",\s+(?:like,?\s+)?(?:you\s+know|you\s+see|i\s+mean)(?=\s*(?:[,.;!]|$))|,\s+like(?=\s*[.!]*$)", re.IGNORECASE
+)
+
+
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
     # The said words stay beside the date ("on 2018-07-16 (five years ago)"): a date resolved from
     # "five years ago" is approximate, and a reader may be asked how long ago it was.
@@ -105,8 +112,6 @@ def _yes_or_no(answer: str) -> str:
 # the third person (which would make a fact of a frame: "Ana will be honest, …"):
 # - how the speaker frames what follows: "I'll be honest, the rent decided it", "Btw, the shop
 #   opened", "Wow, I ran 10k", "I mean, it was fun";
-# - the fillers set off by commas inside it: "the delays, you know, cost us 15%" (left in, "you
-#   know" would be read as anyone's "you" and keep the whole sentence in the second person);
 # - the words that tie a statement to the one before: "Yeah, our trip got off to a bad start",
 #   "And I repainted the hallway". These stay where the statement answers a quoted question
 #   ("Yeah," is its "Yes,").
@@ -124,15 +129,9 @@ _DISCOURSE_LEAD = re.compile(
 )
 
 
-_FILLER = re.compile(
-    r",\s+(?:like,?\s+)?(?:you\s+know|you\s+see|i\s+mean)(?=\s*(?:[,.;!]|$))|,\s+like(?=\s*[.!]*$)", re.IGNORECASE
-)
-
-
 def without_lead(text: str, *, tie_words: bool = True) -> str:
-    """`text` without the speaker's frame and fillers and (with `tie_words`) the words tying it to
-    the talk before."""
-    stripped = _FILLER.sub("", _SPEAKERS_FRAME.sub("", text, count=1))
+    """`text` without the speaker's frame and (with `tie_words`) the words tying it to the talk before."""
+    stripped = _SPEAKERS_FRAME.sub("", text, count=1)
     if tie_words:
         stripped = _DISCOURSE_LEAD.sub("", stripped, count=1)
     return stripped[:1].upper() + stripped[1:] if stripped != text else text
@@ -158,7 +157,9 @@ def message_facts(
     to_person = speaker.listener is not None and speaker.listener != THE_ASSISTANT
     # A line that leaves out its "I" and names a value (not the listener's name) is read as said
     # with it: "Been to Rome once" is a fact, as "I've been to Rome once"; "Can't wait, Jo!" is glue.
-    with_its_subject = with_subject(speaker.body, only=lambda sentence: carries_value(sentence, people))
+    with_its_subject = with_subject(
+        _FILLER.sub("", speaker.body), only=lambda sentence: carries_value(sentence, people)
+    )
     units = statement_units(with_its_subject, people, to_person=to_person)
     we = _we(speaker, speaker.body)
     facts: list[Fact] = []

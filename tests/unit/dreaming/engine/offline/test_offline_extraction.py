@@ -316,6 +316,7 @@ def test_fillers_set_off_by_commas_are_not_part_of_a_statement() -> None:
                 ("user", "Rui: You know, my brother moved to Lyon in May."),
                 ("user", "Mona: I think you know my cousin Ana from the choir."),
                 ("user", "Rui: My lease ends in March, which is too short for the 3-year plan, like, you know."),
+                ("user", "Mona: What could help my 8-year-old sleep, you know, without pills?"),
             ],
         )
     )
@@ -324,6 +325,7 @@ def test_fillers_set_off_by_commas_are_not_part_of_a_statement() -> None:
     assert texts["2"] == "Rui's brother moved to Lyon in May."
     assert texts["3"] == "Mona thinks Rui knows Mona's cousin Ana from the choir.", "a 'you know' that means it"
     assert texts["4"] == "Rui's lease ends in March, which is too short for the 3-year plan.", "not 'plan, like.'"
+    assert texts["5"] == "Mona asked: What could help Mona's 8-year-old sleep, without pills?", "in a question too"
 
 
 def test_a_statement_that_points_back_stays_with_the_one_it_points_to() -> None:
