@@ -82,6 +82,7 @@ def values_in(text: str) -> list[Value]:
     return [Value(m.group(0), m.start(), m.end()) for m in VALUE.finditer(text)]
 
 
+@lru_cache(maxsize=65536)  # the same statement is masked against each rival it is weighed with
 def mask_values(text: str, phrases: tuple[str, ...] = ()) -> str:
     """`text` with every value (and every phrase of `phrases`, whole words) replaced by '#'."""
     masked = VALUE.sub(MASK, text)

@@ -15,9 +15,11 @@ on text it was not written from (`tests/unit/language/test_language.py`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from language.sentences import split_sentences
+from language.tokens import has_digit
 
 _WORD = re.compile(r"[a-z][a-z']*|\d[\d.,:/-]*")
 _CAPTION = re.compile(
@@ -113,6 +115,7 @@ def content_words(sentence: str) -> list[str]:
     return [w for w in _WORD.findall(sentence.lower().replace("\u2019", "'")) if w not in NOT_CONTENT]
 
 
+@lru_cache(maxsize=65536)  # a pass classifies a message's sentences in more than one phase
 def classify_sentence(sentence: str, *, to_person: bool = True) -> str:
     """`to_person`: the listener is a person (a guess at how their news felt is a reaction; said
     to an assistant, "It sounds like the first plan suits Leo best" is the speaker's conclusion)."""
@@ -235,7 +238,7 @@ def is_pleasantry(sentence: str) -> bool:
     holds. Not when it goes on to say something of the speaker's own ("thanks for the tip, I
     bought the blue one") or carries a value, and "thanks to" gives a cause, not thanks."""
     text = sentence.replace("\u2019", "'")
-    if any(ch.isdigit() for ch in text):
+    if has_digit(text):
         return False
     thanks = _THANKS.match(text)
     if thanks:
@@ -309,13 +312,13 @@ def answers_the_listener(words: list[str], sentence: str, *, to_person: bool = T
     Never when the speaker speaks of their own world too ("… I'll bring my tent"), nor for a
     value ("must be in by 5 May")."""
     text = sentence.replace("\u2019", "'")
-    if _STAYS_IN_TOUCH.match(text) and len(words) <= STAY_IN_TOUCH_MAX_WORDS and not any(ch.isdigit() for ch in text):
+    if _STAYS_IN_TOUCH.match(text) and len(words) <= STAY_IN_TOUCH_MAX_WORDS and not has_digit(text):
         return True
     if not words or set(words) & FIRST_PERSON - {"i'm", "i"}:
         return False
     if any(p.match(text) for p in (_GREETS_NEWS, _FEELING_ABOUT_YOU, _LOOKING_FORWARD)):
         return True
-    if any(ch.isdigit() for ch in text) or not to_person:
+    if has_digit(text) or not to_person:
         return False  # "Sounds like the rent is $900 now": a value is worth its memory
     return bool(_RESTATES.match(text)) or (
         bool(_GUESSES.match(text)) and any(w in FELT_WORDS or w in EVALUATIVE for w in words)

@@ -30,6 +30,7 @@ from language.markup import plain_text
 from language.own_plans import as_own_plans
 from language.patterns import compiled
 from language.presupposed import presupposed_clauses, without_trigger
+from language.tokens import has_digit
 from language.values import carries_value, new_values
 
 UnitKind = Literal["statement", "asked", "suggested", "caption"]
@@ -356,7 +357,7 @@ def is_fragment(sentence: str) -> bool:
     words = sentence.strip().rstrip(".!:").split()
     if not words or len(_WORD.findall(sentence)) > FRAGMENT_MAX_WORDS or sentence.rstrip().endswith(":"):
         return False
-    return not all(_HEADING_WORD.match(w) for w in words) and not any(ch.isdigit() for ch in sentence)
+    return not all(_HEADING_WORD.match(w) for w in words) and not has_digit(sentence)
 
 
 ANNOUNCED_MAX_WORDS = 60

@@ -38,6 +38,7 @@ from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 from language.person import PERSONAL_WORD
 from language.stated_changes import OPINION_WORDS, ValueChange, parse_change, planned_change
+from language.tokens import has_digit
 from language.values import holds_phrase
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s", re.IGNORECASE)
@@ -77,7 +78,7 @@ def substitute_value(text: str, old: str, new: str) -> str | None:
     A version right after the old value goes with it ("PostgreSQL 16" -> "DuckDB"), and words the
     new value shares with what follows are not repeated ("window seats" + "aisle seats").
     """
-    version = "" if any(ch.isdigit() for ch in new) else _VERSION
+    version = "" if has_digit(new) else _VERSION
     match = re.search(rf"(?<![\w-]){re.escape(old)}{version}(?![\w-])", text, re.IGNORECASE)
     if match is None:
         return None
