@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from language.tokens import stem, token_set, tokens
+from language.tokens import has_digit, stem, token_set, tokens
 
 
 def test_lowercase_contractions_stopwords_and_stems() -> None:
@@ -46,3 +46,16 @@ def test_a_numeric_date_meets_the_same_date_in_words() -> None:
 
 def test_text_without_content_has_no_tokens() -> None:
     assert tokens("") == [] and tokens("Oh, well, it was so... ok!") == []
+
+
+def test_has_digit_is_str_isdigit_on_any_text() -> None:
+    for text in (
+        "Room 12",
+        "no numbers here",
+        "",
+        "x\u00b2 + y",
+        "caf\u00e9 \u2460",
+        "caf\u00e9 ol\u00e9",
+        "\u0663 items",
+    ):
+        assert has_digit(text) == any(ch.isdigit() for ch in text), text
