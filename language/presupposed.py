@@ -2,7 +2,8 @@
 
 "How do I plan around the fact that my lease now ends on 30 June?" asks something, but it also
 states the lease's end: a question can carry a fact the speaker presents as settled, behind "the
-fact that", "now that", "given that", "seeing that", "considering that", "since" or "because". That
+fact that", "now that", "given (that)", "seeing that", "considering (that)", "since" or "because"
+(also after "especially"). That
 clause is a statement the speaker made, as much as if it stood alone, and a later value stated this
 way updates an earlier one.
 
@@ -19,7 +20,8 @@ import re
 from language.changes import AUXILIARIES, IRREGULAR_PAST
 
 _TRIGGER = re.compile(
-    r"(?i)\b(?:the fact that|now that|given that|seeing that|seeing as|considering that|since|because)\s+"
+    r"(?i)\b(?:(?:especially|particularly)\s+)?"
+    r"(?:the fact that|now that|given(?: that)?|seeing that|seeing as|considering(?: that)?|since|because)\s+"
 )
 # A person opens a clause ("since I joined"); a noun phrase ("since the move", "since my
 # birthday") is one only with a verb after it (`_has_verb`). "it", "they", "this" are left alone: the

@@ -391,9 +391,11 @@ def _describes_previous(sentence: str) -> bool:
     return _first_word(sentence) in _DEICTIC and is_reaction(sentence) and not sentence.rstrip().endswith("?")
 
 
+# "Cool, ..." and "Great! ..." are interjections; "Cool to hear ..." and "Great to see ..." open a
+# judgement, whose word is not to be cut ("to hear about your trip" would be left).
 _INTERJECTION_LEAD = re.compile(
-    r"(?i)^(?:(?:wow|whoa|woah|omg|haha+|lol|aw+|ooh|oh|ah+|hmm+|cool|nice|great|awesome|oops|phew|gosh|geez|jeez)"
-    r"[,!.]*\s+)+"
+    r"(?i)^(?:(?:wow|whoa|woah|omg|haha+|lol|aw+|ooh|oh|ah+|hmm+|oops|phew|gosh|geez|jeez)[,!.]*\s+"
+    r"|(?:cool|nice|great|awesome)[,!.]+\s+)+"
 )
 
 

@@ -28,6 +28,9 @@ from language.statements import statement_units
         "That sounds so fun!",
         "Can't wait to see the photos of the garden.",
         "Can't wait to hear how the interview goes.",
+        "Cool to hear about your pottery group!",
+        "Great to see you back on the court.",
+        "It's so good to hear the surgery went well.",
     ],
 )
 def test_a_reply_to_the_listeners_news_is_chatter(text: str) -> None:
@@ -104,3 +107,9 @@ def test_a_reply_to_a_persons_news_is_no_advice() -> None:
     assert statement_units("Wow, it sounds like that cabin holds a lot of memories.", people, to_person=True) == []
     [advice] = statement_units("Find a tailor who can take in the jacket before Friday.", people, to_person=True)
     assert advice.kind == "suggested"
+
+
+def test_good_to_see_ones_own_people_or_doing_says_something() -> None:
+    assert classify_sentence("Great to see my cousins in Lyon after 5 years.") == "statement"
+    [unit] = statement_units("So cool to dive into car restoration at the San Francisco workshop.")
+    assert unit.text.lower().startswith("cool to dive into car restoration"), "the judgement's word is not cut"

@@ -25,6 +25,9 @@ from language.statements import statement_units
         ),
         # an embedded question or a new request ends the clause
         ("What now, considering that she booked 12 rooms and how do I tell the others?", ["she booked 12 rooms"]),
+        # "that" left out, and "especially" before the trigger
+        ("Is the van big enough, considering we've packed 40 boxes?", ["we've packed 40 boxes"]),
+        ("Which tent should I buy, especially given my trip is now 9 days?", ["my trip is now 9 days"]),
     ],
 )
 def test_the_clause_a_question_takes_as_given(text: str, clauses: list[str]) -> None:
@@ -36,6 +39,8 @@ def test_the_clause_a_question_takes_as_given(text: str, clauses: list[str]) -> 
     [
         "What should I pack since May is rainy there?",  # "since" + a month: no clause of a person or a thing
         "Can you help me since the move?",  # a noun phrase, no verb
+        "Which bike suits me, especially considering the hills near Porto?",  # a noun phrase, no verb
+        "Is 3 hours of sleep enough, given my age?",
         "Should I stay home because of the rain?",
         "Should I move the visit now that it was pushed to April 14?",  # "it" would lose what it stands for
         "How was your weekend?",
@@ -62,3 +67,6 @@ def test_a_piece_opening_on_a_trigger_is_said_as_its_clause() -> None:
     assert without_trigger("because of the storm on May 2") == "because of the storm on May 2"
     unit, *_ = statement_units("How should I store them, now that I've planted 30 bulbs in the front bed?")
     assert unit == ("I've planted 30 bulbs in the front bed", "statement", False)
+    assert without_trigger("considering we've saved 12 jars") == "we've saved 12 jars", "'that' left out"
+    unit, *_ = statement_units("Which route is best, especially given my ride is now 40 km, and what should I pack?")
+    assert unit == ("my ride is now 40 km", "statement", False)
