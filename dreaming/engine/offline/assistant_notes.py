@@ -154,6 +154,12 @@ def _score(sentence: str, asked: frozenset[str]) -> int:
     return score
 
 
+_QUOTED_LINE = re.compile(r'^(?:[A-Z][\w\'& -]{0,30}:\s*)?["\u201c](?:[^"\u201d]*|[^"\u201d]*["\u201d]\W*)$')
+"""A sentence that is all one quotation ('"He walked slowly down the street."', 'Draft: "I leave my
+home to ...'): a line written for someone else to say or an example of style, in another voice
+than the assistant's. A quoted title inside a statement ('"Dune" is 600 pages long') is no such line."""
+
+
 def _candidates(content: str) -> list[str]:
     found = []
     for sentence in sentences(plain_text(content)):
@@ -162,6 +168,7 @@ def _candidates(content: str) -> list[str]:
             3 <= words <= SENTENCE_MAX_WORDS
             and classify_sentence(sentence) == "statement"
             and not _FORMULA.search(sentence)
+            and not _QUOTED_LINE.match(sentence)
         ):
             found.append(sentence)
     return found

@@ -132,6 +132,21 @@ def test_an_assistant_note_needs_a_value_the_user_did_not_give() -> None:
     assert "49 euros" in note.text and "Mila" in note.text
 
 
+def test_a_line_written_in_another_voice_is_no_note_of_the_assistant() -> None:
+    ask = user_asks("t/x/y", "Can you draft the clause for my will?")
+    draft = ask.model_copy(
+        update={
+            "message_id": "m1",
+            "role": "assistant",
+            "content": 'Here is a draft.\n\nClause 4: "I leave my cottage in Tavira to my brothers, Rui and Tiago.\n\n'
+            '"Under the Tuscan Sun" is 288 pages long, a good read for the 3-hour flight.',
+        }
+    )
+    notes = [n.text for n in assistant_notes(draft, ask, "Mila")]
+    assert not any("cottage" in n for n in notes), "the will speaks in Mila's voice, not the assistant's"
+    assert any("288 pages" in n for n in notes), "a quoted title inside a statement is no quoted line"
+
+
 def test_the_assistants_we_is_the_assistant_and_the_user_and_our_is_the_users() -> None:
     ask = user_asks("t/x/y", "How should I store the readings?")
     answer = ask.model_copy(
