@@ -213,12 +213,24 @@ def worker() -> None:
     """Run a worker in the foreground."""
 
 
+_EXIT_WITH_PARENT = click.option(
+    "--exit-with-parent",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="PID",
+    help="stop when the process PID is no longer this worker's parent (a local harness that started it)",
+)
+
+
 @worker.command("streams")
-def worker_streams() -> None:
+@_EXIT_WITH_PARENT
+def worker_streams(exit_with_parent: int | None) -> None:
     """The stream worker (hosted by Faust): validate, keep signals, emit dream jobs."""
+    from dreamstream.parent_watch import exit_with_parent as watch_parent
     from schemas.settings import get_settings
     from streams.app import app, web_host
 
+    watch_parent(exit_with_parent)
     settings = get_settings()
     prepare_home(settings)
     serve_metrics(settings)
@@ -232,15 +244,18 @@ def worker_streams() -> None:
 
 
 @worker.command("consumers")
-def worker_consumers() -> None:
+@_EXIT_WITH_PARENT
+def worker_consumers(exit_with_parent: int | None) -> None:
     """The consolidation worker: index transcripts, run dream passes, publish audit events."""
     import signal
 
     from consumers.api import start_api
     from consumers.runtime import open_runtime
     from consumers.worker import ConsolidationWorker
+    from dreamstream.parent_watch import exit_with_parent as watch_parent
     from schemas.settings import get_settings
 
+    watch_parent(exit_with_parent)
     settings = get_settings()
     prepare_home(settings)
     check_engine(settings)

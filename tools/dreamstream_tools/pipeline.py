@@ -60,7 +60,8 @@ def start_stream_worker(settings: Settings, log_path: Path) -> subprocess.Popen[
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log_file:
         return subprocess.Popen(
-            [sys.executable, "-m", "dreamstream.cli", "worker", "streams"],
+            # it stops by itself if this process dies without stopping it (SIGKILL, a signal mid-start)
+            [sys.executable, "-m", "dreamstream.cli", "worker", "streams", "--exit-with-parent", str(os.getpid())],
             env=env,
             stdout=log_file,
             stderr=subprocess.STDOUT,
