@@ -53,9 +53,9 @@ class Fact:
 
 # The fillers set off by commas inside what is said: "the delays, you know, cost us 15%" (left
 # in, "you know" would be read as anyone's "you" and keep the whole sentence in the second person).
-_FILLER = re.compile(
-    r",\s+(?:like,?\s+)?(?:you\s+know|you\s+see|i\s+mean)(?=\s*(?:[,.;!]|$))|,\s+like(?=\s*[.!]*$)", re.IGNORECASE
-)
+_FILLER_WORDS = r"you\s+know|you\s+see|i\s+mean"
+"""Said for the listener, not of anything: dropped between commas here, and as a lead-in below."""
+_FILLER = re.compile(rf",\s+(?:like,?\s+)?(?:{_FILLER_WORDS})(?=\s*(?:[,.;!]|$))|,\s+like(?=\s*[.!]*$)", re.IGNORECASE)
 
 
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
@@ -118,7 +118,7 @@ def _yes_or_no(answer: str) -> str:
 _SPEAKERS_FRAME = re.compile(
     r"^(?:(?:i'll|i\s+will|gotta|i\s+(?:must|have\s+to|gotta|got\s+to))\s+(?:be\s+honest|say|admit|confess)"
     r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg"
-    r"|you\s+know|you\s+see|i\s+mean)"
+    rf"|{_FILLER_WORDS})"
     r"\s*[,!:]\s+(?=\S)",
     re.IGNORECASE,
 )
