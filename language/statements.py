@@ -44,10 +44,13 @@ _TAG_QUESTION = re.compile(
 )
 _LEANS_BACK = frozenset(
     """
-it it's its this that that's these those they they're them their there there's he he's she she's
-his her him which so but and also plus though yes yeah yep no nope sure definitely totally
+it its this that these those they them their there he she his her him which so but and also plus
+though yes yeah yep no nope sure definitely totally
 """.split()
 )
+"""First words that point back, read before any contraction ("they've", "that's", "he'd")."""
+_DUMMY_IT = re.compile(r"(?i)^it(?:'s|\u2019s|\s+is|\s+was)\s+(?:\w+\s+)?\w+\s+(?:to|that|how)\b")
+"""An "it" standing for what follows ("It's hard to say ...", "It was nice that ...") points nowhere."""
 _PROPOSAL = re.compile(r"(?i)^(?:how about|what about|why don't we|why not|shall we|should we|maybe we could)\b")
 MIN_ADVICE_CONTENT_WORDS = 3
 """Advice or an invitation to another person ("Find a trainer who checks your form") says
@@ -117,8 +120,8 @@ def leans_back(text: str) -> bool:
     """The statement opens on something said before it ("It lasted an hour", "Yes, …"), or its
     first clause does something to or at a thing it does not name ("I tried it once", "Haven't
     been there yet"): what it is, is in the message it answers."""
-    if _first_word(text) in _LEANS_BACK:
-        return True
+    if _first_word(text).split("'")[0] in _LEANS_BACK:
+        return not _DUMMY_IT.match(text.lstrip())
     end = _CLAUSE_END.search(text)
     first = text[: end.start()] if end else text
     reference = _REFERENCE.search(first)

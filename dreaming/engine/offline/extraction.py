@@ -187,7 +187,7 @@ def message_facts(
         elif question:
             body = f'Asked "{question}", {speaker.name or "the user"} said: {_yes_or_no(body)}'
         previous = facts[-1] if facts else None
-        if previous is not None and _joins(previous, unit.kind, body):
+        if previous is not None and _joins(previous, unit, body):
             body = f"{previous.body} {body}"
             facts[-1] = Fact(body, stamped(_with_speaker(body, speaker, people), turn.ts), "statement", previous.source)
             continue
@@ -210,18 +210,13 @@ def _words(body: str) -> int:
     return len(body.split()) - len(_UNNAMED_SPEAKER.findall(body))
 
 
-# A statement opening on a word that points back ("They've been a great help", "It closed in
-# May") says what it says of the statement before it: the two are one memory up to twice the
-# length, so neither is read without the other. "It's hard to say ..." points nowhere.
-_POINTS_BACK = re.compile(
-    r"^(?:It|That|This|They|These|Those|He|She|His|Her|Their|Them)\b(?!'s\s+\w+\s+(?:to|that|how)\b)"
-)
-
-
-def _joins(previous: Fact, kind: str, body: str) -> bool:
-    if previous.kind != kind or kind != "statement":
+def _joins(previous: Fact, unit: Unit, body: str) -> bool:
+    """A statement leaning on the one before it ("They've been a great help", "It closed in May")
+    says what it says of it: the two are one memory up to twice the length, so neither is read
+    without the other."""
+    if previous.kind != unit.kind or unit.kind != "statement":
         return False
-    most = 2 * SHORT_MESSAGE_WORDS if _POINTS_BACK.match(body) else SHORT_MESSAGE_WORDS
+    most = 2 * SHORT_MESSAGE_WORDS if unit.leans_back else SHORT_MESSAGE_WORDS
     return _words(previous.body) + _words(body) <= most
 
 
