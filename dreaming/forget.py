@@ -6,6 +6,7 @@ from qdrant_client import models
 
 from dreaming.store import Diary, MemoryStore, TranscriptStore
 from dreaming.store.client import StoreClient, scope_filter
+from language.text_caches import clear_text_caches
 
 
 def forget_scope(
@@ -18,6 +19,7 @@ def forget_scope(
 ) -> dict[str, int]:
     """Delete the scope's generations, pointer, transcripts, pending memory-adds and diary, and the
     collections in `extra` (name -> collection: pending corrections, the scope's steering).
+    Empties this process's caches of text (`language.text_caches`).
     Returns how many records each store held. Idempotent: forgetting twice deletes nothing more."""
     collections = {
         "memories": memories.memories,
@@ -37,4 +39,5 @@ def forget_scope(
     transcripts.forget_cached(scope)
     memories.forget_cached(scope)
     memories.pointer_deleted(scope)
+    clear_text_caches()  # what the engine memoised of the scope's sentences goes too
     return deleted

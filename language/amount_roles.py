@@ -12,10 +12,10 @@ requests").
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Literal
 
 from language.changes import period_of
+from language.text_caches import text_cache
 from language.values import said_at
 
 Role = Literal["spent", "allowed"]
@@ -43,7 +43,7 @@ _SPENT_NOUN_BEFORE = re.compile(
 _SPENT_NOUN_AFTER = re.compile(rf"^\s*(?:in\s+)?(?:[\w-]+\s+){{0,1}}{_SPENT_NOUN}\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def role_of(sentence: str, said: str) -> Role | None:
     """The role of the amount `said` (as written) at its first place in `sentence`; None when the
     words next to it name neither."""

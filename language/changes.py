@@ -9,9 +9,9 @@ read by `language.stated_changes`.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
+from language.text_caches import text_cache
 from language.tokens import MONTHS, stem, token_set
 
 # --- values: what two statements about one attribute differ in
@@ -82,7 +82,7 @@ def values_in(text: str) -> list[Value]:
     return [Value(m.group(0), m.start(), m.end()) for m in VALUE.finditer(text)]
 
 
-@lru_cache(maxsize=65536)  # the same statement is masked against each rival it is weighed with
+@text_cache(maxsize=65536)  # the same statement is masked against each rival it is weighed with
 def mask_values(text: str, phrases: tuple[str, ...] = ()) -> str:
     """`text` with every value (and every phrase of `phrases`, whole words) replaced by '#'."""
     masked = VALUE.sub(MASK, text)
@@ -95,13 +95,13 @@ def mask_values(text: str, phrases: tuple[str, ...] = ()) -> str:
 _TITLE = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{3,80})[\"\u201d]")
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def titles_in(text: str) -> frozenset[str]:
     """Quoted titles (a course, a book, a show named in quotes): a title names one thing."""
     return frozenset(m.group(1).strip().lower() for m in _TITLE.finditer(text))
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def normal_values(text: str, kind: str | None = None) -> frozenset[str]:
     """The normalised values of `text` (of one kind when `kind` is given). Kept per text: an
     assistant turn's candidate sentences are each checked against the same values the user gave
@@ -194,7 +194,7 @@ class at the community hall to #"): further away, it is about something else the
 _BREAK = re.compile(r"[,;:.!?()]|\b(?:and|but|after|before|since|because|when|while|for|on|in)\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def changed_at(sentence: str, value: Value) -> bool:
     """The sentence says that *this* value is the new one: "raised the rent to #", "the new #
     exam date", "is now #", "rescheduled to #", "from # to #" — not merely that something in it
@@ -291,7 +291,7 @@ _TAKEN_BEFORE = re.compile(
 _TAKEN_AFTER = re.compile(r"^(?:\s+[\w'-]+){0,3}?\s+(?:from|off|out\s+of)\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def is_delta(sentence: str, start: int, end: int) -> bool:
     """The value at `sentence[start:end]` is the size of a change or a difference ("a $2,000 pay
     raise", "up by 15%", "$6 more than planned", "a 10% discount", "cut 300 words from the
@@ -320,7 +320,7 @@ class Numbered(NamedTuple):
     """A name ("Sprint 2"), not an ordinal ("the first sprint")."""
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def identifiers(text: str) -> frozenset[Numbered]:
     """The numbers that may say *which* thing a sentence is about rather than a value of it: a
     number naming something ("Sprint 2", "Phase 3") and an ordinal before a noun ("the first
@@ -366,7 +366,7 @@ _PERIOD_BEFORE = re.compile(
 )
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def period_of(text: str, said: str) -> str:
     """The period a rate is given per ("75 pages daily" -> "day", "$300 a month" -> "month", "a
     monthly budget of $300" -> "month", "the Sept-Nov allowance to $600" -> "span"), "" for none: an
@@ -396,7 +396,7 @@ _NOT_MODIFIERS = frozenset(
 )
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def modifiers_clash(one: str, other: str, heads: frozenset[str]) -> bool:
     """A noun both sentences use is modified differently on each side, and neither side's
     modifier appears in the other sentence: "the parking fee" / "the gym fee", "a dinner
@@ -415,7 +415,7 @@ def _stems(text: str) -> frozenset[str]:
     return token_set(text)  # the stems anchors are made of (`dreaming.embedding.canonical_tokens` alike)
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def _word_stems(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """The words of a text, its values read as "the", each with its stems (one sentence is
     compared with many: read once)."""

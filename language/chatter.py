@@ -15,10 +15,10 @@ on text it was not written from (`tests/unit/language/test_language.py`).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from language.sentences import split_sentences
+from language.text_caches import text_cache
 from language.tokens import has_digit
 
 _WORD = re.compile(r"[a-z][a-z']*|\d[\d.,:/-]*")
@@ -115,7 +115,7 @@ def content_words(sentence: str) -> list[str]:
     return [w for w in _WORD.findall(sentence.lower().replace("\u2019", "'")) if w not in NOT_CONTENT]
 
 
-@lru_cache(maxsize=65536)  # a pass classifies a message's sentences in more than one phase
+@text_cache(maxsize=65536)  # a pass classifies a message's sentences in more than one phase
 def classify_sentence(sentence: str, *, to_person: bool = True) -> str:
     """`to_person`: the listener is a person (a guess at how their news felt is a reaction; said
     to an assistant, "It sounds like the first plan suits Leo best" is the speaker's conclusion)."""

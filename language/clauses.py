@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import Literal
 
 from language import patterns
@@ -18,6 +17,7 @@ from language.patterns import compiled
 from language.person import INTRODUCTION_CLAUSE
 from language.sentences import split_sentences
 from language.stated_changes import ValueChange, parse_change
+from language.text_caches import text_cache
 from schemas import ConversationTurn
 
 ClauseKind = Literal[
@@ -128,7 +128,7 @@ def clauses_of(turn: ConversationTurn, body: str | None = None) -> list[Clause]:
     ]
 
 
-@lru_cache(maxsize=16_384)
+@text_cache(maxsize=16_384)
 def _read_clauses(content: str) -> tuple[tuple[str, str, ClauseKind, ValueChange | None], ...]:
     """Each clause as written, without its lead-ins, and what it does: read once per text, as every
     pass of a scope reads its whole window again for the corrections it states."""

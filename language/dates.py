@@ -28,8 +28,9 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import date, datetime, timedelta
-from functools import lru_cache
 from typing import NamedTuple
+
+from language.text_caches import text_cache
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 NUMBER_WORDS = {
@@ -222,7 +223,7 @@ def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bo
     return _rewritten(text, reference.date() if isinstance(reference, datetime) else reference, annotate)
 
 
-@lru_cache(maxsize=32_768)
+@text_cache(maxsize=32_768)
 def _rewritten(text: str, today: date, annotate: bool) -> TimeRewrite:
     """Cached by the day: every pass dates each memory of its scope from its evidence's day again."""
     changed = False
@@ -274,7 +275,7 @@ def stamped(statement: str, reference: datetime | date) -> str:
     return f"{said_on(reference)} {statement}"
 
 
-@lru_cache(maxsize=32_768)
+@text_cache(maxsize=32_768)
 def without_stamp(text: str) -> str:
     """The statement without its said-on date, for comparing what two memories say (cached: the
     rivalry check reads every candidate memory's body once per new statement)."""

@@ -32,9 +32,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
 
 from language.injection_rules import RULES, candidates
+from language.text_caches import text_cache
 from schemas import ConversationTurn
 
 __all__ = ["RULES", "injection_message_ids", "injection_note", "injection_rule", "is_injection", "normalize"]
@@ -98,7 +98,7 @@ _JUDGED_TEXTS = 16_384
 and the gate, often several times a pass (about six times a message before)."""
 
 
-@lru_cache(maxsize=_JUDGED_TEXTS)
+@text_cache(maxsize=_JUDGED_TEXTS)
 def is_injection(text: str) -> bool:
     """Whether `text` is instruction-like (a pure function of the text: its verdict is kept)."""
     normal = normalize(text)

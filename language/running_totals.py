@@ -11,8 +11,8 @@ by the correction rules, not here.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from language.text_caches import text_cache
 from language.tokens import stem
 from language.value_holders import counted_noun
 from language.values import said_at
@@ -38,7 +38,7 @@ _NUMBER = re.compile(r"\d[\d,]*")
 _WORD = re.compile(r"[A-Za-z]+")
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def running_total(sentence: str, said: str) -> bool:
     """The count `said` counts everything done up to a moment ("I've completed #", "after
     finishing #", "# problems so far")."""
@@ -48,7 +48,7 @@ def running_total(sentence: str, said: str) -> bool:
     return bool(_PERFECT.search(before) or _AFTER_DOING.search(before) or _SO_FAR.match(after))
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def done_count(sentence: str, said: str) -> bool:
     """The count `said` counts things done, whether a running total or a past event ("completed #")."""
     before, _ = _around(sentence, said)
@@ -64,7 +64,7 @@ def grows(new_sentence: str, new_said: str, old_sentence: str, old_said: str) ->
     return new is not None and old is not None and new[1] == old[1] and new[0] > old[0]
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def tells_earlier_moment(new_sentence: str, old_sentence: str) -> bool:
     """The newer sentence gives a running total smaller than one the older sentence gives of the same
     things ("has completed 12 drills" after "has completed 15 drills"): it tells an earlier moment
@@ -73,7 +73,7 @@ def tells_earlier_moment(new_sentence: str, old_sentence: str) -> bool:
     return any(n[1] == o[1] and n[0] < o[0] for n in _totals(new_sentence) for o in old_totals)
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def _totals(sentence: str) -> tuple[tuple[int, str], ...]:
     if not _ANY_DONE.search(sentence):
         return ()  # most sentences: nothing done is counted, no number to read

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from language import patterns
@@ -30,6 +29,7 @@ from language.markup import plain_text
 from language.own_plans import as_own_plans
 from language.patterns import compiled
 from language.presupposed import presupposed_clauses, without_trigger
+from language.text_caches import text_cache
 from language.tokens import has_digit
 from language.values import carries_value, new_values
 
@@ -429,7 +429,7 @@ def _lead_kept(vocative: re.Match[str]) -> str:
     return f"{lead.rstrip(',!.')}, " if lead else ""
 
 
-@lru_cache(maxsize=1024)
+@text_cache(maxsize=1024)
 def _closing_vocative(names: tuple[str, ...]) -> re.Pattern[str]:
     """ "Count me in, John." says "Count me in.": a name of one of the people talking after the
     last comma, closing the sentence, only addresses."""
@@ -437,7 +437,7 @@ def _closing_vocative(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?<=\w),\s+(?:{people})(?=\s*[.!?]*$)")
 
 
-@lru_cache(maxsize=1024)
+@text_cache(maxsize=1024)
 def _vocative(names: tuple[str, ...]) -> re.Pattern[str]:
     people = "|".join(re.escape(name) for name in names)
     return re.compile(rf"(?i)^({_YES_OR_NO_LEAD})(?-i:{people})\s*[,!]+\s+(?![A-Z][a-z]+(?:,|\s+and\b))(?=\S)")

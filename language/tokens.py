@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+
+from language.text_caches import text_cache
 
 _ASCII_DIGIT = re.compile(r"[0-9]")
 
@@ -108,7 +109,7 @@ def looks_plural(word: str) -> bool:
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper: enough to make plurals and tenses meet, never a full stemmer."""
     word = SPELLING.get(word, word)
@@ -156,7 +157,7 @@ def _beside_number(words: list[str], index: int) -> bool:
     return any(0 <= i < len(words) and words[i][:1].isdigit() for i in (index - 1, index + 1))
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def terms(text: str, stopwords: frozenset[str] = STOPWORDS) -> tuple[tuple[str, str], ...]:
     """(token, surface word) pairs in text order; the surface word is what a reader would see.
     A numeric date gives its whole form and then its parts, all with the date as surface."""

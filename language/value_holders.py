@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from language.changes import MASK, Value, mask_values, says_changed
 from language.dates import WEEKDAYS
+from language.text_caches import text_cache
 from language.tokens import MONTHS, STOPWORDS, looks_plural, stem
 
 
@@ -91,7 +91,7 @@ MAX_SKIP = 6
 """Most linking words and words of change passed between a value and the holder before it."""
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def holder_of(sentence: str, start: int, end: int) -> Holder | None:
     """The holder of the value at `sentence[start:end]`, or None when the words beside it name none
     (a pronoun, "it was moved to #")."""
@@ -168,7 +168,7 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(mask_values(text))
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def _changes(word: str) -> bool:
     return says_changed(word)
 
@@ -422,6 +422,6 @@ def _head_word(holder: Holder) -> str:
     return next((w for w in holder.phrase.lower().split() if stem(w) == holder.head), "")
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w.lower()) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text))

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
 from language.dates import WEEKDAYS
+from language.text_caches import text_cache
 from language.tokens import MONTHS
 
 _NUMBER = re.compile(r"(?<![\w.])[$\u20ac\u00a3]?\d[\d.,:/-]*(?:%|[a-zA-Z]{1,3}\b)?")
@@ -86,7 +86,7 @@ def holds_phrase(text: str, phrase: str) -> bool:
     return _whole_phrase(phrase).search(text) is not None
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _whole_phrase(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", re.IGNORECASE)
 
@@ -97,6 +97,6 @@ def said_at(sentence: str, said: str) -> re.Match[str] | None:
     return _standing_value(said).search(sentence)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _standing_value(said: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$\u20ac\u00a3.-]){re.escape(said)}(?![\w-])")

@@ -10,6 +10,8 @@ from typing import Protocol
 
 import numpy as np
 
+from language.text_caches import register_clear
+
 
 class VectorBacking(Protocol):
     """A second level behind the LRU, e.g. the evaluation's on-disk cache (never used by the workers)."""
@@ -25,6 +27,12 @@ class VectorCache:
         self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._backing: VectorBacking | None = None
+        register_clear(self.clear)  # it holds tenant text: emptied when a scope is forgotten
+
+    def clear(self) -> None:
+        """Drop every row held in memory (the backing keeps its own)."""
+        with self._lock:
+            self._rows.clear()
 
     def attach(self, backing: VectorBacking | None) -> None:
         """Read `backing` on a miss and write every new row to it; None detaches it."""

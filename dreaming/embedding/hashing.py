@@ -17,10 +17,10 @@ import hashlib
 import re
 import sys
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
+from language.text_caches import text_cache
 from language.tokens import NEGATIONS, normalise, stem
 from language.tokens import STOPWORDS as ENGLISH_STOPWORDS
 
@@ -32,7 +32,7 @@ STOPWORDS = ENGLISH_STOPWORDS | frozenset("user users customer customers client 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-+#][a-z0-9]+)*\+*")
 
 
-@lru_cache(maxsize=8192)
+@text_cache(maxsize=8192)
 def canonical_terms(text: str) -> tuple[tuple[str, str], ...]:
     """(token, surface word) pairs in text order; the surface word is what a reader would see."""
     terms: list[tuple[str, str]] = []
@@ -45,7 +45,7 @@ def canonical_terms(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(terms)
 
 
-@lru_cache(maxsize=32_768)
+@text_cache(maxsize=32_768)
 def canonical_tokens(text: str) -> frozenset[str]:
     """The content of `text` as a set of canonical tokens, used for similarity and duplicates.
     Cached: a pass reads each memory's text in several steps (working set, generic words, verify,
@@ -55,7 +55,7 @@ def canonical_tokens(text: str) -> frozenset[str]:
     return frozenset(sys.intern(token) for token, _ in canonical_terms(text))
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def _bucket(feature: str, dims: int) -> tuple[int, float]:
     digest = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big")
     return digest % dims, (1.0 if digest >> 63 else -1.0)

@@ -19,12 +19,12 @@ rebuilding a scope's index after a promotion (most texts unchanged) costs ~0.07 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
 import numpy as np
 
 from dreaming.embedding.protocol import Embedder
+from language.text_caches import text_cache
 from language.tokens import tokens
 
 Fusion = Literal["rrf", "weighted", "dense", "bm25"]
@@ -55,7 +55,7 @@ def terms_of(token_list: Sequence[str]) -> Terms:
     return Terms(keys, counts, len(token_list))
 
 
-@lru_cache(maxsize=TOKEN_CACHE_SIZE)
+@text_cache(maxsize=TOKEN_CACHE_SIZE)
 def text_terms(text: str) -> Terms:
     """A text's terms (`language.tokens`), kept: the next generation mostly repeats its texts."""
     return terms_of(tokens(text))

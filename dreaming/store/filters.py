@@ -23,9 +23,9 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from language.text_caches import text_cache
 from schemas import MemoryRecord
 from schemas.memory import MemoryOrigin, MemoryTier
 
@@ -141,7 +141,7 @@ def names(text: str, about: str) -> bool:
     return _naming(about).search(text) is not None
 
 
-@lru_cache(maxsize=256)
+@text_cache(maxsize=256)
 def _naming(about: str) -> re.Pattern[str]:
     words = re.findall(r"[^\W_]+(?:['\u2019][^\W_]+)*", about)
     spaced = r"[\s-]+".join(re.escape(word) for word in words)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection, Hashable, Sequence
 from datetime import date
-from functools import lru_cache
 from typing import TypeVar
 
 import numpy as np
@@ -21,6 +20,7 @@ import numpy as np
 from dreaming.embedding.hybrid import HybridIndex
 from dreaming.embedding.protocol import Embedder
 from language.dates import stamp_day, without_stamp
+from language.text_caches import text_cache
 from schemas import MemoryAdd, MemoryRecord
 
 MAX_CACHED_SCOPES = 256
@@ -37,7 +37,7 @@ TEXT_CACHE_SIZE = 65_536
 the same texts again, and their stamps cost two regular expressions each."""
 
 
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
+@text_cache(maxsize=TEXT_CACHE_SIZE)
 def embedding_text(record_text: str) -> str:
     """What a memory's vector is computed from: its statement, not the "(said on …)" stamp."""
     return without_stamp(record_text)
@@ -51,7 +51,7 @@ def lexical_text(record: MemoryRecord) -> str:
     return _lexical_text(record.text, (record.valid_from or record.created_at).date())
 
 
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
+@text_cache(maxsize=TEXT_CACHE_SIZE)
 def _lexical_text(text: str, undated: date) -> str:
     return day_words(embedding_text(text), stamp_day(text) or undated)
 

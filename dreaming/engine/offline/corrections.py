@@ -24,7 +24,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.assistant_notes import in_their_words, is_reported_speech, what_was_said
@@ -38,6 +37,7 @@ from language.chatter import NOT_CONTENT
 from language.dates import stamp_day, stamped, without_stamp
 from language.person import PERSONAL_WORD
 from language.stated_changes import OPINION_WORDS, ValueChange, parse_change, planned_change
+from language.text_caches import text_cache
 from language.tokens import has_digit
 from language.values import holds_phrase
 
@@ -238,7 +238,7 @@ def sentence_replaced(old: str, change: ValueChange, said: str, said_at: datetim
 # --- newer statements of one attribute -------------------------------------------------------------
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def attribute_of(text: str, ignore: frozenset[str] = frozenset()) -> tuple[frozenset[str], str] | None:
     """(subject tokens, value phrase) of "<someone's attribute> is <value>" in the first sentence,
     or None for any other shape: "<a thing> is <a description>" ("the dog park is a great place")

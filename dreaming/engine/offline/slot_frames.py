@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from dreaming.embedding import canonical_tokens
 from language.changes import (
@@ -29,6 +28,7 @@ from language.chatter import NOT_CONTENT
 from language.dates import WEEKDAYS, without_stamp
 from language.intents import intended
 from language.sentences import split_sentences
+from language.text_caches import text_cache
 from language.tokens import MONTHS, STOPWORDS, stem
 from language.value_holders import Holder, holder_of
 
@@ -116,7 +116,7 @@ def only_measures(masked: str) -> bool:
     return all(t == MASK or (i > 0 and tokens[i - 1] == MASK) for i, t in enumerate(tokens))
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def frames(
     text: str, subject: str | None = None, phrases: tuple[str, ...] = (), min_words: int = MIN_FRAME_WORDS
 ) -> tuple[Frame, ...]:

@@ -7,7 +7,6 @@ sentence embeddings whether the two frames are one attribute.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from dreaming.embedding import canonical_tokens
@@ -16,6 +15,7 @@ from language.amount_roles import roles_clash, same_allowance
 from language.changes import Numbered, Value, adds_to, identifiers, modifiers_clash, normal_values, period_of, titles_in
 from language.dates import without_stamp
 from language.running_totals import grows, tells_earlier_moment
+from language.text_caches import text_cache
 from language.tokens import stem
 from language.value_holders import (
     COUNTED,
@@ -55,7 +55,7 @@ def other_names(a: frozenset[str], b: frozenset[str], a_text: str = "", b_text: 
     return bool(only_a - _words_in(b_text)) and bool(only_b - _words_in(a_text))
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _words_in(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower()))
 
@@ -86,7 +86,7 @@ _Kind = tuple[str, bool, str]
 """(whose, wanted or planned, kind of value): values pair only within one."""
 
 
-@lru_cache(maxsize=32_768)
+@text_cache(maxsize=32_768)
 def kinded_frames(text: str, subject: str | None) -> tuple[tuple[Frame, frozenset[_Kind], frozenset[_Kind]], ...]:
     """Each frame with the kinds its values are given under as an older frame and sought under as a
     newer one. Pairs of frames sharing no kind are never rivals (`rivalry_of` pairs only values of one
@@ -341,7 +341,7 @@ def rivalry_of(
     return Rivalry(MOVED if any(p.moved for p in strong) else PLAIN, bare)
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def _stated(sentence: str) -> frozenset[str]:
     """The values a memory sentence states, normalised, its date stamp left out."""
     return normal_values(without_stamp(sentence))
@@ -360,7 +360,7 @@ def _same_occasion(one: str, other: str) -> bool:
     return bool(days) and days == _days(other)
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def _days(sentence: str) -> frozenset[str]:
     return normal_values(without_stamp(sentence), "day")
 
@@ -385,7 +385,7 @@ def holders_apart(one: Holder | None, other: Holder | None, one_sentence: str, o
     return one.head not in _stem_set(other_sentence) and other.head not in _stem_set(one_sentence)
 
 
-@lru_cache(maxsize=16384)
+@text_cache(maxsize=16384)
 def _stem_set(text: str) -> frozenset[str]:
     return frozenset(stem(w.lower()) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text))
 
@@ -399,7 +399,7 @@ _FROM = re.compile(r"\bfrom\s+(?:about\s+|around\s+)?", re.IGNORECASE)
 _THEN_TO = re.compile(r"(?![\w-])\s+(?:\S+\s+)?(?:up\s+|down\s+)?to\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def _starts_change(sentence: str, said: str) -> bool:
     """The value is where a change the sentence states began ("from # to 80%"). No pattern is
     built per value: one per value and sentence cost more than the rest of the check."""
@@ -410,14 +410,14 @@ def _starts_change(sentence: str, said: str) -> bool:
     )
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def _from_to(sentence: str, said: str) -> bool:
     """The value is the end of a change the sentence states whole ("went from 65% to #")."""
     at = said_at(sentence, said)
     return at is not None and _FROM_TO.search(sentence[: at.start()]) is not None
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def _other_start(sentence: str, said: str, stale: frozenset[str]) -> bool:
     """The newer sentence says its value changed from a value the older clause does not give ("went
     from 60% to 85%" against an older 90%): the older value is what it was somewhere else, or long
@@ -522,7 +522,7 @@ def _pronouns_clash(one: str, other: str) -> bool:
     return len(a) == 1 and len(b) == 1 and a != b
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def _personal(text: str) -> frozenset[str]:
     return frozenset(m.lower() for m in _PERSONAL.findall(text))
 
@@ -543,7 +543,7 @@ def _a_list(frame: Frame) -> bool:
     return _listed(frame.forms)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _listed(forms: tuple[str, ...]) -> bool:
     return "list" in forms or any(forms.count(form) >= 3 for form in set(forms))
 
@@ -552,6 +552,6 @@ def _normals(frame: Frame) -> list[str]:
     return [_normal(text) for text in frame.said_values]
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536)
 def _normal(said: str) -> str:
     return Value(said, 0, 0).normal

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 
 from dreaming.embedding.cache import VectorCache, embed_through_cache
+from language.text_caches import clear_text_caches
 
 
 class Backing:
@@ -50,3 +53,14 @@ def test_a_detached_cache_is_a_plain_lru():
     calls: list[list[str]] = []
     embed_through_cache(cache, ["known"], _compute(calls))
     assert calls == [["known"]] and backing.asked == []
+
+
+def test_a_vector_cache_is_emptied_while_it_lives_and_forgotten_when_it_does_not() -> None:
+    rows = VectorCache(4)
+    rows.put("Rosa's account number is 12-99", np.ones(4, dtype=np.float32))
+    gone = VectorCache(4)
+    gone.put("a sentence nobody holds any more", np.ones(4, dtype=np.float32))
+    del gone
+    gc.collect()
+    clear_text_caches()  # a cache collected before the call is skipped, not an error
+    assert len(rows) == 0 and rows.get("Rosa's account number is 12-99") is None
