@@ -55,7 +55,27 @@ class Fact:
 # in, "you know" would be read as anyone's "you" and keep the whole sentence in the second person).
 _FILLER_WORDS = r"you\s+know|you\s+see|i\s+mean"
 """Said for the listener, not of anything: dropped between commas here, and as a lead-in below."""
-_FILLER = re.compile(rf",\s+(?:like,?\s+)?(?:{_FILLER_WORDS})(?=\s*(?:[,.;!]|$))|,\s+like(?=\s*[.!]*$)", re.IGNORECASE)
+_AS_SAID = r"(?:like|as)\s+(?:i|you|we)\s+(?:said|say|mentioned|told\s+you)(?:\s+(?:before|earlier))?"
+"""'Like I said, ...', 'As you mentioned before, ...': the speaker points at the talk, not at a fact."""
+
+_FILLER = re.compile(
+    rf",\s+(?:like,?\s+)?(?:{_FILLER_WORDS}|{_AS_SAID})(?:(?P<comma>,)(?=\s)|(?=\s*(?:[.;!]|$)))"
+    r"|,\s+like(?=\s*[.!]*$)",
+    re.IGNORECASE,
+)
+# "The flat, you know, costs 700": with the filler gone, a short subject meets its verb again.
+_SUBJECT_BEFORE = re.compile(
+    r"(?:^|[.!?;:]\s+)(?:the|a|an|my|our|his|her|their|this|that)(?:\s+[\w'-]+){1,3}$", re.IGNORECASE
+)
+
+
+def _without_fillers(text: str) -> str:
+    def cut(match: re.Match[str]) -> str:
+        if not match.group("comma") or _SUBJECT_BEFORE.search(text, 0, match.start()):
+            return ""
+        return ","
+
+    return _FILLER.sub(cut, text)
 
 
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
@@ -111,15 +131,16 @@ def _yes_or_no(answer: str) -> str:
 # What a memory read alone does not owe to the talk around it, read off before the rewrite into
 # the third person (which would make a fact of a frame: "Ana will be honest, …"):
 # - how the speaker frames what follows: "I'll be honest, the rent decided it", "Btw, the shop
-#   opened", "Wow, I ran 10k", "I mean, it was fun";
+#   opened", "Wow, I ran 10k", "I mean, it was fun", "Like I said, the deposit is paid";
 # - the words that tie a statement to the one before: "Yeah, our trip got off to a bad start",
 #   "And I repainted the hallway". These stay where the statement answers a quoted question
 #   ("Yeah," is its "Yes,").
 _SPEAKERS_FRAME = re.compile(
     r"^(?:(?:i'll|i\s+will|gotta|i\s+(?:must|have\s+to|gotta|got\s+to))\s+(?:be\s+honest|say|admit|confess)"
     r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg"
-    rf"|{_FILLER_WORDS})"
-    r"\s*[,!:]\s+(?=\S)",
+    rf"|like|{_FILLER_WORDS}|{_AS_SAID})"
+    r"\s*[,!:]\s+(?=\S)"
+    rf"|^{_AS_SAID}\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)",
     re.IGNORECASE,
 )
 _DISCOURSE_LEAD = re.compile(
@@ -158,7 +179,7 @@ def message_facts(
     # A line that leaves out its "I" and names a value (not the listener's name) is read as said
     # with it: "Been to Rome once" is a fact, as "I've been to Rome once"; "Can't wait, Jo!" is glue.
     with_its_subject = with_subject(
-        _FILLER.sub("", speaker.body), only=lambda sentence: carries_value(sentence, people)
+        _without_fillers(speaker.body), only=lambda sentence: carries_value(sentence, people)
     )
     units = statement_units(with_its_subject, people, to_person=to_person)
     we = _we(speaker, speaker.body)

@@ -343,6 +343,30 @@ def test_fillers_set_off_by_commas_are_not_part_of_a_statement() -> None:
     assert texts["5"] == "Mona asked: What could help Mona's 8-year-old sleep, without pills?", "in a question too"
 
 
+def test_pointing_at_the_talk_is_no_part_of_a_statement_and_a_subject_meets_its_verb() -> None:
+    texts = said(
+        creates(
+            "t/pals/as-said",
+            [
+                ("user", "Rui: Like I said, the deposit for the flat was 400 euros."),
+                ("user", "Mona: As you mentioned before, the choir meets on Thursdays at 7."),
+                ("user", "Rui: Like I said I still row with the club in Porto."),
+                ("user", "Mona: My cousin, you know, moved to Faro in June."),
+                ("user", "Rui: The new bakery, as I said, opens at 6 on weekdays."),
+                ("user", "Mona: I kept the blue kayak, like I said."),
+                ("user", "Rui: Like you said they would, the trams stopped at midnight."),
+            ],
+        )
+    )
+    assert texts["0"] == "Rui: The deposit for the flat was 400 euros.", "not 'Like Rui said'"
+    assert texts["1"] == "Mona: The choir meets on Thursdays at 7.", "not 'As Rui mentioned before'"
+    assert texts["2"] == "Rui still rows with the club in Porto."
+    assert texts["3"] == "Mona's cousin moved to Faro in June.", "not 'cousin, moved'"
+    assert texts["4"] == "Rui: The new bakery opens at 6 on weekdays."
+    assert texts["5"] == "Mona kept the blue kayak."
+    assert "Like Mona said they would" in texts["6"], "what 'they would' stands for is left as said"
+
+
 def test_a_statement_that_points_back_stays_with_the_one_it_points_to() -> None:
     first = (
         "My neighbours in Leeds took care of the allotment and the two cats"
