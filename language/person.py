@@ -307,7 +307,9 @@ def _is_participle(word: str) -> bool:
     return word.endswith("ing") and word not in _VERBS_ENDING_IN_ING
 
 
-_INNER_CLAUSE_VERBS = frozenset("want need think mean prefer like love know use do don't".split())
+_INNER_CLAUSE_VERBS = frozenset(
+    "want need think mean prefer like love know use do don't care deserve matter belong".split()
+)
 _MAKES_BEFORE = re.compile(
     r"(?i)\b(?:let|lets|make|makes|made|making|help|helps|helped|helping|have|has|had|see|saw|watch|hear|heard"
     r"|bid|want|wanted|need|needed|would|'d|\u2019d|to|for|than|thank|thanks)\s+$"

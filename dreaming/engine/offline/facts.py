@@ -18,6 +18,8 @@ from language.person import INTRODUCTION_CLAUSE, to_third_person
 
 _SPACES = re.compile(r"\s+")
 _TRAILING = ",;:-\u2013\u2014 "
+_CLOSED_QUOTE = re.compile(r"[.!?][\"'\u201d\u2019)]+$")
+"""A sentence ending inside its quotation or brackets is ended ('start with "The Last Wish."')."""
 
 
 def memory_text_for(clause: Clause, user_name: str | None) -> str | None:
@@ -40,6 +42,6 @@ def finish_sentence(text: str) -> str:
     text = _SPACES.sub(" ", text).strip().rstrip(_TRAILING)
     if text.endswith("!"):
         text = text[:-1]
-    if not text.endswith((".", "?")):
+    if not text.endswith((".", "?")) and not _CLOSED_QUOTE.search(text):
         text += "."
     return text[:1].upper() + text[1:]

@@ -310,6 +310,12 @@ def test_you_inside_a_clause_agrees_with_its_verb() -> None:
     assert to_third_person("I'll let you know soon", "Noor", other="Ivo") == "Noor will let Ivo know soon"
     curly = to_third_person("Why didn\u2019t you call before?", "Noor", other="Ivo")
     assert curly == "Why didn\u2019t Ivo call before?"
+    assert to_third_person("Show the team you care about them", "Noor", other="Ivo") == (
+        "Show the team Ivo cares about them"
+    ), "a verb only a subject takes"
+    assert to_third_person("Everyone knows you deserve the lead role", "Noor", other="Ivo") == (
+        "Everyone knows Ivo deserves the lead role"
+    )
 
 
 def test_a_favour_asked_of_the_listener_names_them() -> None:
