@@ -91,6 +91,11 @@ def means_nowadays(text: str, start: int, end: int) -> bool:
 # An expression already annotated by an earlier pass: "2026-03-10 (next Tuesday)".
 _ANNOTATED_BEFORE = re.compile(r"(?:\d{4}-\d{2}-\d{2}|\b\d{4})\s*\($")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n)$")
+_PREPOSITION_BEFORE = re.compile(
+    r"(?i)\b(?:of|in|into|during|through|throughout|to|within|over|across|around|about|between|past|like)\s+$"
+)
+"""A preposition of the speaker's own ("the first week of next month", "moved to next year"): the
+date takes no second one."""
 
 
 class TimeRewrite(NamedTuple):
@@ -208,7 +213,10 @@ def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
 
 
 def _render(kind: str, absolute: str, prep: str | None, at_start: bool) -> str:
-    """Keep the speaker's preposition; add the one a date needs when there was none."""
+    """Keep the speaker's preposition; add the one a date needs when there was none ("" : the
+    sentence has one of its own before the expression)."""
+    if prep == "":  # after a preposition of the sentence's own
+        return absolute
     if kind == "vague":
         return f"{prep} {absolute}" if prep else (absolute[0].upper() + absolute[1:] if at_start else absolute)
     if prep:
@@ -243,7 +251,8 @@ def _rewritten(text: str, today: date, annotate: bool) -> TimeRewrite:
             prep = match.group("prep")
             rendered = f"{prep + ' ' if prep else ''}{absolute}'s"
         else:
-            rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
+            prep = match.group("prep") or ("" if _PREPOSITION_BEFORE.search(before) else None)
+            rendered = _render(kind, absolute, prep, bool(_SENTENCE_START.search(before)))
         changed = True
         if annotate and match.group("poss"):  # "2023-06-20's (tomorrow's) opening" would read as undated
             return rendered

@@ -120,6 +120,20 @@ def test_possessives_are_dated_too(text: str, expected: str) -> None:
     assert resolved(text, THURSDAY) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The move is in the first week of next month", "The move is in the first week of April 2026"),
+        ("They pushed the recital to next Friday", "They pushed the recital to 2026-03-13"),
+        ("Most of next year is booked", "Most of 2027 is booked"),
+        ("I'm thinking about next summer already", "I'm thinking about summer 2026 already"),
+        ("The recital is next Friday", "The recital is on 2026-03-13"),  # none of its own: one is added
+    ],
+)
+def test_a_preposition_of_the_sentence_s_own_takes_no_second_one(text: str, expected: str) -> None:
+    assert resolved(text, THURSDAY) == expected
+
+
 def test_several_expressions_in_one_text() -> None:
     text = "I fly out tomorrow and come back in 2 weeks."
     assert resolved(text, THURSDAY) == "I fly out on 2026-03-06 and come back on 2026-03-19."
