@@ -49,8 +49,6 @@ though yes yeah yep no nope sure definitely totally
 """.split()
 )
 """First words that point back, read before any contraction ("they've", "that's", "he'd")."""
-_DUMMY_IT = re.compile(r"(?i)^it(?:'s|\u2019s|\s+is|\s+was)\s+(?:\w+\s+)?\w+\s+(?:to|that|how)\b")
-"""An "it" standing for what follows ("It's hard to say ...", "It was nice that ...") points nowhere."""
 _PROPOSAL = re.compile(r"(?i)^(?:how about|what about|why don't we|why not|shall we|should we|maybe we could)\b")
 MIN_ADVICE_CONTENT_WORDS = 3
 """Advice or an invitation to another person ("Find a trainer who checks your form") says
@@ -121,7 +119,7 @@ def leans_back(text: str) -> bool:
     first clause does something to or at a thing it does not name ("I tried it once", "Haven't
     been there yet"): what it is, is in the message it answers."""
     if _first_word(text).split("'")[0] in _LEANS_BACK:
-        return not _DUMMY_IT.match(text.lstrip())
+        return True
     end = _CLAUSE_END.search(text)
     first = text[: end.start()] if end else text
     reference = _REFERENCE.search(first)
