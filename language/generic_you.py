@@ -8,6 +8,7 @@ sentence with a generic "you" in the second person, and names the listener in an
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # "you" meaning anyone: after a condition ("if you", "when you"), before a modal of advice or
 # ability ("you can", "you have to", "you never know"), as the object of a general effect ("it
@@ -51,6 +52,44 @@ _INFERRED_OF_LISTENER = re.compile(r"(?i)^\s+must(?:\s+have|['\u2019]ve)\b")
 _ASKS_A_FAVOUR = re.compile(
     r"(?i)\b(?:appreciate\s+it|be\s+(?:great|grateful|helpful|nice|awesome|amazing)|love\s+it|thankful)\s+if\s+$"
 )
+
+
+# "I haven't talked to you", "I'm here for you", "I'm so proud of you", "we miss you": the
+# speaker's clause, a few words on, does something to or for the listener.
+_SPEAKER_TO_LISTENER = re.compile(
+    r"(?i)\b(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll)(?:\s+(?!(?:if|when|whenever|once|unless|make|makes|help"
+    r"|helps|let|lets)\b)[\w'\u2019]+){0,3}\s+(?:to|for|with|about|of|from|miss|missed|thank|thanked|owe|tell|told"
+    r"|ask|asked|remind|invite|invited|admire|envy|trust|believe|congratulate)\s+$"
+)
+# "(I) wanted to let you know", "just to let you know": telling the listener, never anyone.
+_LET_KNOW = re.compile(r"(?i)\bto\s+let\s+$")
+
+
+def is_plainly_the_listener(before: str, after: str) -> bool:
+    """Whether the words around this "you" say it is the listener: a favour asked of them, what
+    they give, what the speaker does to or for them."""
+    return bool(
+        _DETERMINED.search(before)
+        or _FAVOUR_FRAME.search(before)
+        or _ACTS_FOR_SPEAKER.match(after)
+        or _INFERRED_OF_LISTENER.match(after)
+        or _SPEAKER_TO_LISTENER.search(before)
+        or (_LET_KNOW.search(before) and re.match(r"\s+know\b", after))
+    )
+
+
+def sentence_reading(yous: Iterable[tuple[str, str]]) -> bool | None:
+    """Whether the "you" of one sentence (each as the words before and after it) mean anyone:
+    True when one of them does and none is plainly the listener, False when one is plainly the
+    listener ("I hope you find a flat soon so you can settle in"), None when nothing says (the
+    sentence reads as the one before it: "When you share a passion, it's special. It's like
+    finding your place")."""
+    readings = list(yous)
+    if any(is_plainly_the_listener(before, after) for before, after in readings):
+        return False
+    if any(is_generic_you(before, after) for before, after in readings):
+        return True
+    return None
 
 
 def is_generic_you(before: str, after: str) -> bool:

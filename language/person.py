@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from language import patterns
 from language.companions import we_who_talk
-from language.generic_you import is_generic_you
+from language.generic_you import sentence_reading
 from language.patterns import compiled
 
 _NAME_WORD = patterns.NAME_WORD
@@ -328,14 +328,29 @@ def _several(statement: str, match: re.Match[str]) -> bool:
     return word == "all" and not _ALL_OF.match(statement, match.end())
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\ue000\"'\u201c])")
+
+
 def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     """In a two-person chat, "you" is the other person, unless it is anyone ("if you ...": then
-    every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small")."""
-    if generic_you and any(
-        m.group("you") and is_generic_you(statement[: m.start()], statement[m.end("you") :])
-        for m in _SECOND_PERSON.finditer(statement)
-    ):
-        return statement
+    every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small").
+    A sentence that does not say reads as the one before it (`generic_you.sentence_reading`)."""
+    if not generic_you:
+        return _to_listener(statement, other)
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(statement)), len(statement)]
+    anyone = False
+    rewritten: list[str] = []
+    for start, end in zip(cuts, cuts[1:], strict=False):
+        sentence = statement[start:end]
+        yous = [m for m in _SECOND_PERSON.finditer(sentence) if m.group("you")]
+        reading = sentence_reading((sentence[: m.start()], sentence[m.end("you") :]) for m in yous)
+        anyone = anyone if reading is None else reading
+        rewritten.append(sentence if anyone else _to_listener(sentence, other))
+    return "".join(rewritten)
+
+
+def _to_listener(statement: str, other: str) -> str:
+    """Every "you" and "your" of `statement` as the listener, `other`."""
     statement = _AUX_YOU.sub(lambda m: _asked_of(m, other), statement)
     statement = _joined_verbs_agree(
         statement,

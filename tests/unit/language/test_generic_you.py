@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from language.generic_you import is_generic_you
+from language.generic_you import is_generic_you, sentence_reading
 
 
 @pytest.mark.parametrize(
@@ -38,3 +38,37 @@ def test_anyone(before: str, after: str) -> None:
 )
 def test_the_listener(before: str, after: str) -> None:
     assert not is_generic_you(before, after)
+
+
+def yous(sentence: str) -> list[tuple[str, str]]:
+    parts = sentence.split(" you")
+    return [(" you".join(parts[: n + 1]) + " ", " you".join(parts[n + 1 :])) for n in range(len(parts) - 1)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I hope you land the job soon so you can move out of the dorm",  # "so you can": the same listener
+        "I'm always here for you whenever you want to talk",
+        "Haven't spoken to you in ages but wanted to let you know I passed the bar exam",
+        "I'm so proud of you, once you set a goal you reach it",
+    ],
+)
+def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sentence: str) -> None:
+    assert sentence_reading(yous(sentence)) is False
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "If you water them at night, you get mould",
+        "I think if you warm up first you can't get hurt",  # the condition comes before the listener
+        "A long walk makes you sleep better",
+    ],
+)
+def test_a_sentence_about_anyone_stays_so(sentence: str) -> None:
+    assert sentence_reading(yous(sentence)) is True
+
+
+def test_a_sentence_that_does_not_say_gives_no_reading() -> None:
+    assert sentence_reading(yous("It's like finding your own place in the world")) is None

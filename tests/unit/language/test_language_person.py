@@ -299,6 +299,18 @@ def test_what_the_speaker_does_to_the_listener_is_no_generic_you() -> None:
     assert to_third_person(generic, "Noor", other="Ivo") == generic
 
 
+def test_each_sentence_decides_its_own_you() -> None:
+    said = "I get how you feel. It's hard when you doubt every step."
+    assert to_third_person(said, "Noor", other="Ivo") == "Noor gets how Ivo feels. It's hard when you doubt every step."
+    assert to_third_person("I'm here for you whenever you need a hand", "Noor", other="Ivo") == (
+        "Noor is here for Ivo whenever Ivo needs a hand"
+    )
+    carried = "When you share a passion with a crowd, it's special. It's like finding your place."
+    assert to_third_person(carried, "Noor", other="Ivo") == carried, (
+        "a sentence that does not say reads as the one before"
+    )
+
+
 def test_you_inside_a_clause_agrees_with_its_verb() -> None:
     assert to_third_person("Tell me which colour you prefer for the hall", "Noor", other="Ivo") == (
         "Tell Noor which colour Ivo prefers for the hall"
