@@ -63,6 +63,8 @@ _SPEAKER_TO_LISTENER = re.compile(
 )
 # "(I) wanted to let you know", "just to let you know": telling the listener, never anyone.
 _LET_KNOW = re.compile(r"(?i)\bto\s+let\s+$")
+# "I remember when you started", "do you remember when you won": the listener's own past.
+_REMEMBERED = re.compile(r"(?i)\bremember(?:s|ed)?\s+(?:when|how)\s+$")
 
 
 def is_plainly_the_listener(before: str, after: str) -> bool:
@@ -74,6 +76,7 @@ def is_plainly_the_listener(before: str, after: str) -> bool:
         or _ACTS_FOR_SPEAKER.match(after)
         or _INFERRED_OF_LISTENER.match(after)
         or _SPEAKER_TO_LISTENER.search(before)
+        or _REMEMBERED.search(before)
         or (_LET_KNOW.search(before) and re.match(r"\s+know\b", after))
     )
 
@@ -82,8 +85,7 @@ def sentence_reading(yous: Iterable[tuple[str, str]]) -> bool | None:
     """Whether the "you" of one sentence (each as the words before and after it) mean anyone:
     True when one of them does and none is plainly the listener, False when one is plainly the
     listener ("I hope you find a flat soon so you can settle in"), None when nothing says (the
-    sentence reads as the one before it: "When you share a passion, it's special. It's like
-    finding your place")."""
+    listener, as a chat's "you" is)."""
     readings = list(yous)
     if any(is_plainly_the_listener(before, after) for before, after in readings):
         return False

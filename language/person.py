@@ -334,17 +334,17 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\ue000\"'\u201c])")
 def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     """In a two-person chat, "you" is the other person, unless it is anyone ("if you ...": then
     every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small").
-    A sentence that does not say reads as the one before it (`generic_you.sentence_reading`)."""
+    Each sentence is read on its own (`generic_you.sentence_reading`): "I get how you feel. It's
+    hard when you doubt yourself." Carrying a generic reading into a sentence that does not say
+    was tried: on LoCoMo it made more listeners anyone's ("That photo of you") than it mended."""
     if not generic_you:
         return _to_listener(statement, other)
     cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(statement)), len(statement)]
-    anyone = False
     rewritten: list[str] = []
     for start, end in zip(cuts, cuts[1:], strict=False):
         sentence = statement[start:end]
         yous = [m for m in _SECOND_PERSON.finditer(sentence) if m.group("you")]
-        reading = sentence_reading((sentence[: m.start()], sentence[m.end("you") :]) for m in yous)
-        anyone = anyone if reading is None else reading
+        anyone = sentence_reading((sentence[: m.start()], sentence[m.end("you") :]) for m in yous)
         rewritten.append(sentence if anyone else _to_listener(sentence, other))
     return "".join(rewritten)
 

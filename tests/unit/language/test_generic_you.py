@@ -52,6 +52,7 @@ def yous(sentence: str) -> list[tuple[str, str]]:
         "I'm always here for you whenever you want to talk",
         "Haven't spoken to you in ages but wanted to let you know I passed the bar exam",
         "I'm so proud of you, once you set a goal you reach it",
+        "I remember when you started the choir",
     ],
 )
 def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sentence: str) -> None:

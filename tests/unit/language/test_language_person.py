@@ -305,10 +305,9 @@ def test_each_sentence_decides_its_own_you() -> None:
     assert to_third_person("I'm here for you whenever you need a hand", "Noor", other="Ivo") == (
         "Noor is here for Ivo whenever Ivo needs a hand"
     )
-    carried = "When you share a passion with a crowd, it's special. It's like finding your place."
-    assert to_third_person(carried, "Noor", other="Ivo") == carried, (
-        "a sentence that does not say reads as the one before"
-    )
+    assert to_third_person("It keeps you busy. That photo of you with the pups is sweet", "Noor", other="Ivo") == (
+        "It keeps you busy. That photo of Ivo with the pups is sweet"
+    ), "a sentence that does not say is the listener's"
 
 
 def test_you_inside_a_clause_agrees_with_its_verb() -> None:
