@@ -63,6 +63,27 @@ _SPEAKER_TO_LISTENER = re.compile(
 )
 # "(I) wanted to let you know", "just to let you know": telling the listener, never anyone.
 _LET_KNOW = re.compile(r"(?i)\bto\s+let\s+$")
+# "If you need a hand, let me know", "whenever you want to talk, I'm around": an offer the speaker
+# makes the listener (the speaker is in the sentence); "if you want strong roots, you water less"
+# is no offer. "Just so you know": told to the listener.
+_OFFER_BEFORE = re.compile(r"(?i)\b(?:if|whenever|when|in\s+case)\s+$")
+_OFFER_AFTER = re.compile(
+    r"(?i)^\s+(?:ever\s+)?(?:need|want|wanna|feel\s+like|have\s+any|['\u2019]d\s+like|would\s+like)\b"
+)
+_SPEAKER = re.compile(r"(?i)\b(?:i|i'm|i'll|i'd|i've|me|my|we|we're|we'll|us)\b")
+_JUST_SO_YOU_KNOW = re.compile(r"(?i)\bjust\s+so\s+$")
+
+
+def _an_offer(before: str, after: str) -> bool:
+    if _JUST_SO_YOU_KNOW.search(before):
+        return re.match(r"\s+know\b", after) is not None
+    return bool(
+        _OFFER_BEFORE.search(before)
+        and _OFFER_AFTER.match(after)
+        and (_SPEAKER.search(before) or _SPEAKER.search(after))
+    )
+
+
 # "I remember when you started", "do you remember when you won": the listener's own past.
 _REMEMBERED = re.compile(r"(?i)\bremember(?:s|ed)?\s+(?:when|how)\s+$")
 
@@ -77,6 +98,7 @@ def is_plainly_the_listener(before: str, after: str) -> bool:
         or _INFERRED_OF_LISTENER.match(after)
         or _SPEAKER_TO_LISTENER.search(before)
         or _REMEMBERED.search(before)
+        or _an_offer(before, after)
         or (_LET_KNOW.search(before) and re.match(r"\s+know\b", after))
     )
 

@@ -53,6 +53,9 @@ def yous(sentence: str) -> list[tuple[str, str]]:
         "Haven't spoken to you in ages but wanted to let you know I passed the bar exam",
         "I'm so proud of you, once you set a goal you reach it",
         "I remember when you started the choir",
+        "If you need a lift to the station, just text me",  # an offer
+        "Whenever you want to swap books, I'm around",
+        "Just so you know, the shop closes at noon",
     ],
 )
 def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sentence: str) -> None:
@@ -65,6 +68,7 @@ def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sente
         "If you water them at night, you get mould",
         "I think if you warm up first you can't get hurt",  # the condition comes before the listener
         "A long walk makes you sleep better",
+        "If you want strong roots, you water the tree less",  # no offer: "you" after the condition is anyone
     ],
 )
 def test_a_sentence_about_anyone_stays_so(sentence: str) -> None:
