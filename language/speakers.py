@@ -95,6 +95,25 @@ def addressed_names(contents: Iterable[str]) -> Counter[str]:
     return found
 
 
+# An AI assistant's reply opening on the user's name: "Certainly, Crystal.", "Great question,
+# Omar!". Not "Hi Tom," or "Dear Tom,": a reply may open on a draft the user asked for.
+_REPLY_TO_NAME = re.compile(
+    r"^\s*(?i:certainly|absolutely|of course|sure|great|great question|good question|thanks|thank you"
+    r"|you're welcome|glad|happy|got it|understood|no problem|congrats|congratulations|yes|sorry|okay|ok)"
+    r"(?:\s+(?i:so much|a lot|again))?[,!.]?\s+(?P<name>[A-Z][a-z]{1,20})\s*[,.!?]"
+)
+
+
+def reply_vocatives(contents: Iterable[str]) -> Counter[str]:
+    """The names an AI assistant's replies open on ("Certainly, Crystal."): the user's."""
+    found: Counter[str] = Counter()
+    for content in contents:
+        match = _REPLY_TO_NAME.match(content)
+        if match and match.group("name").lower() not in _NOT_NAMES:
+            found[match.group("name")] += 1
+    return found
+
+
 def speaks_as_person(contents: Sequence[str], other: Sequence[str] = ()) -> bool:
     """Whether the `assistant` turns (`contents`) read as a person chatting with the user, whose
     turns are `other`: about as long as theirs, without markup, telling of their own life —

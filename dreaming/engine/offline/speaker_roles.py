@@ -28,6 +28,7 @@ from language.speakers import (
     addressed_names,
     addressee,
     participants,
+    reply_vocatives,
     short_names,
     speaks_as_person,
     split_speaker,
@@ -121,6 +122,8 @@ def read_roles(
     if is_person:
         assistant_name = addressee(addressed_names(user_texts))
         user_name = user_name or addressee(addressed_names(assistant_texts), exclude=assistant_name)
+    else:  # an AI assistant that greets the user by name: "Certainly, Crystal."
+        user_name = user_name or addressee(reply_vocatives(assistant_texts))
     people = [n for n in (*named, user_name, assistant_name) if n]
     said_to = addressed_names(split_speaker(t.content).body for t in turns) if people else Counter[str]()
     return ChatRoles(user_name, is_person, assistant_name, named, bool(assistant_texts), short_names(people, said_to))

@@ -216,6 +216,24 @@ def test_pleasantries_are_not_memories(line: str) -> None:
     assert message_facts(turn, roles.speaker(turn)) == []
 
 
+def test_an_ai_assistant_that_greets_the_user_by_name_names_them() -> None:
+    lines = [
+        ("user", "Could you help me plan the tiling of my bathroom floor? It's 6 square metres."),
+        ("assistant", "Certainly, Ilse. For 6 square metres, plan on buying about 10% extra tiles for cuts."),
+        ("user", "I ordered the grey hexagon tiles on Monday."),
+        ("assistant", "Great choice, Ilse! Hexagons hide small errors well. Lay them from the centre outwards."),
+        ("user", "Can you draft a short note to my neighbour about the noise?"),
+        ("assistant", "Dear Tom,\n\nI'm retiling my bathroom this week, so there may be some noise."),
+        ("assistant", "Of course, Ilse. Start with the edge pieces once the centre has set."),
+    ]
+    turns = [ConversationTurn(**r) for r in rows("t/ai/tiles", lines)]
+    roles = read_roles("t/ai/tiles", turns)
+    assert roles.user_name == "Ilse", "the name two replies open on, not the draft's 'Dear Tom'"
+    assert "Ilse ordered the grey hexagon tiles" in message_facts(turns[2], roles.speaker(turns[2]))[0].text
+    once = read_roles("t/ai/once", turns[:2])
+    assert once.user_name is None, "said once, a name may be anyone's"
+
+
 def test_what_each_message_states_does_not_depend_on_where_the_pass_starts() -> None:
     from dreaming.engine.offline.walk_readings import read_messages
 
