@@ -18,6 +18,8 @@ from language.person import INTRODUCTION_CLAUSE, to_third_person
 
 _SPACES = re.compile(r"\s+")
 _TRAILING = ",;:-\u2013\u2014 "
+_LOWER_OPENING = re.compile(r"(?<=[a-z]{2}[.!?])(?<!etc\.)(?<!\bvs\.) ([a-z])(?=[\w'\u2019]* )")
+"""A chat's sentence begun in lower case after another's stop ("… a year. those times are …")."""
 _CLOSED_QUOTE = re.compile(r"[.!?][\"'\u201d\u2019)]+$")
 """A sentence ending inside its quotation or brackets is ended ('start with "The Last Wish."')."""
 
@@ -44,4 +46,5 @@ def finish_sentence(text: str) -> str:
         text = text[:-1]
     if not text.endswith((".", "?")) and not _CLOSED_QUOTE.search(text):
         text += "."
+    text = _LOWER_OPENING.sub(lambda m: f" {m.group(1).upper()}", text)
     return text[:1].upper() + text[1:]

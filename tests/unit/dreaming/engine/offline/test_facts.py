@@ -18,6 +18,9 @@ from dreaming.engine.offline.facts import finish_sentence
         ("Rosa finished the thesis (all 90 pages!)", "Rosa finished the thesis (all 90 pages!)"),
         ('Rosa reads "The Long Walk"', 'Rosa reads "The Long Walk".'),  # the quotation ends no sentence
         ("Did Rosa move?", "Did Rosa move?"),
+        ("Rosa rows twice a year. those days are special", "Rosa rows twice a year. Those days are special."),
+        ("Rosa packs tents, stoves etc. and maps", "Rosa packs tents, stoves etc. and maps."),  # no sentence ends
+        ("Rosa uses v2. then v3", "Rosa uses v2. then v3."),
     ],
 )
 def test_a_memory_ends_on_one_stop(text: str, finished: str) -> None:
