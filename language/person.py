@@ -293,7 +293,17 @@ def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
         return verb
     # "the details you need", "anything else you think", "how you use it": a clause inside, its
     # subject "you" before a verb of thinking or wanting; not "let you know", "makes you feel".
-    return verb if verb in _INNER_CLAUSE_VERBS and not _MAKES_BEFORE.search(before) else None
+    if _MAKES_BEFORE.search(before):
+        return None
+    if verb in _INNER_CLAUSE_VERBS:
+        return verb
+    # "the people you work with", "the songs you play": a clause opening inside a noun phrase.
+    return verb if verb in _JOINED_VERBS and _NOUN_PHRASE_BEFORE.search(before) else None
+
+
+_NOUN_PHRASE_BEFORE = re.compile(
+    r"(?i)\b(?:the|a|an|any|every|all|those|these|some|my|your|his|her|our|their)\s+(?:[a-z'-]+\s+){0,2}[a-z'-]+\s+$"
+)
 
 
 _BET_ON = re.compile(r"\s+(?:on\b|against\b|\$|\d|everything\b|it all\b)", re.I)

@@ -327,6 +327,10 @@ def test_you_inside_a_clause_agrees_with_its_verb() -> None:
     assert to_third_person("Everyone knows you deserve the lead role", "Noor", other="Ivo") == (
         "Everyone knows Ivo deserves the lead role"
     )
+    assert to_third_person("I loved the tunes you play on Fridays", "Noor", other="Ivo") == (
+        "Noor loved the tunes Ivo plays on Fridays"
+    ), "a clause inside a noun phrase"
+    assert to_third_person("The ferry gave you time to read", "Noor", other="Ivo") == "The ferry gave Ivo time to read"
 
 
 def test_a_favour_asked_of_the_listener_names_them() -> None:
