@@ -147,6 +147,23 @@ def test_a_line_written_in_another_voice_is_no_note_of_the_assistant() -> None:
     assert any("288 pages" in n for n in notes), "a quoted title inside a statement is no quoted line"
 
 
+def test_a_template_with_blanks_is_no_note_of_the_assistant() -> None:
+    ask = user_asks("t/x/y", "Can you draft the invite for our team offsite in Porto?")
+    draft = ask.model_copy(
+        update={
+            "message_id": "m1",
+            "role": "assistant",
+            "content": "Here you go.\n\nWe meet at 9:30 AM on [Date] at [Insert venue name].\n"
+            "Budget per person: [Amount].\n\n"
+            "The Porto tram 22 runs every 20 minutes, see [the timetable](https://example.org/22), "
+            "about 4 euros a ride [2].",
+        }
+    )
+    notes = [n.text for n in assistant_notes(draft, ask, "Mila")]
+    assert not any("9:30" in n or "Budget" in n for n in notes), "a form to fill in holds nothing yet"
+    assert any("20 minutes" in n for n in notes), "a link's text and a citation are no blanks"
+
+
 def test_the_assistants_we_is_the_assistant_and_the_user_and_our_is_the_users() -> None:
     ask = user_asks("t/x/y", "How should I store the readings?")
     answer = ask.model_copy(
