@@ -349,6 +349,8 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     was tried: on LoCoMo it made more listeners anyone's ("That photo of you") than it mended."""
     if not generic_you:
         return _to_listener(statement, other)
+    if not _SECOND_PERSON.search(statement):
+        return statement
     cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(statement)), len(statement)]
     rewritten: list[str] = []
     for start, end in zip(cuts, cuts[1:], strict=False):
