@@ -198,7 +198,8 @@ _LEAVING = (
     r"(?:\s+(?:now|for\s+now|too))?"
 )
 _PARTING_WISH = (
-    r"(?:have\s+a\s+(?:nice|good|great|lovely|wonderful)\s+(?:day|night|evening|weekend|week|one)"
+    r"(?:(?:have\s+a\s+(?:nice|good|great|lovely|wonderful)|enjoy\s+(?:your|the))\s+(?:day|night|evening|weekend|week|one)"
+    r"(?:\s+(?:today|tonight|too|as\s+well))?"
     r"|talk\s+(?:to\s+you\s+)?(?:soon|later)|(?:see|catch)\s+(?:you|ya)(?:\s+(?:soon|later|around|then))?"
     r"|take\s+care|bye(?:\s+for\s+now)?|good\s*night|sleep\s+well|ttyl)"
 )

@@ -302,7 +302,8 @@ def _subject_verb(statement: str, match: re.Match[str]) -> str | None:
 
 
 _NOUN_PHRASE_BEFORE = re.compile(
-    r"(?i)\b(?:the|a|an|any|every|all|those|these|some|my|your|his|her|our|their)\s+(?:[a-z'-]+\s+){0,2}[a-z'-]+\s+$"
+    r"(?i)\b(?:(?:the|a|an|any|every|all|those|these|some|my|your|his|her|our|their)\s+(?:[a-z'-]+\s+){0,2}[a-z'-]+"
+    r"|something|anything|everything|nothing|someone|anyone|everyone|somewhere|anywhere|whatever)\s+$"
 )
 
 

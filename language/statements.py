@@ -25,6 +25,7 @@ from language import patterns
 from language.antecedents import completed_by_what_follows, noun_phrases_before
 from language.chatter import INTERJECTIONS, classify_sentence, content_words, is_reaction, sentences
 from language.clauses import IMPERATIVE_VERBS, classify, strip_lead_ins
+from language.dates import has_relative_time
 from language.markup import plain_text
 from language.own_plans import as_own_plans
 from language.patterns import compiled
@@ -242,8 +243,9 @@ def _advice(sentence: str, ignore_names: tuple[str, ...]) -> Unit | None:
         return None
     text = strip_lead_ins(sentence) if is_question else ", ".join(_split(sentence, False, frozenset({"request"})).kept)
     text = text.rstrip(",?; ")
-    if len(content_words(text)) < MIN_ADVICE_CONTENT_WORDS or _only_names_left(text, ignore_names):
-        return None
+    says_when = has_relative_time(text) or carries_value(text, ignore_names)
+    if (len(content_words(text)) < MIN_ADVICE_CONTENT_WORDS and not says_when) or _only_names_left(text, ignore_names):
+        return None  # "Take care!" advises nothing; "Let's do it next Saturday" names its day
     if is_reaction(_without_interjections(text)):
         return None  # "Wow, that beach sounds special to you" judges the news, it advises nothing
     shown = _SHOWN.match(text.rstrip("!. "))

@@ -69,13 +69,19 @@ _SUBJECT_BEFORE = re.compile(
 )
 
 
+_GRAVE_APOSTROPHE = re.compile(r"(?<=[A-Za-z])[`\u00b4](?=(?:m|s|re|ve|ll|d|t)\b)")
+"""A contraction typed with a backtick or an acute accent ("I`m", "Let´s"): an apostrophe."""
+
+
 def _without_fillers(text: str) -> str:
+    """`text` without the fillers said for the listener, its contractions typed with apostrophes."""
+
     def cut(match: re.Match[str]) -> str:
         if not match.group("comma") or _SUBJECT_BEFORE.search(text, 0, match.start()):
             return ""
         return ","
 
-    return _FILLER.sub(cut, text)
+    return _FILLER.sub(cut, _GRAVE_APOSTROPHE.sub("'", text))
 
 
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:

@@ -331,6 +331,10 @@ def test_you_inside_a_clause_agrees_with_its_verb() -> None:
         "Noor loved the tunes Ivo plays on Fridays"
     ), "a clause inside a noun phrase"
     assert to_third_person("The ferry gave you time to read", "Noor", other="Ivo") == "The ferry gave Ivo time to read"
+    assert to_third_person("Doing something you love pays off", "Noor", other="Ivo") == (
+        "Doing something Ivo loves pays off"
+    )
+    assert to_third_person("Anything you bake sells out", "Noor", other="Ivo") == "Anything Ivo bakes sells out"
 
 
 def test_a_favour_asked_of_the_listener_names_them() -> None:

@@ -175,6 +175,9 @@ def test_advice_and_proposals_are_kept_for_a_person_only() -> None:
     [proposal] = statement_units("How about cycling to the lake on Sunday?", to_person=True)
     assert proposal.kind == "suggested"
     assert statement_units("Take care!", to_person=True) == []
+    [dated] = statement_units("Let's do it next Friday.", to_person=True)
+    assert dated.kind == "suggested", "a short proposal that names its day is a plan"
+    assert statement_units("Let's do it!", to_person=True) == []
 
 
 def test_showing_something_is_told_as_what_happened_not_advice() -> None:

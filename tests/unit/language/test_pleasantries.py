@@ -20,6 +20,8 @@ PLEASANTRIES = [
     "Okay, I should get going now. Talk soon!",
     "Gotta head out, see you later, Priya!",
     "Good night and take care.",
+    "Have a wonderful day today!",
+    "Enjoy your evening, Tomas!",
 ]
 NOT_PLEASANTRIES = [
     "Thanks to my coach, I finally ran a marathon.",  # a cause, not thanks
@@ -33,6 +35,7 @@ NOT_PLEASANTRIES = [
     "I have to run 12 km for the qualifier.",
     "I need to go now, see you at the climbing wall on Friday.",
     "Gotta run, my night shift starts at 9.",
+    "Enjoy your weekend in Lisbon with the kids!",  # where the listener will be
 ]
 
 

@@ -378,6 +378,11 @@ def test_fillers_set_off_by_commas_are_not_part_of_a_statement() -> None:
     assert texts["5"] == "Mona asked: What could help Mona's 8-year-old sleep, without pills?", "in a question too"
 
 
+def test_a_contraction_typed_with_a_backtick_is_one() -> None:
+    texts = said(creates("t/pals/tick", [("user", "Rui: I`m selling my old kayak, it`s 3 metres long.")]))
+    assert texts["0"] == "Rui is selling Rui's old kayak, it's 3 metres long.", "not 'Rui`m'"
+
+
 def test_pointing_at_the_talk_is_no_part_of_a_statement_and_a_subject_meets_its_verb() -> None:
     texts = said(
         creates(
