@@ -61,6 +61,8 @@ _SHOWN = re.compile(
 """"Check out my painting", "look at this homemade ice cream": the speaker shows something; no advice."""
 _SHOWN_DETERMINERS = {"this": "the", "these": "the", "that": "the", "those": "the"}
 _QUESTION_START = compiled(patterns.QUESTION_START)
+_WH_OPENS = re.compile(r"(?i)^(?:which|what|whose|who|where|when|why|how)\b")
+"""A later piece of a question opening on a wh-word asks ("Since I started yoga, which poses help?")."""
 _ASKING_KINDS = frozenset({"question", "request"})
 _DASH = re.compile(r"\s+[-\u2013\u2014]{1,2}\s+")
 _DEICTIC = frozenset({"it", "it's", "its", "that", "that's", "this", "they", "they're", "those", "these"})
@@ -174,7 +176,7 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
                 kept[-1] = f"{kept[-1]}, {body}"
             continue
         kind, _ = classify(body)
-        if kind == "question" and not opens and not _QUESTION_START.match(body):
+        if kind == "question" and not opens and not _QUESTION_START.match(body) and not _WH_OPENS.match(body):
             # "..., my sister booked the hall for June 8?": the sentence's "?" belongs to an earlier piece
             body = body.rstrip("? ")
             kind, _ = classify(body)
@@ -206,7 +208,32 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
             ):
                 kept.append(clause)
         dropped.append(asked)
+    if dropped:
+        kept = [stated for piece in kept if (stated := _as_stated(piece))]
     return _Split(kept, dropped)
+
+
+def _as_stated(piece: str) -> str | None:
+    """A piece before what is asked that opens on a trigger ("Given the rent went up to 900 euros,
+    can you …?") states its clause when the clause has a person for subject or a value; else it
+    only frames the question ("Considering the weather", "Given the rising popularity of animated
+    films") and states nothing, or, holding a value, stays as said."""
+    if not _TRIGGER_OPENS.match(piece):
+        return piece
+    stated = without_trigger(piece)
+    if stated != piece and (_PERSON_OPENS.match(stated) or carries_value(stated)):
+        return stated[:1].upper() + stated[1:]
+    if not carries_value(piece):
+        return None
+    named = _TRIGGER_OPENS.sub("", piece, count=1).strip()  # "Given my budget of 500 euros": the budget
+    return named[:1].upper() + named[1:] if _NOUN_OPENS.match(named) else piece
+
+
+_PERSON_OPENS = re.compile(r"(?i)^(?:i|i'm|i've|i'd|i'll|we|we're|we've|he|he's|she|she's|my|our)\b")
+_NOUN_OPENS = re.compile(r"(?i)^(?:my|our|his|her|their|the)\s")
+_TRIGGER_OPENS = re.compile(
+    r"(?i)^(?:given(?: that)?|considering(?: that)?|since|because|now that|seeing that|seeing as|the fact that)\b"
+)
 
 
 _REQUEST_FRAME = re.compile(

@@ -308,3 +308,22 @@ def test_the_options_closing_a_question_are_asked_not_stated() -> None:
     # A tail with a fact of its own is still stated.
     units = statement_units("Can you help me plan the week, especially since I met Ana on May 3?")
     assert ("statement", "I met Ana on May 3") in [(u.kind, u.text) for u in units], "said as its clause"
+
+
+@pytest.mark.parametrize(
+    ("said", "stated"),
+    [
+        ("Given the bus fare went up to 3 euros, can you plan my commute?", ["The bus fare went up to 3 euros"]),
+        ("Now that I joined the rowing club, which gloves should I buy?", ["I joined the rowing club"]),
+        ("Given my savings of 2,000 euros, which laptop should I get?", ["My savings of 2,000 euros"]),
+        ("Considering the traffic, should I leave early?", []),  # it frames the question, it states nothing
+        ("Given the growing appeal of handmade goods, what should I sell?", []),
+    ],
+)
+def test_what_frames_a_question_states_its_clause_or_nothing(said: str, stated: list[str]) -> None:
+    assert [u.text for u in statement_units(said) if u.kind == "statement"] == stated
+
+
+def test_a_later_piece_of_a_question_opening_on_a_wh_word_asks() -> None:
+    units = statement_units("Since I took up chess in March, which openings suit beginners?")
+    assert [(u.kind, u.text) for u in units if u.kind == "statement"] == [("statement", "I took up chess in March")]
