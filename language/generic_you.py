@@ -84,6 +84,8 @@ def _an_offer(before: str, after: str) -> bool:
     )
 
 
+# "Tell me how you like it", "be sure to send us a photo when you get there": asked of the listener.
+_ASKED_OF_THE_LISTENER = re.compile(r"(?i)\b(?:tell|show|send|give|text|call|ping)\s+(?:me|us)\b")
 # "I remember when you started", "do you remember when you won": the listener's own past.
 _REMEMBERED = re.compile(r"(?i)\bremember(?:s|ed)?\s+(?:when|how)\s+$")
 
@@ -98,6 +100,7 @@ def is_plainly_the_listener(before: str, after: str) -> bool:
         or _INFERRED_OF_LISTENER.match(after)
         or _SPEAKER_TO_LISTENER.search(before)
         or _REMEMBERED.search(before)
+        or _ASKED_OF_THE_LISTENER.search(before)
         or _an_offer(before, after)
         or (_LET_KNOW.search(before) and re.match(r"\s+know\b", after))
     )

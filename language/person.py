@@ -273,7 +273,7 @@ _SUBJECT_SLOT = re.compile(
     # guessing or making sure: "I hope you get it", "make sure you don't quit" (not after "know"
     # or "trust", whose "you" is as often their object: "people who know you well")
     r"|wherever|whenever|how|where|why|once|until|unless|though|although|whether"
-    r"|hope|hopes|hoped|hoping|bet|guess|sure|ensure|glad|think|thought)\s+)$",
+    r"|hope|hopes|hoped|hoping|bet|guess|sure|ensure|glad|think|thought|said|says|saying)\s+)$",
     re.I,
 )
 _AUX_BEFORE = re.compile(

@@ -56,6 +56,7 @@ def yous(sentence: str) -> list[tuple[str, str]]:
         "If you need a lift to the station, just text me",  # an offer
         "Whenever you want to swap books, I'm around",
         "Just so you know, the shop closes at noon",
+        "Do send us a photo when you reach the summit",  # asked of the listener
     ],
 )
 def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sentence: str) -> None:

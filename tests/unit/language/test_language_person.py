@@ -335,6 +335,9 @@ def test_you_inside_a_clause_agrees_with_its_verb() -> None:
         "Doing something Ivo loves pays off"
     )
     assert to_third_person("Anything you bake sells out", "Noor", other="Ivo") == "Anything Ivo bakes sells out"
+    assert to_third_person("I remember you saying you knit scarves", "Noor", other="Ivo") == (
+        "Noor remembers Ivo saying Ivo knits scarves"
+    ), "what the listener said of themself"
 
 
 def test_a_favour_asked_of_the_listener_names_them() -> None:
