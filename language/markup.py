@@ -68,7 +68,7 @@ def plain_text(text: str) -> str:
         line = _strip_inline(line).strip()
         if not line:
             continue
-        if block and not line.endswith(_SENTENCE_END):
-            line += "."
+        if block and not line.rstrip("\"'\u201d\u2019)").endswith(_SENTENCE_END):
+            line += "."  # a line ending inside its quotation ('set it to "Auto."') is ended
         lines.append(line)
     return "\n".join(lines)

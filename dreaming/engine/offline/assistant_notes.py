@@ -166,6 +166,11 @@ _PLACEHOLDER = re.compile(r"\[(?:[A-Z][a-z]+|[A-Z]{2,})(?:[\s/-]+[A-Za-z]+){0,11
 whatever else it names, not something that holds."""
 
 
+_CUT_SHORT = re.compile(r"(?i)\b(?:is|are|was|were|be|equals|of|to|by|with|for|and|or|the|a|an)\s*[.:]?\s*$")
+"""A sentence ending on a word that needs what follows ("The probability is."): its value was a
+formula or a block the text no longer holds."""
+
+
 def _candidates(content: str) -> list[str]:
     found = []
     for sentence in sentences(plain_text(content)):
@@ -176,6 +181,7 @@ def _candidates(content: str) -> list[str]:
             and not _FORMULA.search(sentence)
             and not _QUOTED_LINE.match(sentence)
             and not _PLACEHOLDER.search(sentence)
+            and not _CUT_SHORT.search(sentence)
         ):
             found.append(sentence)
     return found

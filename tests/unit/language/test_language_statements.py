@@ -212,6 +212,12 @@ def test_code_and_markup_are_not_statements() -> None:
     assert not any(t.startswith("Here's") for t in kept), "a line presenting what follows says nothing"
 
 
+def test_a_list_item_ending_inside_its_quotation_gets_no_second_stop() -> None:
+    assert plain_text('- **Lighting**: set the dimmer to "Evening."\n- Watch "Paddington"') == (
+        'Lighting: set the dimmer to "Evening."\nWatch "Paddington".'
+    )
+
+
 def test_an_unclosed_fence_drops_the_rest() -> None:
     assert plain_text("I use Rust 1.79.\n```rust\nfn main() {") == "I use Rust 1.79."
 

@@ -164,6 +164,21 @@ def test_a_template_with_blanks_is_no_note_of_the_assistant() -> None:
     assert any("20 minutes" in n for n in notes), "a link's text and a citation are no blanks"
 
 
+def test_a_sentence_whose_value_was_a_formula_is_no_note() -> None:
+    ask = user_asks("t/x/y", "What are the odds of rolling two sixes with my 2 dice?")
+    answer = ask.model_copy(
+        update={
+            "message_id": "m1",
+            "role": "assistant",
+            "content": "The probability of rolling 3 sixes in 4 throws is.\n\n$$\\frac{21}{1296}$$\n\n"
+            "That is about 1.6% for the 4 throws.",
+        }
+    )
+    notes = [n.text for n in assistant_notes(answer, ask, "Mila")]
+    assert not any(n.endswith("is.") for n in notes), "its value was the formula the text no longer holds"
+    assert any("1.6%" in n for n in notes)
+
+
 def test_the_assistants_we_is_the_assistant_and_the_user_and_our_is_the_users() -> None:
     ask = user_asks("t/x/y", "How should I store the readings?")
     answer = ask.model_copy(
