@@ -224,6 +224,21 @@ _ACKNOWLEDGED = re.compile(
 )
 
 
+_SMALL_TALK_QUESTION = re.compile(
+    r"(?i)^\W*(?:(?:hey|hi|so|oh|well|anyway)(?:\s+(?-i:[A-Z][\w'-]*))?\W+)?"
+    r"(?:guess\s+what|you\s+know\s+what|what's\s+(?:up|new)"
+    r"|how(?:'s|\s+is)\s+(?:it|everything|life|things)(?:\s+going)?"
+    r"|how(?:\s+(?:are|r|have)|'re)\s+(?:you|ya|u)(?:\s+(?:doing|doin'?|been))?)"
+    r"(?:,?\s+(?-i:[A-Z][\w'-]*))?\s*[?!.]*$"
+)
+
+
+def is_small_talk_question(sentence: str) -> bool:
+    """A question that greets or teases ("How's it going?", "Guess what?"): the reply to it says
+    what it says without it."""
+    return _SMALL_TALK_QUESTION.match(sentence.replace("\u2019", "'").strip()) is not None
+
+
 def is_acknowledgement(sentence: str) -> bool:
     """The listener's words acknowledged and nothing more ("Got it, Ava.", "I'll keep that in mind
     for you (ref 12)."): a receipt, not a fact, though it may name the listener or carry an aside

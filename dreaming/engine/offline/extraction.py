@@ -25,7 +25,7 @@ from datetime import datetime
 
 from dreaming.engine.offline.facts import finish_sentence
 from dreaming.engine.offline.speaker_roles import THE_ASSISTANT, TurnSpeaker
-from language.chatter import caption_subject, sentences
+from language.chatter import caption_subject, is_small_talk_question, sentences
 from language.companions import companion_of
 from language.dates import rewrite_relative_time, stamped
 from language.ellipsis import with_subject
@@ -118,7 +118,7 @@ def _question_answered(answered: ConversationTurn | None, asker: TurnSpeaker | N
     if answered is None or asker is None:
         return None
     questions = [s for s in sentences(plain_text(asker.body)) if s.rstrip().endswith("?")]
-    if not questions or len(questions[-1].split()) > CONTEXT_MAX_WORDS:
+    if not questions or len(questions[-1].split()) > CONTEXT_MAX_WORDS or is_small_talk_question(questions[-1]):
         return None
     asked = rewrite_relative_time(questions[-1], answered.ts, annotate=True).text
     return to_third_person(asked, asker.name, other=asker.listener).rstrip()

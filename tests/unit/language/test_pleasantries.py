@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from language.chatter import classify_sentence, is_acknowledgement, is_pleasantry, says_nothing
+from language.chatter import classify_sentence, is_acknowledgement, is_pleasantry, is_small_talk_question, says_nothing
 
 PLEASANTRIES = [
     "Thanks for the help with my tax questions!",
@@ -97,3 +97,19 @@ def test_announcing_a_question_says_nothing(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", ["I'm curious about glass blowing.", "I was wondering about the lease all week."])
 def test_what_the_speaker_is_curious_about_is_said(sentence: str) -> None:
     assert classify_sentence(sentence) == "statement"
+
+
+@pytest.mark.parametrize(
+    ("question", "small_talk"),
+    [
+        ("Guess what?", True),
+        ("Hey Priya, how are you doing?", True),
+        ("How have you been, Tomas?", True),
+        ("So, how's everything going?", True),
+        ("How was your weekend?", False),  # sets the time the reply speaks of
+        ("How is the new studio going?", False),
+        ("What's new with the bakery?", False),
+    ],
+)
+def test_a_question_that_only_greets_or_teases_is_small_talk(question: str, small_talk: bool) -> None:
+    assert is_small_talk_question(question) is small_talk

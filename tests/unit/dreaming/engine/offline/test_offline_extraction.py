@@ -393,6 +393,22 @@ def test_fillers_set_off_by_commas_are_not_part_of_a_statement() -> None:
     assert texts["5"] == "Mona asked: What could help Mona's 8-year-old sleep, without pills?", "in a question too"
 
 
+def test_a_reply_to_small_talk_is_not_told_as_its_answer() -> None:
+    texts = said(
+        creates(
+            "t/pals/small-talk",
+            [
+                ("user", "Rui: Hey Mona, how's it going?"),
+                ("user", "Mona: It's been great, I finished the mural at the library on Friday."),
+                ("user", "Rui: Where is the mural?"),
+                ("user", "Mona: It's on the east wall, by the children's books."),
+            ],
+        )
+    )
+    assert not texts["1"].startswith("Asked"), "a greeting gives the reply no context"
+    assert texts["3"].startswith('Asked "Where is the mural?"'), "a real question still does"
+
+
 def test_a_contraction_typed_with_a_backtick_is_one() -> None:
     texts = said(creates("t/pals/tick", [("user", "Rui: I`m selling my old kayak, it`s 3 metres long.")]))
     assert texts["0"] == "Rui is selling Rui's old kayak, it's 3 metres long.", "not 'Rui`m'"
