@@ -114,18 +114,14 @@ def sentence_reading(yous: Iterable[tuple[str, str]]) -> bool | None:
     readings = list(yous)
     if any(is_plainly_the_listener(before, after) for before, after in readings):
         return False
-    if any(is_generic_you(before, after) for before, after in readings):
-        return True
-    return None
+    return True if any(is_generic_you(before, after) for before, after in readings) else None
 
 
 def is_generic_you(before: str, after: str) -> bool:
     """Whether the "you" between `before` and `after` (the words of its sentence, in the
     speaker's own person) means anyone rather than the listener."""
-    if _DETERMINED.search(before):
-        return False  # "any help you can give": what the listener gives
-    if _FAVOUR_FRAME.search(before) or _ACTS_FOR_SPEAKER.match(after) or _INFERRED_OF_LISTENER.match(after):
-        return False  # "I was wondering if you could", "you can help me": asked of the listener
+    if is_plainly_the_listener(before, after):
+        return False  # "any help you can give", "I was wondering if you could", "I'm here for you"
     if _GENERIC_BEFORE.search(before):
         return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
     return bool(_GENERIC_AFTER.match(after))
