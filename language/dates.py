@@ -213,10 +213,7 @@ def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
 
 
 def _render(kind: str, absolute: str, prep: str | None, at_start: bool) -> str:
-    """Keep the speaker's preposition; add the one a date needs when there was none ("" : the
-    sentence has one of its own before the expression)."""
-    if prep == "":  # after a preposition of the sentence's own
-        return absolute
+    """Keep the speaker's preposition; add the one a date needs when there was none."""
     if kind == "vague":
         return f"{prep} {absolute}" if prep else (absolute[0].upper() + absolute[1:] if at_start else absolute)
     if prep:
@@ -250,9 +247,10 @@ def _rewritten(text: str, today: date, annotate: bool) -> TimeRewrite:
         if match.group("poss"):  # "tomorrow's opening" -> "2023-06-20's opening"
             prep = match.group("prep")
             rendered = f"{prep + ' ' if prep else ''}{absolute}'s"
+        elif not match.group("prep") and _PREPOSITION_BEFORE.search(before):
+            rendered = absolute  # "the first week of next month": the sentence has its preposition
         else:
-            prep = match.group("prep") or ("" if _PREPOSITION_BEFORE.search(before) else None)
-            rendered = _render(kind, absolute, prep, bool(_SENTENCE_START.search(before)))
+            rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
         changed = True
         if annotate and match.group("poss"):  # "2023-06-20's (tomorrow's) opening" would read as undated
             return rendered

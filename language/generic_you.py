@@ -61,27 +61,22 @@ _SPEAKER_TO_LISTENER = re.compile(
     r"|helps|let|lets)\b)[\w'\u2019]+){0,3}\s+(?:to|for|with|about|of|from|miss|missed|thank|thanked|owe|tell|told"
     r"|ask|asked|remind|invite|invited|admire|envy|trust|believe|congratulate)\s+$"
 )
-# "(I) wanted to let you know", "just to let you know": telling the listener, never anyone.
-_LET_KNOW = re.compile(r"(?i)\bto\s+let\s+$")
+# "(I) wanted to let you know", "just so you know": telling the listener, never anyone.
+_TELLING_BEFORE = re.compile(r"(?i)\b(?:to\s+let|just\s+so)\s+$")
+_KNOW_AFTER = re.compile(r"(?i)^\s+know\b")
 # "If you need a hand, let me know", "whenever you want to talk, I'm around": an offer the speaker
 # makes the listener (the speaker is in the sentence); "if you want strong roots, you water less"
-# is no offer. "Just so you know": told to the listener.
+# is no offer.
 _OFFER_BEFORE = re.compile(r"(?i)\b(?:if|whenever|when|in\s+case)\s+$")
 _OFFER_AFTER = re.compile(
     r"(?i)^\s+(?:ever\s+)?(?:need|want|wanna|feel\s+like|have\s+any|['\u2019]d\s+like|would\s+like)\b"
 )
 _SPEAKER = re.compile(r"(?i)\b(?:i|i'm|i'll|i'd|i've|me|my|we|we're|we'll|us)\b")
-_JUST_SO_YOU_KNOW = re.compile(r"(?i)\bjust\s+so\s+$")
 
 
 def _an_offer(before: str, after: str) -> bool:
-    if _JUST_SO_YOU_KNOW.search(before):
-        return re.match(r"\s+know\b", after) is not None
-    return bool(
-        _OFFER_BEFORE.search(before)
-        and _OFFER_AFTER.match(after)
-        and (_SPEAKER.search(before) or _SPEAKER.search(after))
-    )
+    offered = _OFFER_BEFORE.search(before) and _OFFER_AFTER.match(after)
+    return bool(offered and (_SPEAKER.search(before) or _SPEAKER.search(after)))
 
 
 # "Tell me how you like it", "be sure to send us a photo when you get there": asked of the listener.
@@ -102,26 +97,26 @@ def is_plainly_the_listener(before: str, after: str) -> bool:
         or _REMEMBERED.search(before)
         or _ASKED_OF_THE_LISTENER.search(before)
         or _an_offer(before, after)
-        or (_LET_KNOW.search(before) and re.match(r"\s+know\b", after))
+        or (_TELLING_BEFORE.search(before) and _KNOW_AFTER.match(after))
     )
 
 
-def sentence_reading(yous: Iterable[tuple[str, str]]) -> bool | None:
-    """Whether the "you" of one sentence (each as the words before and after it) mean anyone:
-    True when one of them does and none is plainly the listener, False when one is plainly the
-    listener ("I hope you find a flat soon so you can settle in"), None when nothing says (the
-    listener, as a chat's "you" is)."""
+def generic_in_sentence(yous: Iterable[tuple[str, str]]) -> bool:
+    """Whether the "you" of one sentence (each as the words before and after it) mean anyone: one
+    of them does and none is plainly the listener ("I hope you find a flat soon so you can settle
+    in" speaks of the listener throughout)."""
     readings = list(yous)
-    if any(is_plainly_the_listener(before, after) for before, after in readings):
-        return False
-    return True if any(is_generic_you(before, after) for before, after in readings) else None
+    return not any(is_plainly_the_listener(b, a) for b, a in readings) and any(_anyone(b, a) for b, a in readings)
 
 
 def is_generic_you(before: str, after: str) -> bool:
     """Whether the "you" between `before` and `after` (the words of its sentence, in the
     speaker's own person) means anyone rather than the listener."""
-    if is_plainly_the_listener(before, after):
-        return False  # "any help you can give", "I was wondering if you could", "I'm here for you"
+    return not is_plainly_the_listener(before, after) and _anyone(before, after)
+
+
+def _anyone(before: str, after: str) -> bool:
+    """The words around the "you" make it anyone's, once it is not plainly the listener."""
     if _GENERIC_BEFORE.search(before):
         return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
     return bool(_GENERIC_AFTER.match(after))

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from language import patterns
 from language.companions import we_who_talk
-from language.generic_you import sentence_reading
+from language.generic_you import generic_in_sentence
 from language.patterns import compiled
 
 _NAME_WORD = patterns.NAME_WORD
@@ -345,7 +345,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\ue000\"'\u201c])")
 def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     """In a two-person chat, "you" is the other person, unless it is anyone ("if you ...": then
     every "you" and "your" of the sentence is anyone's, "you always need to keep your ego small").
-    Each sentence is read on its own (`generic_you.sentence_reading`): "I get how you feel. It's
+    Each sentence is read on its own (`generic_you.generic_in_sentence`): "I get how you feel. It's
     hard when you doubt yourself." Carrying a generic reading into a sentence that does not say
     was tried: on LoCoMo it made more listeners anyone's ("That photo of you") than it mended."""
     if not generic_you:
@@ -357,7 +357,7 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     for start, end in zip(cuts, cuts[1:], strict=False):
         sentence = statement[start:end]
         yous = [m for m in _SECOND_PERSON.finditer(sentence) if m.group("you")]
-        anyone = sentence_reading((sentence[: m.start()], sentence[m.end("you") :]) for m in yous)
+        anyone = generic_in_sentence((sentence[: m.start()], sentence[m.end("you") :]) for m in yous)
         rewritten.append(sentence if anyone else _to_listener(sentence, other))
     return "".join(rewritten)
 

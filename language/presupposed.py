@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from language.changes import AUXILIARIES, IRREGULAR_PAST
+from language.values import carries_value
 
 _TRIGGER = re.compile(
     r"(?i)\b(?:(?:especially|particularly)\s+)?"
@@ -28,6 +29,7 @@ _TRIGGER = re.compile(
 # clause would lose what they stand for, which the question as asked keeps.
 _PRONOUN = re.compile(r"(?i)(?:i|i'm|i've|i'd|i'll|we|we're|we've|he|he's|she|she's)\b")
 _DETERMINER = re.compile(r"(?i)(?:my|our|his|her|their|the)\b")
+_SPEAKERS_OWN = re.compile(r"(?i)(?:my|our)\b")
 # The auxiliaries and irregular past forms the change reader knows, "now" ("my lease now ends …"),
 # and any "-ed" word or "'s"/"'re"/"'ve".
 _VERB_WORDS = (AUXILIARIES - {"to"}) | IRREGULAR_PAST | {"now"}
@@ -100,3 +102,22 @@ def presupposed_clauses(text: str) -> list[str]:
         if clause is not None and len(clause.split()) >= 2:
             found.append(clause)
     return found
+
+
+def frame_statement(piece: str) -> str | None:
+    """What a piece opening a question on a trigger states ("Given the rent went up to 900 euros,
+    can you …?" -> "The rent went up to 900 euros"): its clause when the clause has the speaker,
+    a person or a value for subject; a noun phrase holding a value as that phrase ("Given my
+    budget of 500 euros" -> "My budget of 500 euros"); nothing when it only frames the question
+    ("Considering the weather", "Given the rising popularity of animated films"). A piece opening
+    on no trigger is returned as it is."""
+    trigger = _TRIGGER.match(piece)
+    if trigger is None:
+        return piece
+    rest = piece[trigger.end() :]
+    said = rest[:1].upper() + rest[1:]
+    if _clause_after(rest) is not None and (_PRONOUN.match(rest) or _SPEAKERS_OWN.match(rest) or carries_value(rest)):
+        return said
+    if not carries_value(piece):
+        return None
+    return said if _DETERMINER.match(rest) else piece

@@ -86,9 +86,13 @@ def _median_words(contents: Sequence[str]) -> int:
 
 def addressed_names(contents: Iterable[str]) -> Counter[str]:
     """The names a speaker calls the other by ("Hey Mel!", "Thanks, Jon.")."""
+    return _names_in(contents, (_VOCATIVE_OPENER, _VOCATIVE_CLOSER))
+
+
+def _names_in(contents: Iterable[str], patterns: tuple[re.Pattern[str], ...]) -> Counter[str]:
     found: Counter[str] = Counter()
     for content in contents:
-        for pattern in (_VOCATIVE_OPENER, _VOCATIVE_CLOSER):
+        for pattern in patterns:
             for match in pattern.finditer(content):
                 if match.group("name").lower() not in _NOT_NAMES:
                     found[match.group("name")] += 1
@@ -106,12 +110,7 @@ _REPLY_TO_NAME = re.compile(
 
 def reply_vocatives(contents: Iterable[str]) -> Counter[str]:
     """The names an AI assistant's replies open on ("Certainly, Crystal."): the user's."""
-    found: Counter[str] = Counter()
-    for content in contents:
-        match = _REPLY_TO_NAME.match(content)
-        if match and match.group("name").lower() not in _NOT_NAMES:
-            found[match.group("name")] += 1
-    return found
+    return _names_in(contents, (_REPLY_TO_NAME,))
 
 
 def speaks_as_person(contents: Sequence[str], other: Sequence[str] = ()) -> bool:

@@ -29,7 +29,7 @@ from language.dates import has_relative_time
 from language.markup import plain_text
 from language.own_plans import as_own_plans
 from language.patterns import compiled
-from language.presupposed import presupposed_clauses, without_trigger
+from language.presupposed import frame_statement, presupposed_clauses, without_trigger
 from language.text_caches import text_cache
 from language.tokens import has_digit
 from language.values import carries_value, new_values
@@ -209,31 +209,8 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
                 kept.append(clause)
         dropped.append(asked)
     if dropped:
-        kept = [stated for piece in kept if (stated := _as_stated(piece))]
+        kept = [stated for piece in kept if (stated := frame_statement(piece))]
     return _Split(kept, dropped)
-
-
-def _as_stated(piece: str) -> str | None:
-    """A piece before what is asked that opens on a trigger ("Given the rent went up to 900 euros,
-    can you …?") states its clause when the clause has a person for subject or a value; else it
-    only frames the question ("Considering the weather", "Given the rising popularity of animated
-    films") and states nothing, or, holding a value, stays as said."""
-    if not _TRIGGER_OPENS.match(piece):
-        return piece
-    stated = without_trigger(piece)
-    if stated != piece and (_PERSON_OPENS.match(stated) or carries_value(stated)):
-        return stated[:1].upper() + stated[1:]
-    if not carries_value(piece):
-        return None
-    named = _TRIGGER_OPENS.sub("", piece, count=1).strip()  # "Given my budget of 500 euros": the budget
-    return named[:1].upper() + named[1:] if _NOUN_OPENS.match(named) else piece
-
-
-_PERSON_OPENS = re.compile(r"(?i)^(?:i|i'm|i've|i'd|i'll|we|we're|we've|he|he's|she|she's|my|our)\b")
-_NOUN_OPENS = re.compile(r"(?i)^(?:my|our|his|her|their|the)\s")
-_TRIGGER_OPENS = re.compile(
-    r"(?i)^(?:given(?: that)?|considering(?: that)?|since|because|now that|seeing that|seeing as|the fact that)\b"
-)
 
 
 _REQUEST_FRAME = re.compile(

@@ -74,14 +74,14 @@ _GRAVE_APOSTROPHE = re.compile(r"(?<=[A-Za-z])[`\u00b4](?=(?:m|s|re|ve|ll|d|t)\b
 
 
 def _without_fillers(text: str) -> str:
-    """`text` without the fillers said for the listener, its contractions typed with apostrophes."""
+    """`text` without the fillers said for the listener."""
 
     def cut(match: re.Match[str]) -> str:
         if not match.group("comma") or _SUBJECT_BEFORE.search(text, 0, match.start()):
             return ""
         return ","
 
-    return _FILLER.sub(cut, _GRAVE_APOSTROPHE.sub("'", text))
+    return _FILLER.sub(cut, text)
 
 
 def third_person(text: str, speaker: TurnSpeaker, ts: datetime, we: str | None) -> str:
@@ -184,9 +184,8 @@ def message_facts(
     to_person = speaker.listener is not None and speaker.listener != THE_ASSISTANT
     # A line that leaves out its "I" and names a value (not the listener's name) is read as said
     # with it: "Been to Rome once" is a fact, as "I've been to Rome once"; "Can't wait, Jo!" is glue.
-    with_its_subject = with_subject(
-        _without_fillers(speaker.body), only=lambda sentence: carries_value(sentence, people)
-    )
+    said = _without_fillers(_GRAVE_APOSTROPHE.sub("'", speaker.body))
+    with_its_subject = with_subject(said, only=lambda sentence: carries_value(sentence, people))
     units = statement_units(with_its_subject, people, to_person=to_person)
     we = _we(speaker, speaker.body)
     facts: list[Fact] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from language.generic_you import is_generic_you, sentence_reading
+from language.generic_you import generic_in_sentence, is_generic_you
 
 
 @pytest.mark.parametrize(
@@ -60,7 +60,7 @@ def yous(sentence: str) -> list[tuple[str, str]]:
     ],
 )
 def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sentence: str) -> None:
-    assert sentence_reading(yous(sentence)) is False
+    assert not generic_in_sentence(yous(sentence))
 
 
 @pytest.mark.parametrize(
@@ -73,8 +73,8 @@ def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sente
     ],
 )
 def test_a_sentence_about_anyone_stays_so(sentence: str) -> None:
-    assert sentence_reading(yous(sentence)) is True
+    assert generic_in_sentence(yous(sentence))
 
 
-def test_a_sentence_that_does_not_say_gives_no_reading() -> None:
-    assert sentence_reading(yous("It's like finding your own place in the world")) is None
+def test_a_sentence_that_does_not_say_is_the_listeners() -> None:
+    assert not generic_in_sentence(yous("It's like finding your own place in the world"))
