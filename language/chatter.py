@@ -213,6 +213,10 @@ _TAKES_LEAVE = re.compile(
 _ACKNOWLEDGED = re.compile(
     r"(?i)^(?:\W*(?:ok(?:ay)?|sure|right|alright|great|thanks|ha|ah|oh|yes|yeah)[,!.]?\s+)?(?:"
     r"(?:got\s+it|noted|understood|will\s+do|fair\s+enough|(?:that\s+)?sounds\s+good"
+    # "That sounds like a solid plan", "This seems a sensible approach": the proposal judged, no more
+    r"|(?:that\s+|it\s+|this\s+)?(?:sounds|seems|looks)\s+(?:like\s+)?(?:a|an)\s+(?:really\s+|very\s+|pretty\s+)?"
+    r"(?:(?:good|great|solid|reasonable|sensible|smart|perfect|nice|excellent|fair|workable|doable|realistic"
+    r"|manageable|clear)\s+)?(?:plan|idea|approach|strategy|start|way\s+to\s+go)"
     r"|(?:that\s+|it\s+|this\s+)?(?:makes|made)\s+(?:total\s+|perfect\s+|a\s+lot\s+of\s+)?sense(?:\s+now)?)"
     r"|(?:i'll|i\s+will|i've|i\s+have|i'm\s+going\s+to)\s+(?:be\s+sure\s+to\s+|definitely\s+|certainly\s+)?"
     r"(?:(?:keep|kept|bear|borne)\s+(?:that|this|it|these|those|all\s+(?:of\s+)?that)\s+in\s+mind"

@@ -6,9 +6,13 @@ third person, such a sentence has no one doing anything. `with_subject` puts the
 person rewrite (`language.person`) names the speaker. Only forms that cannot be an imperative or an
 adjective are read that way: a negated auxiliary ("haven't", "didn't", "can't"), a past verb with
 an object, a particle or a time after it ("Finished it last night", "Went home early"), "been"
-before what the speaker is doing ("Been running a lot"), and "gotta"/"wanna"/"gonna" before a verb.
-"Sounds great" (its subject is "it"), "Excited to go!" (an adjective) and "Let me know" (a base
-form) keep their words. A question keeps its words too ("Got any plans?").
+before what the speaker is doing ("Been running a lot"), "gotta"/"wanna"/"gonna" before a verb, a
+verb of the speaker's own attitude before what it is about ("Appreciate the help", "Hope it went
+well"), a feeling before what it is about ("Glad to hear it", "Proud of the team"), what the speaker
+is in the middle of ("Looking forward to June", "Thinking of selling it") and a past before its "to"
+("Wanted to tell you"). "Sounds great" (its subject is "it"), "Excited!" (nothing it is about),
+"Let me know" and "Wish me luck" (orders) keep their words. A question keeps its words too ("Got any
+plans?").
 """
 
 from __future__ import annotations
@@ -35,6 +39,25 @@ _OBJECT_OR_TIME = re.compile(
 )
 # "Been a long week" / "Been ages" leave out "it has", not "I have".
 _BEEN_FOR_IT = re.compile(r"(?:a|an|the|such|so|ages|forever|awhile|long|quite|way|too)\b", re.IGNORECASE)
+# Verbs of the speaker's own attitude: opening a chat sentence, with what they are about after them,
+# they are "I love …", "I hope …" far more often than an order.
+_ATTITUDES = frozenset("love appreciate hope wish miss need adore reckon doubt guess".split())
+# What follows such a word when it is a noun or a set phrase ("Love and patience …", "Hope is …",
+# "Guess what") or an order ("Wish me luck").
+_NOT_ITS_OBJECT = re.compile(r"(?:and|or|is|was|are|were|of|for|what|can|will|me|us)\b", re.IGNORECASE)
+_FEELINGS = frozenset(
+    "glad happy excited stoked thrilled proud grateful thankful lucky sorry sad nervous worried curious eager"
+    " relieved".split()
+)
+_WHAT_IT_IS_ABOUT = re.compile(r"(?:to|that|for|about|of|with|it)\b", re.IGNORECASE)
+_IN_THE_MIDDLE_OF = re.compile(
+    r"(?:looking\s+forward|hoping|planning|thinking\s+(?:of|about)\s+\w+ing)\b", re.IGNORECASE
+)
+# "Thinking about the move keeps me up": the opening phrase is the subject of a verb after it.
+_VERB_AFTER = re.compile(
+    r"\b(?:is|was|has|means|meant|makes|made|gives|gave|helps|helped|keeps|kept|brings|brought)\b", re.IGNORECASE
+)
+_PASTS_BEFORE_TO = frozenset("wanted decided managed tried planned needed hoped meant used forgot got had".split())
 _SENTENCE = re.compile(r"(?:^|(?<=[.!?])\s+)(?=[A-Z])")
 _WORD = re.compile(r"[A-Za-z'\u2019]+")
 
@@ -59,6 +82,24 @@ def _left_out_subject(sentence: str) -> str | None:
         return "I'm" if following and not following.lower().startswith("be ") else None
     if (verb in _PASTS or is_regular_past(verb)) and _OBJECT_OR_TIME.match(following):
         return "I"
+    return _left_out_by_meaning(sentence, words[at:], verb, following)
+
+
+def _left_out_by_meaning(sentence: str, words: list[str], verb: str, following: str) -> str | None:
+    """The forms read by the opening word's meaning: attitudes, feelings, what the speaker is in the
+    middle of, a past before its "to". Each needs a word after it, and the opening word must not
+    end on a comma ("Love, Mom")."""
+    if not following or re.match(rf"\W*(?:\w+\s+)?{re.escape(words[0])},", sentence):
+        return None
+    if verb in _ATTITUDES and not _NOT_ITS_OBJECT.match(following):
+        return None if verb == "miss" and words[1][:1].isupper() else "I"  # "Miss Lee" is a title
+    if verb in _FEELINGS and _WHAT_IT_IS_ABOUT.match(following):
+        return "I'm"
+    if verb in _PASTS_BEFORE_TO and following.lower().startswith("to "):
+        return "I"
+    opening = sentence[sentence.lower().find(verb) :]
+    if _IN_THE_MIDDLE_OF.match(opening) and not _VERB_AFTER.search(opening):
+        return "I'm"
     return None
 
 

@@ -24,9 +24,10 @@ _GENERIC_AFTER = re.compile(
     r"|(?:know|see)(?=\s*(?:[,.!?;]|$)|\s+what\s+i\s+mean|\s+how\s+it\s+(?:is|goes)))\b"
 )
 
-# "I can help you", "I'll let you know", "we'll keep you posted": the speaker acts on the listener.
+# "I can help you", "I'll let you know", "I won't let you down": the speaker acts on the listener.
 _SPEAKER_ACTS = re.compile(
-    r"(?i)\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must)|'ll|'d|\u2019ll|\u2019d)?"
+    r"(?i)\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must|do|did)(?:n['\u2019]t|not)?"
+    r"|\s+(?:won['\u2019]t|never)|'ll|'d|\u2019ll|\u2019d)?"
     r"(?:\s+(?:also|just|always|definitely|totally|really|gladly|happily))?\s+\w+\s+$"
     # "I'll do my best to make you proud", "I wanted to let you know": the speaker's aim
     r"|\b(?:i|we)\b[^.!?,;:]{0,40}\bto\s+\w+\s+$"

@@ -137,13 +137,13 @@ def _yes_or_no(answer: str) -> str:
 # What a memory read alone does not owe to the talk around it, read off before the rewrite into
 # the third person (which would make a fact of a frame: "Ana will be honest, …"):
 # - how the speaker frames what follows: "I'll be honest, the rent decided it", "Btw, the shop
-#   opened", "Wow, I ran 10k", "I mean, it was fun", "Like I said, the deposit is paid";
+#   opened", "Wow, I ran 10k", "Guess what, we won", "I mean, it was fun", "Like I said, the deposit is paid";
 # - the words that tie a statement to the one before: "Yeah, our trip got off to a bad start",
 #   "And I repainted the hallway". These stay where the statement answers a quoted question
 #   ("Yeah," is its "Yes,").
 _SPEAKERS_FRAME = re.compile(
     r"^(?:(?:i'll|i\s+will|gotta|i\s+(?:must|have\s+to|gotta|got\s+to))\s+(?:be\s+honest|say|admit|confess)"
-    r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg"
+    r"|to\s+be\s+(?:honest|fair)|honestly|tbh|btw|by\s+the\s+way|guess\s+what|oh|wow|hey|haha|lol|hmm+|man|gosh|ugh|omg"
     rf"|like|{_FILLER_WORDS}|{_AS_SAID})"
     r"\s*[,!:]\s+(?=\S)"
     rf"|^{_AS_SAID}\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)",

@@ -32,6 +32,8 @@ def test_anyone(before: str, after: str) -> None:
         ("I'd appreciate it if ", " could check the invoice"),
         ("I think ", " know my cousin Ana"),
         ("I'll let ", " know on Monday"),
+        ("I won't let ", " down at the final"),  # a negated speaker acts on the listener too
+        ("We never made ", " wait that long"),
         ("I bet ", " must have been exhausted after the race"),
         ("", " must've loved the view"),
     ],

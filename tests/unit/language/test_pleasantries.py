@@ -59,6 +59,9 @@ ACKNOWLEDGEMENTS = [
     "Will do!",
     "Yeah, that makes total sense now.",
     "It made sense.",
+    "That sounds like a really workable plan.",  # the proposal judged, nothing added
+    "This seems a sensible approach, thanks.",
+    "Sounds like a plan!",
 ]
 NOT_ACKNOWLEDGEMENTS = [
     "Got it, the ferry leaves at 7:40.",  # goes on to a value
@@ -67,6 +70,8 @@ NOT_ACKNOWLEDGEMENTS = [
     "I'll keep that in mind when I plan the 3-day hike.",
     "Understood, so the budget is now $900?",
     "It makes sense that the bus is faster on Sundays.",  # says what makes sense
+    "A bank loan seems a good plan for the new roof.",  # says what the plan is
+    "That sounds like a plan to save 400 pounds.",
 ]
 
 

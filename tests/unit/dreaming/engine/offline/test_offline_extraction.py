@@ -362,10 +362,12 @@ def test_how_the_speaker_frames_a_statement_is_not_part_of_it() -> None:
                 ("user", "Mona: Btw, I joined a rowing club in Porto."),
                 ("user", "Rui: Honestly I prefer the old harbour cafe."),
                 ("user", "Mona: I have to run, have a nice evening!"),
+                ("user", "Rui: Guess what, I adopted a greyhound from the shelter!"),
             ],
         )
     )
     assert texts["0"] == "The garden was why Rui picked the flat.", "not 'Rui will be honest'"
+    assert texts["4"] == "Rui adopted a greyhound from the shelter."
     assert texts["1"] == "Mona joined a rowing club in Porto."
     assert texts["2"].startswith("Rui: Honestly") or texts["2"].startswith("Honestly"), "an adverb inside stays"
     assert "3" not in texts, "taking leave is no memory"
