@@ -312,7 +312,9 @@ _LOOKING_FORWARD = re.compile(r"(?i)^\W*(?:can't|cannot|can\s+not)\s+wait\s+to\s
 _STAYS_IN_TOUCH = re.compile(
     r"(?i)^\W*(?:(?:and|so|but|just|please|definitely)\s+)*(?:(?:i'll|i\s+will|will|i'd\s+love\s+to|gonna)\s+(?:definitely\s+|totally\s+)?)?"
     r"(?:(?:keep|let)\s+(?:you|ya)\s+(?:posted|updated|know|in\s+the\s+loop)|let\s+me\s+know|keep\s+me\s+(?:posted|updated|in\s+the\s+loop)"
-    r"|(?:always\s+)?be\s+(?:here|there)\s+for\s+you|talk\s+(?:to\s+you\s+)?soon|catch\s+(?:you|ya)\s+later)\b"
+    r"|(?:always\s+)?be\s+(?:here|there)\s+for\s+you|talk\s+(?:to\s+you\s+)?soon|catch\s+(?:you|ya)\s+later"
+    r"|(?:i'm\s+|i\s+am\s+)?(?:really\s+|so\s+)?looking\s+forward\s+to\s+(?:our|the)\s+next"
+    r"\s+(?:chat|talk|catch[- ]?up|call))\b"
 )
 STAY_IN_TOUCH_MAX_WORDS = 14
 """Past this many words a "let me know …" carries something of its own."""

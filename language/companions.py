@@ -88,14 +88,20 @@ _WE_WHO_TALK = re.compile(
     r"|text(?:ed)?|messag(?:ed|ing)|discuss(?:ed|ing)?)\b"
 )
 _CONTRACTED = {"ve": " have", "d": " had"}
+# What only the two talking share: "I appreciate our friendship", "I loved our chat".
+_OURS_WHO_TALK = re.compile(
+    r"\b[Oo]ur\s+(?P<shared>friendship|bond|chats?|talks?|conversations?|catch[- ]?ups?|connection)\b"
+)
 
 
 def we_who_talk(text: str, speaker: str, listener: str) -> str:
     """ "It's been ages since we chatted" said by Ava to Sam: "since Ava and Sam chatted". The
-    conversation's own "we" is its two people, whoever else the message is about."""
+    conversation's own "we" is its two people, whoever else the message is about, and so is the
+    friendship or the chat that is "ours"."""
 
     def the_two(match: re.Match[str]) -> str:
         contracted = _CONTRACTED[match.group("contracted")[1:]] if match.group("contracted") else ""
         return f"{speaker} and {listener}{contracted}{match.group('aux')} {match.group('verb')}"
 
+    text = _OURS_WHO_TALK.sub(lambda m: f"{speaker} and {listener}'s {m.group('shared')}", text)
     return _WE_WHO_TALK.sub(the_two, text)

@@ -91,6 +91,11 @@ def means_nowadays(text: str, start: int, end: int) -> bool:
 # An expression already annotated by an earlier pass: "2026-03-10 (next Tuesday)".
 _ANNOTATED_BEFORE = re.compile(r"(?:\d{4}-\d{2}-\d{2}|\b\d{4})\s*\($")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n)$")
+# After a sentence's opening time, what shows the time is not its subject: a comma, or the subject
+# that follows ("Yesterday I …", "Last month Ana …", "Tomorrow the shop …").
+_OPENS_ON_TIME = re.compile(
+    r"\s*,|\s+(?:(?i:i|i'm|i've|i'd|we|we're|we've|he|she|they|it|my|our|his|her|their|the|a|an)\b|[A-Z])"
+)
 _PREPOSITION_BEFORE = re.compile(
     r"(?i)\b(?:of|in|into|during|through|throughout|to|within|over|across|around|about|between|past|like)\s+$"
 )
@@ -212,15 +217,18 @@ def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
     return "day", _shift(today, -_count(match.group("ago_n")), match.group("ago_unit").lower()).isoformat()
 
 
-def _render(kind: str, absolute: str, prep: str | None, at_start: bool) -> str:
-    """Keep the speaker's preposition; add the one a date needs when there was none."""
+def _render(kind: str, absolute: str, prep: str | None, at_start: bool, opens_on_time: object = None) -> str:
+    """Keep the speaker's preposition; add the one a date needs when there was none, also at the
+    start of a sentence that opens on the time ("On 2024-03-02 I …", "In May 2024, we …"), but not
+    where the time is the subject ("2024-03-04 works for me")."""
     if kind == "vague":
         return f"{prep} {absolute}" if prep else (absolute[0].upper() + absolute[1:] if at_start else absolute)
     if prep:
         return f"{'on' if prep.lower() == 'at' else prep} {absolute}"
-    if at_start or kind == "end":
+    if kind == "end" or (at_start and not opens_on_time):
         return absolute[0].upper() + absolute[1:] if at_start else absolute
-    return f"{'on' if kind == 'day' else 'in'} {absolute}"
+    preposition = "on" if kind == "day" else "in"
+    return f"{preposition.title() if at_start else preposition} {absolute}"
 
 
 def rewrite_relative_time(text: str, reference: datetime | date, *, annotate: bool = False) -> TimeRewrite:
@@ -236,6 +244,7 @@ def _rewritten(text: str, today: date, annotate: bool) -> TimeRewrite:
     def replace(match: re.Match[str]) -> str:
         nonlocal changed
         before = text[: match.start()]
+        at_start = bool(_SENTENCE_START.search(before))
         if _ANNOTATED_BEFORE.search(before) and text[match.end() : match.end() + 1] == ")":
             return match.group(0)
         if means_nowadays(text, match.start("expr"), match.end("expr")):
@@ -250,11 +259,14 @@ def _rewritten(text: str, today: date, annotate: bool) -> TimeRewrite:
         elif not match.group("prep") and _PREPOSITION_BEFORE.search(before):
             rendered = absolute  # "the first week of next month": the sentence has its preposition
         else:
-            rendered = _render(kind, absolute, match.group("prep"), bool(_SENTENCE_START.search(before)))
+            rendered = _render(kind, absolute, match.group("prep"), at_start, _OPENS_ON_TIME.match(text, match.end()))
         changed = True
         if annotate and match.group("poss"):  # "2023-06-20's (tomorrow's) opening" would read as undated
             return rendered
-        return f"{rendered} ({match.group('expr')})" if annotate else rendered
+        said = match.group("expr")
+        if at_start:  # its capital was the sentence's: "On 2024-03-02 (yesterday) I …"
+            said = said[:1].lower() + said[1:]
+        return f"{rendered} ({said})" if annotate else rendered
 
     rewritten = _EXPRESSION.sub(replace, text)
     return TimeRewrite(rewritten, changed)

@@ -24,11 +24,15 @@ _GENERIC_AFTER = re.compile(
     r"|(?:know|see)(?=\s*(?:[,.!?;]|$)|\s+what\s+i\s+mean|\s+how\s+it\s+(?:is|goes)))\b"
 )
 
+# The speaker as subject, with a modal or a negation and an adverb: "I", "I'll", "we won't just".
+_SPEAKER_SUBJECT = (
+    r"\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must|do|did)(?:n['\u2019]t|not)?"
+    r"|\s+(?:won['\u2019]t|never)|'ll|'d|\u2019ll|\u2019d)?"
+    r"(?:\s+(?:also|just|always|definitely|totally|really|gladly|happily))?"
+)
 # "I can help you", "I'll let you know", "I won't let you down": the speaker acts on the listener.
 _SPEAKER_ACTS = re.compile(
-    r"(?i)\b(?:i|we)(?:\s+(?:can|could|will|would|might|may|should|shall|must|do|did)(?:n['\u2019]t|not)?"
-    r"|\s+(?:won['\u2019]t|never)|'ll|'d|\u2019ll|\u2019d)?"
-    r"(?:\s+(?:also|just|always|definitely|totally|really|gladly|happily))?\s+\w+\s+$"
+    rf"(?i){_SPEAKER_SUBJECT}\s+\w+\s+$"
     # "I'll do my best to make you proud", "I wanted to let you know": the speaker's aim
     r"|\b(?:i|we)\b[^.!?,;:]{0,40}\bto\s+\w+\s+$"
 )
@@ -80,8 +84,17 @@ def _an_offer(before: str, after: str) -> bool:
     return bool(offered and (_SPEAKER.search(before) or _SPEAKER.search(after)))
 
 
-# "Tell me how you like it", "be sure to send us a photo when you get there": asked of the listener.
-_ASKED_OF_THE_LISTENER = re.compile(r"(?i)\b(?:tell|show|send|give|text|call|ping)\s+(?:me|us)\b")
+# "Tell me how you like it", "be sure to send us a photo when you get there", "let me know when
+# you land": asked of the listener.
+_ASKED_OF_THE_LISTENER = re.compile(
+    r"(?i)\b(?:(?:tell|show|send|give|text|call|ping)\s+(?:me|us)|(?:let\s+(?:me|us)|lemme)\s+know)\b"
+)
+# "I'll send you the photos when you get back", "I'll show you the studio when you visit": the
+# speaker gives or does something to the listener, whose "you" it is throughout.
+_SPEAKER_GIVES = re.compile(
+    rf"(?i){_SPEAKER_SUBJECT}\s+(?:send|show|give|bring|buy|get|make|teach|lend|pay|call|text|email|ping|join|meet"
+    r"|visit|owe|cook|bake|save|grab|pick|drive|take|introduce|help|hug|tell)\s+$"
+)
 # "I remember when you started", "do you remember when you won": the listener's own past.
 _REMEMBERED = re.compile(r"(?i)\bremember(?:s|ed)?\s+(?:when|how)\s+$")
 
@@ -97,6 +110,7 @@ def is_plainly_the_listener(before: str, after: str) -> bool:
         or _SPEAKER_TO_LISTENER.search(before)
         or _REMEMBERED.search(before)
         or _ASKED_OF_THE_LISTENER.search(before)
+        or _SPEAKER_GIVES.search(before)
         or _an_offer(before, after)
         or (_TELLING_BEFORE.search(before) and _KNOW_AFTER.match(after))
     )

@@ -64,8 +64,9 @@ _ADVERB = (
     r"|recently|totally|kinda|sorta|def|ever|once|first|then|too|again|soon|later)"
 )
 _VERB = r"(?:[a-z]+n't|[a-z]+n\u2019t|[a-z]+(?:-[a-z]+)*)"  # "co-hosted", "re-read": one verb
-# "I" in any case ("i went", "Im", "Ive": chat is typed fast), but never "i.e." or a list marker "i)".
-_I = r"(?:I|i)(?![.)\w'\u2019])"
+# "I" in any case ("i went", "Im", "Ive": chat is typed fast), but never "i.e.", a list marker "i)"
+# or the I of "I/O".
+_I = r"(?:I|i)(?![.)\w'\u2019]|/[A-Za-z])"
 # "Im"/"Ive" without the apostrophe only where a verb form follows ("Im going", "Ive been").
 _IM = r"Im|im(?=\s+(?:a|an|the|so|not|going|gonna|really|just|still|in|at|on|from|\w+ing)\b)"
 _IVE = r"Ive|ive(?=\s+(?:been|got|had|never|always|just|done|seen|made|\w+ed)\b)"
@@ -439,6 +440,7 @@ wash watch wear work write
 """.split()
 )
 """Verbs common enough in chat to be read as a second verb after "and" (others are left as said)."""
+_TAKE_GERUNDS = frozenset("love like enjoy hate prefer miss start stop keep try".split())
 
 
 def _joined_verbs_agree(statement: str, subject_verbs: Iterable[tuple[int, str]]) -> str:
@@ -453,11 +455,18 @@ def _joined_verbs_agree(statement: str, subject_verbs: Iterable[tuple[int, str]]
         if joined is None or joined.group("verb") not in _JOINED_VERBS:
             continue
         following = statement[joined.end("verb") :].split(maxsplit=1)[0].lower().strip(",.;:!?")
-        if following not in _OBJECT_OPENERS and not (following.endswith("s") and not following.endswith("ss")):
+        takes_gerund = joined.group("verb") in _TAKE_GERUNDS and following.endswith("ing")  # "and love making …"
+        if (
+            following not in _OBJECT_OPENERS
+            and not takes_gerund
+            and not (following.endswith("s") and not following.endswith("ss"))
+        ):
             continue
         between = {w.lower() for w in re.findall(r"[A-Za-z']+", statement[end : joined.start()])}
         if between & (_JOINED_VERBS | _NOT_BETWEEN):
             continue
+        if verb == "am" and any(w == "to" or w.endswith("ing") for w in between):
+            continue  # "I'm going to the shop and buy milk": joined to the verb after "to"
         # Joined to a present verb, a bare form is present too: "and read" -> "reads", not a past.
         second = joined.group("verb")
         edits.append((joined.start("verb"), joined.end("verb"), _IRREGULAR.get(second) or _with_s(second)))
@@ -489,6 +498,10 @@ def _set_quotes_aside(statement: str) -> tuple[str, list[str]]:
 def _put_quotes_back(statement: str, quotes: list[str]) -> str:
     return _QUOTE_MARK.sub(lambda m: quotes[int(m.group(1))], statement) if quotes else statement
 
+
+# "all of us", "both of us", "us all", "we both": the group counted, which its name already says
+# ("an inspiration to Ava and others", not "to Ava and others all").
+_COUNTED_WE = re.compile(r"\b(?:(?:[Aa]ll|[Bb]oth|[Ee]ach)\s+of\s+(?P<us>us)|(?P<we>[Ww]e|us)\s+(?:all|both))\b")
 
 _OPENING_THE = re.compile(r"([.!?]\s+)the(?= user\b)")
 """A sentence that opens on the speaker rewritten ("... makes sense. I'll ask" -> "The user will ask")."""
@@ -562,12 +575,13 @@ def to_third_person(
         raise AssertionError(f"unhandled first-person form {match.group(0)!r}")
 
     statement = _GONNA.sub(r"\1 going to", statement)
+    statement = _COUNTED_WE.sub(lambda m: m.group("us") or m.group("we"), statement)
     statement = _joined_verbs_agree(
         statement,
         (
-            (m.end(), m.group("i_verb"))
+            (m.end(), m.group("i_verb") or "am")  # "I'm into cars and love …": "loves"
             for m in _FIRST_PERSON.finditer(statement)
-            if m.group("i_verb") and not _JOINT_SUBJECT.search(statement[: m.start()])
+            if (m.group("i_verb") or m.group("i_be")) and not _JOINT_SUBJECT.search(statement[: m.start()])
         ),
     )
     rewritten = _OPENING_THE.sub(lambda m: f"{m.group(1)}The", _FIRST_PERSON.sub(replace, statement))

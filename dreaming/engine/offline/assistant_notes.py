@@ -160,8 +160,8 @@ home to ...'): a line written for someone else to say or an example of style, in
 than the assistant's. A quoted title inside a statement ('"Dune" is 600 pages long') is no such line."""
 
 
-_PLACEHOLDER = re.compile(r"\[(?:[A-Z][a-z]+|[A-Z]{2,})(?:[\s/-]+[A-Za-z]+){0,11}\](?!\()")
-"""A template's blank ("[Date]", "[Insert amount]", "[Your Name]", "[Team Member]"; not a link's
+_PLACEHOLDER = re.compile(r"\[(?:[A-Z][a-z]+|[A-Z]{2,}|[NXYZ])(?:[\s/-]+[A-Za-z]+){0,11}\](?!\()")
+"""A template's blank ("[Date]", "[Insert amount]", "[Your Name]", "[Team Member]", "over [X] years"; not a link's
 "[text](url)", a citation "[2]" or a redaction in lower case): the sentence is a form to fill in,
 whatever else it names, not something that holds."""
 

@@ -72,6 +72,8 @@ def test_a_feeling_said_without_im_is_the_speakers_own() -> None:
         "Let me know how the exam goes.",
         "Keep me updated on the puppy.",
         "I'll always be here for you.",
+        "Looking forward to our next chat!",
+        "I'm really looking forward to the next catch-up.",
     ],
 )
 def test_keeping_in_touch_is_chatter(text: str) -> None:
@@ -84,6 +86,7 @@ def test_keeping_in_touch_is_chatter(text: str) -> None:
         "Let me know by Friday the 12th if you still want the bike.",
         "I'll keep working on the boat until the engine runs again next spring, whatever it takes and costs.",
         "I'll keep the spare key under the blue pot by the door.",
+        "Looking forward to the next match against Leeds.",
     ],
 )
 def test_look_alikes_of_keeping_in_touch_stay_statements(text: str) -> None:

@@ -59,6 +59,9 @@ def yous(sentence: str) -> list[tuple[str, str]]:
         "Whenever you want to swap books, I'm around",
         "Just so you know, the shop closes at noon",
         "Do send us a photo when you reach the summit",  # asked of the listener
+        "Let me know when you land in Oslo",
+        "I'll send you the photos when you get back",  # the speaker gives the listener something
+        "When you visit, I'll show you the new kiln",
     ],
 )
 def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sentence: str) -> None:
@@ -72,6 +75,7 @@ def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sente
         "I think if you warm up first you can't get hurt",  # the condition comes before the listener
         "A long walk makes you sleep better",
         "If you want strong roots, you water the tree less",  # no offer: "you" after the condition is anyone
+        "When you cook rice, I always tell people to rinse it",  # the speaker tells others, not the listener
     ],
 )
 def test_a_sentence_about_anyone_stays_so(sentence: str) -> None:

@@ -53,6 +53,10 @@ def test_a_joint_subject_keeps_a_plural_verb() -> None:
         ("I fix bikes and sell them at the market", "Noor fixes bikes and sells them at the market"),
         ("I study late, and read articles on the bus", "Noor studies late, and reads articles on the bus"),
         ("I go out and put the bins out", "Noor goes out and puts the bins out"),
+        ("I'm into boats and love sailing them", "Noor is into boats and loves sailing them"),
+        ("I knit and enjoy spinning wool", "Noor knits and enjoys spinning wool"),
+        ("I'm going to the market and buy plums", "Noor is going to the market and buy plums"),
+        ("I love painting and travel writing", "Noor loves painting and travel writing"),
         # the second verb goes with a word between: an infinitive, a verb after its object
         ("I want to rest and eat something", "Noor wants to rest and eat something"),
         ("I help kids read and write stories", "Noor helps kids read and write stories"),
@@ -145,6 +149,18 @@ def test_we_is_who_we_are() -> None:
     assert to_third_person("Our budget grew", "Noor", we="Noor's team") == "Noor's team's budget grew"
 
 
+def test_the_i_of_i_o_is_nobody() -> None:
+    assert to_third_person("I batch the I/O-bound calls", "Noor") == "Noor batches the I/O-bound calls"
+
+
+def test_the_group_counted_is_the_group() -> None:
+    assert to_third_person("The quiz was a laugh for all of us", "Noor") == "The quiz was a laugh for Noor and others"
+    assert to_third_person("We both signed up for the relay", "Noor", we="Noor and Sam") == (
+        "Noor and Sam signed up for the relay"
+    )
+    assert to_third_person("The coach is a hero to us all", "Noor") == "The coach is a hero to Noor and others"
+
+
 def test_companions() -> None:
     assert companion_of("My partner Sam and I adopted a dog") == Companion("Sam", "partner")
     assert companion_of("Lea and I went sailing") == Companion("Lea", None)
@@ -164,6 +180,8 @@ def test_companions() -> None:
         ("We haven't caught up since March.", "Noor and Lin haven't caught up since March."),
         ("Since we last talked my brother and I moved.", "Since Noor and Lin last talked my brother and I moved."),
         ("We discussed the lease with Omar.", "Noor and Lin discussed the lease with Omar."),
+        ("I treasure our friendship.", "I treasure Noor and Lin's friendship."),
+        ("Our chat last week helped a lot.", "Noor and Lin's chat last week helped a lot."),
     ],
 )
 def test_the_we_who_talk_are_the_two_people_talking(said: str, means: str) -> None:
@@ -172,7 +190,10 @@ def test_the_we_who_talk_are_the_two_people_talking(said: str, means: str) -> No
     assert we_who_talk(said, "Noor", "Lin").startswith(means)
 
 
-@pytest.mark.parametrize("said", ["We hiked with Tariq in May.", "We're talking to a lawyer.", "We walked and talked."])
+@pytest.mark.parametrize(
+    "said",
+    ["We hiked with Tariq in May.", "We're talking to a lawyer.", "We walked and talked.", "Our team chat is noisy."],
+)
 def test_a_we_doing_something_else_is_left_to_the_companions(said: str) -> None:
     from language.companions import we_who_talk
 

@@ -95,6 +95,20 @@ def test_annotate_keeps_the_original_wording_and_is_idempotent() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Yesterday I repainted the shed.", "On 2026-03-04 (yesterday) I repainted the shed."),
+        ("Last month, Ava moved to Porto.", "In February 2026 (last month), Ava moved to Porto."),
+        ("Great news! Next Friday my brother visits.", "Great news! On 2026-03-13 (next Friday) my brother visits."),
+        ("Tomorrow works for me.", "2026-03-06 (tomorrow) works for me."),  # the time is the subject
+        ("Last weekend was quiet.", "The weekend before 2026-03-05 (last weekend) was quiet."),
+    ],
+)
+def test_a_sentence_opening_on_a_time_reads_as_one(text: str, expected: str) -> None:
+    assert rewrite_relative_time(text, THURSDAY, annotate=True).text == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "My flight is on Tuesday",  # bare weekday: past or future is unknown

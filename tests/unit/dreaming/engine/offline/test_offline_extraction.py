@@ -154,13 +154,13 @@ def test_a_template_with_blanks_is_no_note_of_the_assistant() -> None:
             "message_id": "m1",
             "role": "assistant",
             "content": "Here you go.\n\nWe meet at 9:30 AM on [Date] at [Insert venue name].\n"
-            "Budget per person: [Amount].\n\n"
+            "Budget per person: [Amount].\n\nA planner with over [X] years of offsite experience.\n\n"
             "The Porto tram 22 runs every 20 minutes, see [the timetable](https://example.org/22), "
             "about 4 euros a ride [2].",
         }
     )
     notes = [n.text for n in assistant_notes(draft, ask, "Mila")]
-    assert not any("9:30" in n or "Budget" in n for n in notes), "a form to fill in holds nothing yet"
+    assert not any("9:30" in n or "Budget" in n or "planner" in n for n in notes), "a form holds nothing yet"
     assert any("20 minutes" in n for n in notes), "a link's text and a citation are no blanks"
 
 
