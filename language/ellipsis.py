@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from language.person import INVARIANT_FORMS, is_regular_past
+from language.verb_forms import INVARIANT_FORMS, PASTS_LIKE_BASE, is_regular_past
 
 _ADVERB = r"(?:just|never|also|finally|already|really|actually|recently|totally|even|still|only)"
 _NEGATED = frozenset(
@@ -28,10 +28,7 @@ _NEGATED = frozenset(
 )
 _MODALS_AND_BE = frozenset("can could will would shall should may might must was were did".split())
 # Pasts whose base form is spelled the same read as an imperative as often ("Let me know", "Read this").
-_SAME_AS_BASE = frozenset(
-    "bet cost cut hit hurt lay let put quit read set shed shut split spread thrust upset wed".split()
-)
-_PASTS = INVARIANT_FORMS - _MODALS_AND_BE - _SAME_AS_BASE - _NEGATED - {"mustn't", "shouldn't"}
+_PASTS = INVARIANT_FORMS - _MODALS_AND_BE - PASTS_LIKE_BASE - _NEGATED - {"mustn't", "shouldn't"}
 _OBJECT_OR_TIME = re.compile(
     r"(?:it|them|this|that|these|those|a|an|the|my|our|his|her|their|some|all|lots|loads|plenty|up|off|back|over"
     r"|down|home|here|there|last|yesterday|today|tonight|every|twice|again)\b",

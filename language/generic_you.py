@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from language.verb_forms import is_plain_past
+
 # "you" meaning anyone: after a condition ("if you", "when you"), before a modal of advice or
 # ability ("you can", "you have to", "you never know"), as the object of a general effect ("it
 # makes you think"), and the fillers "you know" / "you see".
@@ -99,6 +101,28 @@ _SPEAKER_GIVES = re.compile(
 _REMEMBERED = re.compile(r"(?i)\bremember(?:s|ed)?\s+(?:when|how)\s+$")
 
 
+# The verb right after "you", past an adverb: "you found", "you really went".
+_VERB_AFTER_YOU = re.compile(
+    r"(?i)^\s+(?:(?:just|finally|really|already|actually|totally|even|also)\s+)?([a-z']+)(\s+to\b)?"
+)
+
+
+def _did_or_was(before: str, after: str) -> bool:
+    """ "Cool you found a class", "you were amazing": what the listener did or was, once; anyone's
+    "you" is a habit or an ability. Not after a condition ("if you tried it") nor before "to"
+    ("you had to be there", "you used to")."""
+    verb = _VERB_AFTER_YOU.match(after)
+    return bool(
+        verb and not verb.group(2) and is_plain_past(verb.group(1).lower()) and not _GENERIC_BEFORE.search(before)
+    )
+
+
+# "Bet you can't wait", "if you and the pups could come": a wish or a party no one in general has.
+_LISTENERS_OWN = re.compile(
+    r"(?i)^\s+(?:(?:can['\u2019]?t|cannot)\s+wait\b|and\s+(?:the|your|my|our|his|her|their|i|me)\b)"
+)
+
+
 def is_plainly_the_listener(before: str, after: str) -> bool:
     """Whether the words around this "you" say it is the listener: a favour asked of them, what
     they give, what the speaker does to or for them."""
@@ -111,6 +135,8 @@ def is_plainly_the_listener(before: str, after: str) -> bool:
         or _REMEMBERED.search(before)
         or _ASKED_OF_THE_LISTENER.search(before)
         or _SPEAKER_GIVES.search(before)
+        or _did_or_was(before, after)
+        or _LISTENERS_OWN.match(after)
         or _an_offer(before, after)
         or (_TELLING_BEFORE.search(before) and _KNOW_AFTER.match(after))
     )
@@ -130,8 +156,15 @@ def is_generic_you(before: str, after: str) -> bool:
     return not is_plainly_the_listener(before, after) and _anyone(before, after)
 
 
+# "Does running make you tired?", "Any tips that help you focus?": a question of what something
+# does to the listener asks about the listener's own.
+_EFFECT_BEFORE = re.compile(r"(?i)\b(?:makes?|made|helps?|lets?|gives?|keeps?|teach(?:es)?|reminds?)\s+$")
+
+
 def _anyone(before: str, after: str) -> bool:
     """The words around the "you" make it anyone's, once it is not plainly the listener."""
+    if _EFFECT_BEFORE.search(before) and after.rstrip().endswith("?"):
+        return False
     if _GENERIC_BEFORE.search(before):
         return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
     return bool(_GENERIC_AFTER.match(after))

@@ -15,6 +15,7 @@ from language import patterns
 from language.companions import we_who_talk
 from language.generic_you import generic_in_sentence
 from language.patterns import compiled
+from language.verb_forms import INVARIANT_FORMS, is_regular_past
 
 _NAME_WORD = patterns.NAME_WORD
 # Case-insensitive lead-ins, case-sensitive names: "I'm vegetarian" is not an introduction.
@@ -137,24 +138,6 @@ _IRREGULAR = {
     "shouldnt": "shouldn't",
     "wasnt": "wasn't",
 }
-# Forms that do not change with the subject: modals and pasts. English has a closed set of
-# irregular pasts; the common ones are here, regular pasts end in -ed.
-INVARIANT_FORMS = frozenset(
-    """
-can could will would shall should may might must was were had did can't couldn't won't wouldn't
-shouldn't didn't wasn't weren't hadn't mustn't
-arose awoke bore beat became began bent bet bit bled blew broke bred brought built burnt burned
-bought caught chose clung came cost crept cut dealt dug dove drew dreamt drank drove dwelt ate
-fell fed felt fought found fled flung flew forbade forgot forgave froze got gave went ground grew
-hung heard hid hit held hurt kept knelt knew laid led leant leapt learnt left lent let lay lit
-lost made meant met mistook paid proved put quit read rode rang rose ran sawed said saw sought
-sold sent set sewed shook shed shone shot showed shrank shut sang sank sat slept slid slung spoke
-sped spelt spent spilt spun spat split spread sprang stood stole stuck stung stank strode struck
-strove swore swept swam swung took taught tore told thought threw thrust understood upset woke
-wore wove wed wept won wound withdrew wrung wrote undid overcame overheard overslept oversaw
-overtook rebuilt redid remade rethought retold rewrote
-""".split()
-)
 
 
 def detect_user_name(user_texts: Iterable[str]) -> str | None:
@@ -169,17 +152,6 @@ def detect_user_name(user_texts: Iterable[str]) -> str | None:
             if opens and _is_name(match.group("name")):
                 name = match.group("name")
     return name
-
-
-# Pasts that end in "-eed" ("agreed"); any other "-eed" is a present ("need", "succeed", "feed").
-_EED_PASTS = frozenset({"agreed", "disagreed", "freed", "guaranteed", "decreed", "refereed", "degreed"})
-
-
-def is_regular_past(lower: str) -> bool:
-    """A lower-case word that reads as a regular past ("-ed"), "agreed" included, "need" and "shed" not."""
-    if lower.endswith("eed"):
-        return lower in _EED_PASTS
-    return lower.endswith("ed") and lower not in {"embed", "shred", "wed", "bed", "shed", "speed", "bleed"}
 
 
 def third_person_verb(verb: str) -> str:
@@ -220,6 +192,8 @@ _SECOND_PERSON = re.compile(
     r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<yourself>[Yy]ourself)\b"
     rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>(?:{_ADVERB}\s+){{1,3}})?(?P<you_verb>[a-z]*n['\u2019]t|{_VERB})\b)?"
 )
+_YOU_ITSELF = ("you", "you_be", "you_were", "you_aux", "you_have")
+"""The forms that hold the word "you" itself, whose reading `generic_you` judges ("your" is read with them)."""
 # Words after "you" that are not its verb ("you guys", "you two", "you and Sam").
 _NOT_VERBS = frozenset({"guys", "all", "two", "both", "and", "or", "too", "alone", "there", "here", "in", "on", "at"})
 _SEVERAL = ("guys", "two", "both")
@@ -357,8 +331,8 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     rewritten: list[str] = []
     for start, end in zip(cuts, cuts[1:], strict=False):
         sentence = statement[start:end]
-        yous = [m for m in _SECOND_PERSON.finditer(sentence) if m.group("you")]
-        anyone = generic_in_sentence((sentence[: m.start()], sentence[m.end("you") :]) for m in yous)
+        yous = [m.start() for m in _SECOND_PERSON.finditer(sentence) if any(m.group(g) for g in _YOU_ITSELF)]
+        anyone = generic_in_sentence((sentence[:start], sentence[start + 3 :]) for start in yous)
         rewritten.append(sentence if anyone else _to_listener(sentence, other))
     return "".join(rewritten)
 

@@ -16,6 +16,8 @@ from language.generic_you import generic_in_sentence, is_generic_you
         ("", " can never tell with ferries"),
         ("It's a long climb, ", " know?"),
         ("On the ice ", " must be careful with every step"),
+        ("If ", " tried it once, the taste stays"),  # a past after a condition is anyone's
+        ("", " had to queue for hours back then"),  # "had to": a duty, anyone's
     ],
 )
 def test_anyone(before: str, after: str) -> None:
@@ -34,6 +36,12 @@ def test_anyone(before: str, after: str) -> None:
         ("I'll let ", " know on Monday"),
         ("I won't let ", " down at the final"),  # a negated speaker acts on the listener too
         ("We never made ", " wait that long"),
+        ("So cool ", " found a pottery class"),  # what the listener did, once
+        ("Glad ", " were at the match"),
+        ("I bet ", " can't wait to see the coast"),
+        ("Does swimming make ", " hungry?"),  # a question of what it does to the listener
+        ("Any apps that help ", " stay on budget?"),
+        ("It'd be fun if ", " and the kids came too"),
         ("I bet ", " must have been exhausted after the race"),
         ("", " must've loved the view"),
     ],

@@ -149,6 +149,14 @@ def test_we_is_who_we_are() -> None:
     assert to_third_person("Our budget grew", "Noor", we="Noor's team") == "Noor's team's budget grew"
 
 
+def test_every_you_of_a_sentence_is_read_before_it_is_rewritten() -> None:
+    # "you were" and "you're" are judged too, not only a bare "you"
+    assert to_third_person("Great you were there, it makes you feel welcome", "Noor", other="Ivo") == (
+        "Great Ivo was there, it makes Ivo feel welcome"
+    )
+    assert to_third_person("If you're tired, rest a while", "Noor", other="Ivo") == "If you're tired, rest a while"
+
+
 def test_the_i_of_i_o_is_nobody() -> None:
     assert to_third_person("I batch the I/O-bound calls", "Noor") == "Noor batches the I/O-bound calls"
 
