@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from language.verb_forms import is_plain_past
+from language.verb_forms import is_plain_past, is_regular_past
 
 # "you" meaning anyone: after a condition ("if you", "when you"), before a modal of advice or
 # ability ("you can", "you have to", "you never know"), as the object of a general effect ("it
@@ -101,19 +101,51 @@ _SPEAKER_GIVES = re.compile(
 _REMEMBERED = re.compile(r"(?i)\bremember(?:s|ed)?\s+(?:when|how)\s+$")
 
 
-# The verb right after "you", past an adverb: "you found", "you really went".
+# The verb right after "you", past an adverb: "you found", "you really went"; the word after it.
 _VERB_AFTER_YOU = re.compile(
-    r"(?i)^\s+(?:(?:just|finally|really|already|actually|totally|even|also)\s+)?([a-z']+)(\s+to\b)?"
+    r"(?i)^\s+(?:(?:just|finally|really|already|actually|totally|even|also)\s+)?([a-z']+)(\s+to\b)?(?:\s+([a-z']+))?"
+)
+# After a regular past, what shows it is the verb of "you" and not a word describing "you" ("keeps
+# you motivated", "got you excited about it"): its object or a time.
+_OBJECT_OR_TIME = frozenset(
+    """the a an my your his her our their its this that these those some such so it them him me us
+    there here home back up out off yesterday today last every""".split()
 )
 
 
+# A condition that makes even a past anyone's: "if you tried it", "once you got the hang of it".
+_CONDITION_BEFORE = re.compile(r"(?i)\b(?:if|unless|once|until|whenever|as\s+long\s+as)\s+$")
+
+
 def _did_or_was(before: str, after: str) -> bool:
-    """ "Cool you found a class", "you were amazing": what the listener did or was, once; anyone's
-    "you" is a habit or an ability. Not after a condition ("if you tried it") nor before "to"
-    ("you had to be there", "you used to")."""
+    """ "Cool you found a class", "you were amazing", "how did it feel when you won?": what the
+    listener did or was, once; anyone's "you" is a habit or an ability. Not after a condition ("if
+    you tried it") nor before "to" ("you had to be there", "you used to")."""
     verb = _VERB_AFTER_YOU.match(after)
-    return bool(
-        verb and not verb.group(2) and is_plain_past(verb.group(1).lower()) and not _GENERIC_BEFORE.search(before)
+    if verb is None or verb.group(2) or _CONDITION_BEFORE.search(before):
+        return False
+    word = verb.group(1).lower()
+    if is_regular_past(word):
+        return (verb.group(3) or "").lower() in _OBJECT_OR_TIME
+    return is_plain_past(word)
+
+
+# A question is put to the listener: "Do you have friends you can call?", "Does running make you
+# tired?", "What keeps you going?" (and its "you" is theirs throughout: "… when you hear it?"),
+# unless the "you" follows a condition or a time ("Then once you get the knack, it's easy, right?").
+_CONDITION_OR_TIME_BEFORE = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|before|after)\s+$")
+
+
+# "It's a long climb, you know?": a filler tagged on, not a question put to anyone.
+_TAG_BEFORE = re.compile(r",\s*$")
+_TAG_AFTER = re.compile(r"(?i)\s+(?:know|see|feel\s+me)\b")
+
+
+def _a_question_put_to_them(before: str, after: str) -> bool:
+    return (
+        after.rstrip().endswith("?")
+        and not _CONDITION_OR_TIME_BEFORE.search(before)
+        and not (_TAG_BEFORE.search(before) and _TAG_AFTER.match(after))
     )
 
 
@@ -137,6 +169,7 @@ def is_plainly_the_listener(before: str, after: str) -> bool:
         or _SPEAKER_GIVES.search(before)
         or _did_or_was(before, after)
         or _LISTENERS_OWN.match(after)
+        or _a_question_put_to_them(before, after)
         or _an_offer(before, after)
         or (_TELLING_BEFORE.search(before) and _KNOW_AFTER.match(after))
     )
@@ -156,15 +189,8 @@ def is_generic_you(before: str, after: str) -> bool:
     return not is_plainly_the_listener(before, after) and _anyone(before, after)
 
 
-# "Does running make you tired?", "Any tips that help you focus?": a question of what something
-# does to the listener asks about the listener's own.
-_EFFECT_BEFORE = re.compile(r"(?i)\b(?:makes?|made|helps?|lets?|gives?|keeps?|teach(?:es)?|reminds?)\s+$")
-
-
 def _anyone(before: str, after: str) -> bool:
     """The words around the "you" make it anyone's, once it is not plainly the listener."""
-    if _EFFECT_BEFORE.search(before) and after.rstrip().endswith("?"):
-        return False
     if _GENERIC_BEFORE.search(before):
         return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
     return bool(_GENERIC_AFTER.match(after))

@@ -306,14 +306,15 @@ _ALL_OF = re.compile(r"\s+(?:the|of|this|that|these|those|my|your|our|his|her|th
 
 
 def _several(statement: str, match: re.Match[str]) -> bool:
-    """ "you guys", "you two", "you both", "you all" (not "wishing you all the best"): the
+    """ "you guys", "you two", "you both", "you all" (not "wishing you all the best"), "all of you": the
     listeners, not the one listener the chat's "you" is."""
     word = match.group("you_verb")
-    if word in _SEVERAL:
-        return True
+    if word in _SEVERAL or _COUNTED_YOU.search(statement, 0, match.start()):
+        return True  # "all of you", "both of you"
     return word == "all" and not _ALL_OF.match(statement, match.end())
 
 
+_COUNTED_YOU = re.compile(r"(?i)\b(?:all|both|each|some|none|any|either|neither)\s+of\s+$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\ue000\"'\u201c])")
 
 
@@ -559,5 +560,23 @@ def to_third_person(
         ),
     )
     rewritten = _OPENING_THE.sub(lambda m: f"{m.group(1)}The", _FIRST_PERSON.sub(replace, statement))
+    for named in (subject, other) if other else (subject,):
+        rewritten = _not_twice(rewritten, named)
     rewritten = _put_quotes_back(rewritten, quotes)
     return rewritten[:1].upper() + rewritten[1:]
+
+
+_PREPOSITION = re.compile(r"(?i)\b(?:for|to|with|about|like|as|from)\s+$")
+
+
+def _not_twice(statement: str, name: str) -> str:
+    """ "reminding me I'm not alone" is "reminding Maria that Maria is not alone" and "For me, I
+    just …" without its comma is "For Nate, Nate just …": a name is never written twice in a row."""
+    doubled = re.compile(rf"\b{re.escape(name)} (?={re.escape(name)}\b)")
+
+    def split(match: re.Match[str]) -> str:
+        if _PREPOSITION.search(statement, 0, match.start()):
+            return f"{name}, "
+        return f"{name} that "
+
+    return doubled.sub(split, statement) if f"{name} {name}" in statement else statement

@@ -31,6 +31,11 @@ from language.statements import statement_units
         "Cool to hear about your pottery group!",
         "Great to see you back on the court.",
         "It's so good to hear the surgery went well.",
+        "So cool you found a choir that rehearses on Sundays.",
+        "Great that you're back on the bike.",
+        "Enjoy the concert with your sister!",
+        "Good luck with the driving test.",
+        "Have fun at the allotment this weekend.",
     ],
 )
 def test_a_reply_to_the_listeners_news_is_chatter(text: str) -> None:
@@ -50,6 +55,8 @@ def test_a_reply_to_the_listeners_news_is_chatter(text: str) -> None:
         "Sounds like the rent goes up to $950 in March.",
         "I'm glad I switched to the night shift.",
         "Glad to be part of the choir this year.",
+        "Great that the bakery reopened, I missed their rye.",
+        "Enjoy the little things, I started keeping a gratitude jar on my desk at work.",  # says its own
     ],
 )
 def test_look_alikes_that_tell_something_stay_statements(text: str) -> None:

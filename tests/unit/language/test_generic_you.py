@@ -18,6 +18,8 @@ from language.generic_you import generic_in_sentence, is_generic_you
         ("On the ice ", " must be careful with every step"),
         ("If ", " tried it once, the taste stays"),  # a past after a condition is anyone's
         ("", " had to queue for hours back then"),  # "had to": a duty, anyone's
+        ("The trick is a hobby that keeps ", " motivated."),  # "you" the object: "motivated" describes it
+        ("A cold shower makes ", " energized for the day"),
     ],
 )
 def test_anyone(before: str, after: str) -> None:
@@ -67,6 +69,9 @@ def yous(sentence: str) -> list[tuple[str, str]]:
         "Whenever you want to swap books, I'm around",
         "Just so you know, the shop closes at noon",
         "Do send us a photo when you reach the summit",  # asked of the listener
+        "Does it cheer you up when you hear the band?",  # a question put to the listener
+        "Do you have friends you can call at night?",  # a question put to the listener
+        "How did it feel when you crossed the line?",  # what the listener did, once
         "Let me know when you land in Oslo",
         "I'll send you the photos when you get back",  # the speaker gives the listener something
         "When you visit, I'll show you the new kiln",
@@ -84,6 +89,7 @@ def test_a_sentence_that_plainly_speaks_to_the_listener_does_so_throughout(sente
         "A long walk makes you sleep better",
         "If you want strong roots, you water the tree less",  # no offer: "you" after the condition is anyone
         "When you cook rice, I always tell people to rinse it",  # the speaker tells others, not the listener
+        "Then once you get the knack, it's all easy, right?",  # a question of anyone's habit
     ],
 )
 def test_a_sentence_about_anyone_stays_so(sentence: str) -> None:

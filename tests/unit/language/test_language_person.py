@@ -84,6 +84,9 @@ def test_several_listeners_are_not_the_one_listener() -> None:
         "Looks like you all had fun at the lake!"
     )
     assert to_third_person("What was it like for you both?", "Noor", other="Ivo") == "What was it like for you both?"
+    assert to_third_person("Knowing all of you care means a lot", "Noor", other="Ivo") == (
+        "Knowing all of you care means a lot"
+    )
     assert to_third_person("Wishing you all the best with the move", "Noor", other="Ivo") == (
         "Wishing Ivo all the best with the move"
     )
@@ -155,6 +158,14 @@ def test_every_you_of_a_sentence_is_read_before_it_is_rewritten() -> None:
         "Great Ivo was there, it makes Ivo feel welcome"
     )
     assert to_third_person("If you're tired, rest a while", "Noor", other="Ivo") == "If you're tired, rest a while"
+
+
+def test_a_name_is_never_written_twice_in_a_row() -> None:
+    assert to_third_person("The letters remind me I'm loved", "Noor") == "The letters remind Noor that Noor is loved"
+    assert to_third_person("For me I just bake", "Noor") == "For Noor, Noor just bakes"
+    assert to_third_person("Ivo, that race showed Ivo is tough", "Noor", other="Ivo") == (
+        "Ivo, that race showed Ivo is tough"
+    ), "a name once is left alone"
 
 
 def test_the_i_of_i_o_is_nobody() -> None:
