@@ -192,8 +192,10 @@ _SECOND_PERSON = re.compile(
     r"|\b(?P<your>[Yy]our)\b|\b(?P<yours>[Yy]ours)\b|\b(?P<yourself>[Yy]ourself)\b"
     rf"|\b(?P<you>[Yy]ou)\b(?:\s+(?P<you_adv>(?:{_ADVERB}\s+){{1,3}})?(?P<you_verb>[a-z]*n['\u2019]t|{_VERB})\b)?"
 )
-_YOU_ITSELF = ("you", "you_be", "you_were", "you_aux", "you_have")
-"""The forms that hold the word "you" itself, whose reading `generic_you` judges ("your" is read with them)."""
+_JUDGED_YOU = ("you", "you_were")
+"""The forms of "you" whose reading `generic_you` judges: a bare "you" and a past one ("you were
+there" is the listener's). "you're", "you've", "you'd" are not judged: in chat they are the
+listener's even after "if" ("a good game if you're into co-op", "I can share it if you'd like")."""
 # Words after "you" that are not its verb ("you guys", "you two", "you and Sam").
 _NOT_VERBS = frozenset({"guys", "all", "two", "both", "and", "or", "too", "alone", "there", "here", "in", "on", "at"})
 _SEVERAL = ("guys", "two", "both")
@@ -332,7 +334,7 @@ def _second_person(statement: str, other: str, generic_you: bool = True) -> str:
     rewritten: list[str] = []
     for start, end in zip(cuts, cuts[1:], strict=False):
         sentence = statement[start:end]
-        yous = [m.start() for m in _SECOND_PERSON.finditer(sentence) if any(m.group(g) for g in _YOU_ITSELF)]
+        yous = [m.start() for m in _SECOND_PERSON.finditer(sentence) if any(m.group(g) for g in _JUDGED_YOU)]
         anyone = generic_in_sentence((sentence[:start], sentence[start + 3 :]) for start in yous)
         rewritten.append(sentence if anyone else _to_listener(sentence, other))
     return "".join(rewritten)

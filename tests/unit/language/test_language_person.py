@@ -152,12 +152,17 @@ def test_we_is_who_we_are() -> None:
     assert to_third_person("Our budget grew", "Noor", we="Noor's team") == "Noor's team's budget grew"
 
 
-def test_every_you_of_a_sentence_is_read_before_it_is_rewritten() -> None:
-    # "you were" and "you're" are judged too, not only a bare "you"
+def test_a_past_you_is_read_before_it_is_rewritten() -> None:
+    # "you were" is judged too, not only a bare "you"; "you're" and "you'd" are the listener's
     assert to_third_person("Great you were there, it makes you feel welcome", "Noor", other="Ivo") == (
         "Great Ivo was there, it makes Ivo feel welcome"
     )
-    assert to_third_person("If you're tired, rest a while", "Noor", other="Ivo") == "If you're tired, rest a while"
+    assert to_third_person("It's a fun game if you're into puzzles", "Noor", other="Ivo") == (
+        "It's a fun game if Ivo is into puzzles"
+    )
+    assert to_third_person("I can send the pattern if you'd like", "Noor", other="Ivo") == (
+        "Noor can send the pattern if Ivo would like"
+    )
 
 
 def test_a_name_is_never_written_twice_in_a_row() -> None:
