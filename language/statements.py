@@ -157,6 +157,20 @@ _QUESTION_TAIL = re.compile(r"(?i)^(?:or|either)\b|^[\w'.+-]+(?:\s+[\w'.+-]+)?\s
 still asked. A tail with a value of its own ("…, especially since I met Ana on May 3?") is stated."""
 
 
+# "It has got me trying kayaking and maybe bungee jumping?": the speaker's own world said in the
+# order of a statement, with a question's tone. Not "You've been to Lyon?" (asks the listener), nor
+# a sentence holding what a question asks ("I wonder if it's open?", "My question is how …?", "I
+# should bring a coat?").
+_DECLARATIVE_OPENING = re.compile(r"(?i)^(?:i|i'm|i've|i'd|i'll|my|it|it's|that|that's|this|we|we're|we've|our)\b")
+_ASKS_WITHIN = re.compile(
+    r"(?i)\b(?:what|which|who|whom|whose|where|when|why|how|if|whether|or|should|could|would|can|might|may|shall)\b"
+)
+
+
+def _said_with_a_rising_tone(piece: str) -> bool:
+    return bool(_DECLARATIVE_OPENING.match(piece) and not _ASKS_WITHIN.search(piece) and _FIRST_PERSON.search(piece))
+
+
 def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset()) -> _Split:
     """The pieces of a sentence that state something, and the ones that ask (`keep`: kinds kept
     beside statements, e.g. "request" for advice to a person). Inside a request, a later part
@@ -176,7 +190,10 @@ def _split(sentence: str, is_question: bool, keep: frozenset[str] = frozenset())
                 kept[-1] = f"{kept[-1]}, {body}"
             continue
         kind, _ = classify(body)
-        if kind == "question" and not opens and not _QUESTION_START.match(body) and not _WH_OPENS.match(body):
+        if kind == "question" and (
+            (not opens and not _QUESTION_START.match(body) and not _WH_OPENS.match(body))
+            or (opens and _said_with_a_rising_tone(body))
+        ):
             # "..., my sister booked the hall for June 8?": the sentence's "?" belongs to an earlier piece
             body = body.rstrip("? ")
             kind, _ = classify(body)

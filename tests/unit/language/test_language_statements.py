@@ -83,6 +83,16 @@ def test_a_tag_question_is_a_statement() -> None:
     assert texts("Lilies stand for renewal, don't they?") == ["Lilies stand for renewal"]
 
 
+def test_the_speakers_own_world_said_with_a_rising_tone_is_a_statement() -> None:
+    said = "It has really got me into sailing and maybe even diving? The sea calms me."
+    assert [u.text for u in statement_units(said, to_person=True)][:1] == [
+        "It has really got me into sailing and maybe even diving"
+    ]
+    assert statement_units("You've been to Lyon?", to_person=True) == [], "it asks the listener"
+    assert statement_units("I should pack a raincoat?", to_person=True) == [], "it asks what to do"
+    assert statement_units("My question is how I fix the tap?", to_person=True) == []
+
+
 def test_a_sentence_leaning_on_the_one_before_joins_it() -> None:
     [unit] = statement_units("I finally watched the new documentary about glaciers. It was long but moving.")
     assert unit.text == "I finally watched the new documentary about glaciers. It was long but moving."
