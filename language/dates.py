@@ -217,7 +217,7 @@ def _resolve(match: re.Match[str], today: date) -> tuple[str, str]:
     return "day", _shift(today, -_count(match.group("ago_n")), match.group("ago_unit").lower()).isoformat()
 
 
-def _render(kind: str, absolute: str, prep: str | None, at_start: bool, opens_on_time: object = None) -> str:
+def _render(kind: str, absolute: str, prep: str | None, at_start: bool, opens_on_time: bool = False) -> str:
     """Keep the speaker's preposition; add the one a date needs when there was none, also at the
     start of a sentence that opens on the time ("On 2024-03-02 I …", "In May 2024, we …"), but not
     where the time is the subject ("2024-03-04 works for me")."""
@@ -259,7 +259,8 @@ def _rewritten(text: str, today: date, annotate: bool) -> TimeRewrite:
         elif not match.group("prep") and _PREPOSITION_BEFORE.search(before):
             rendered = absolute  # "the first week of next month": the sentence has its preposition
         else:
-            rendered = _render(kind, absolute, match.group("prep"), at_start, _OPENS_ON_TIME.match(text, match.end()))
+            opens_on_time = _OPENS_ON_TIME.match(text, match.end()) is not None
+            rendered = _render(kind, absolute, match.group("prep"), at_start, opens_on_time)
         changed = True
         if annotate and match.group("poss"):  # "2023-06-20's (tomorrow's) opening" would read as undated
             return rendered

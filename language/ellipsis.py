@@ -86,7 +86,7 @@ def _left_out_by_meaning(sentence: str, words: list[str], verb: str, following: 
     """The forms read by the opening word's meaning: attitudes, feelings, what the speaker is in the
     middle of, a past before its "to". Each needs a word after it, and the opening word must not
     end on a comma ("Love, Mom")."""
-    if not following or re.match(rf"\W*(?:\w+\s+)?{re.escape(words[0])},", sentence):
+    if not following or sentence[sentence.lower().find(verb) + len(verb) :].startswith(","):
         return None
     if verb in _ATTITUDES and not _NOT_ITS_OBJECT.match(following):
         return None if verb == "miss" and words[1][:1].isupper() else "I"  # "Miss Lee" is a title

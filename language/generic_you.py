@@ -107,7 +107,7 @@ _VERB_AFTER_YOU = re.compile(
 )
 # After a regular past, what shows it is the verb of "you" and not a word describing "you" ("keeps
 # you motivated", "got you excited about it"): its object or a time.
-_OBJECT_OR_TIME = frozenset(
+_AFTER_ITS_PAST = frozenset(
     """the a an my your his her our their its this that these those some such so it them him me us
     there here home back up out off yesterday today last every""".split()
 )
@@ -126,7 +126,7 @@ def _did_or_was(before: str, after: str) -> bool:
         return False
     word = verb.group(1).lower()
     if is_regular_past(word):
-        return (verb.group(3) or "").lower() in _OBJECT_OR_TIME
+        return (verb.group(3) or "").lower() in _AFTER_ITS_PAST
     return is_plain_past(word)
 
 
@@ -157,7 +157,8 @@ _LISTENERS_OWN = re.compile(
 
 def is_plainly_the_listener(before: str, after: str) -> bool:
     """Whether the words around this "you" say it is the listener: a favour asked of them, what
-    they give, what the speaker does to or for them."""
+    they give, what the speaker does to, for or gives them, what they did once, a question put to
+    them, an offer made them."""
     return bool(
         _DETERMINED.search(before)
         or _FAVOUR_FRAME.search(before)
