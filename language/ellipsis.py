@@ -51,6 +51,7 @@ _IN_THE_MIDDLE_OF = re.compile(
     r"(?:looking\s+forward|hoping|planning|thinking\s+(?:of|about)\s+\w+ing)\b", re.IGNORECASE
 )
 # "Thinking about the move keeps me up": the opening phrase is the subject of a verb after it.
+# Only "thinking" opens such a subject in chat; "Hoping Ana's book gets noticed" hopes a clause.
 _VERB_AFTER = re.compile(
     r"\b(?:is|was|has|means|meant|makes|made|gives|gave|helps|helped|keeps|kept|brings|brought)\b", re.IGNORECASE
 )
@@ -95,8 +96,8 @@ def _left_out_by_meaning(sentence: str, words: list[str], verb: str, following: 
     if verb in _PASTS_BEFORE_TO and following.lower().startswith("to "):
         return "I"
     opening = sentence[sentence.lower().find(verb) :]
-    if _IN_THE_MIDDLE_OF.match(opening) and not _VERB_AFTER.search(opening):
-        return "I'm"
+    if _IN_THE_MIDDLE_OF.match(opening) and not (verb == "thinking" and _VERB_AFTER.search(opening)):
+        return "I'm"  # "Hoping Ana's book gets noticed": the clause after "hoping" has its own verb
     return None
 
 

@@ -28,6 +28,7 @@ from language.person import to_third_person
         ("Proud of my brother for finishing the marathon.", "I'm proud of my brother for finishing the marathon."),
         ("Looking forward to the reunion in May.", "I'm looking forward to the reunion in May."),
         ("Hoping to move out by autumn.", "I'm hoping to move out by autumn."),
+        ("Hoping Lena's novel makes the shortlist.", "I'm hoping Lena's novel makes the shortlist."),
         ("Thinking of learning the cello.", "I'm thinking of learning the cello."),
         ("Wanted to say the quilt arrived.", "I wanted to say the quilt arrived."),
         ("Got to meet the author after the reading.", "I got to meet the author after the reading."),
