@@ -308,11 +308,11 @@ _ALL_OF = re.compile(r"\s+(?:the|of|this|that|these|those|my|your|our|his|her|th
 
 
 def _several(statement: str, match: re.Match[str]) -> bool:
-    """ "you guys", "you two", "you both", "you all" (not "wishing you all the best"), "all of you": the
+    """ "you guys", "you two", "you both", "you all" (not "wishing you all the best"): the
     listeners, not the one listener the chat's "you" is."""
     word = match.group("you_verb")
-    if word in _SEVERAL or _COUNTED_YOU.search(statement, 0, match.start()):
-        return True  # "all of you", "both of you"
+    if word in _SEVERAL:
+        return True
     return word == "all" and not _ALL_OF.match(statement, match.end())
 
 
@@ -363,8 +363,10 @@ def _to_listener(statement: str, other: str) -> str:
             return f"{other}'s"
         if match.group("yourself"):
             return "themself"
+        if _COUNTED_YOU.search(statement, 0, match.start()):
+            return match.group(0)  # "all of you care": several people, not the one listener
         if _several(statement, match):
-            return match.group(0)  # "you guys": several people, not the one listener
+            return f"{other} and others"  # "you guys", "you two": the listener and theirs, as "we" is
         verb = _subject_verb(statement, match)
         if verb is None:
             return other + match.group(0)[len(match.group("you")) :]

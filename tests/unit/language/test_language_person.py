@@ -79,11 +79,17 @@ def test_a_verb_joined_by_and_agrees_with_the_first(said: str, written: str) -> 
     assert to_third_person(said, "Noor") == written
 
 
-def test_several_listeners_are_not_the_one_listener() -> None:
+def test_several_listeners_are_the_listener_and_others() -> None:
+    # as "we" is the speaker and others: a memory read alone says whose group it was
     assert to_third_person("Looks like you all had fun at the lake!", "Noor", other="Ivo") == (
-        "Looks like you all had fun at the lake!"
+        "Looks like Ivo and others had fun at the lake!"
     )
-    assert to_third_person("What was it like for you both?", "Noor", other="Ivo") == "What was it like for you both?"
+    assert to_third_person("What was it like for you both?", "Noor", other="Ivo") == (
+        "What was it like for Ivo and others?"
+    )
+    assert to_third_person("I hope you guys are settling in", "Noor", other="Ivo") == (
+        "Noor hopes Ivo and others are settling in"
+    )
     assert to_third_person("Knowing all of you care means a lot", "Noor", other="Ivo") == (
         "Knowing all of you care means a lot"
     )
@@ -113,7 +119,7 @@ def test_you_is_the_listener_unless_it_is_anyone() -> None:
     assert to_third_person(generic, "Noor", other="Ivo") == generic, "anyone's 'you', and so anyone's 'your'"
     assert to_third_person("You can freeze the dough for a month", "Noor", other="Ivo").startswith("You can")
     assert to_third_person("You can book it now", "Noor", other="Ivo", generic_you=False) == "Ivo can book it now"
-    assert to_third_person("You guys were great", "Noor", other="Ivo") == "You guys were great"
+    assert to_third_person("You guys were great", "Noor", other="Ivo") == "Ivo and others were great"
 
 
 def test_your_in_what_a_work_is_about_is_anyone_s() -> None:
@@ -442,8 +448,8 @@ def test_a_contracted_had_before_a_participle(said: str, written: str) -> None:
         ("So happy to have you on the team", "So happy to have Ivo on the team"),
         ("A walk would do you good", "A walk would do Ivo good"),
         ("Have you tried the new bakery?", "Has Ivo tried the new bakery?"),
-        ("Are you guys coming?", "Are you guys coming?"),
-        ("Were you two at the market?", "Were you two at the market?"),
+        ("Are you guys coming?", "Are Ivo and others coming?"),  # several: the listener and others
+        ("Were you two at the market?", "Were Ivo and others at the market?"),
     ],
 )
 def test_an_auxiliary_agrees_only_with_one_listener_as_its_subject(said: str, written: str) -> None:
