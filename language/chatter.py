@@ -298,16 +298,13 @@ _FEELING_ABOUT_YOU = re.compile(
     r"(?:glad|happy|proud|sorry|thrilled|stoked|relieved)\s+(?:for\s+|of\s+|that\s+|about\s+)?"
     r"(?:you\b|your\b|you're\b|you've\b|you'll\b|to\s+(?:hear|see|know)\b)"
 )
-_GOOD_TO_HEAR = re.compile(
-    r"(?i)^\W*(?:(?:it's|that's)\s+)?(?:so\s+|really\s+|very\s+|super\s+)?"
-    r"(?:great|good|cool|nice|awesome|amazing|wonderful|lovely|fantastic)\s+to\s+(?:hear|see|know)\b"
-)
-"""How good the listener's news is to hear ("Great to hear you made the team"): theirs, not the speaker's."""
-_GOOD_THAT_YOU = re.compile(
+_GOOD_NEWS = re.compile(
     r"(?i)^\W*(?:(?:it's|that's|it\s+is|that\s+is)\s+)?(?:so\s+|really\s+|very\s+|super\s+)?"
-    r"(?:great|good|cool|nice|awesome|amazing|wonderful|lovely|fantastic)\s+(?:that\s+)?(?:you|you're|you've)\b"
+    r"(?:great|good|cool|nice|awesome|amazing|wonderful|lovely|fantastic)\s+"
+    r"(?:to\s+(?:hear|see|know)\b|(?:that\s+)?(?:you|you're|you've)\b)"
 )
-"""How good the listener's news is ("So cool you found a class", "Great that you're back"): theirs."""
+"""How good the listener's news is ("Great to hear you made the team", "So cool you found a class",
+"Great that you're back"): theirs, not the speaker's."""
 _GUESSES = re.compile(
     r"(?i)^\W*(?:(?:that|it|this|you|they|he|she)\s+)?(?:must(?:'ve|\s+have)?\s+(?:be|been|felt|feel)|"
     r"sounds?\s+(?:so\s+|really\s+)?\w+\s*[.!]?$)"
@@ -348,7 +345,7 @@ def answers_the_listener(words: list[str], sentence: str, *, to_person: bool = T
         return True
     if not words or set(words) & FIRST_PERSON - {"i'm", "i"}:
         return False
-    if any(p.match(text) for p in (_GREETS_NEWS, _FEELING_ABOUT_YOU, _GOOD_TO_HEAR, _GOOD_THAT_YOU, _LOOKING_FORWARD)):
+    if any(p.match(text) for p in (_GREETS_NEWS, _FEELING_ABOUT_YOU, _GOOD_NEWS, _LOOKING_FORWARD)):
         return True
     if has_digit(text) or not to_person:
         return False  # "Sounds like the rent is $900 now": a value is worth its memory

@@ -87,7 +87,8 @@ def _left_out_by_meaning(sentence: str, words: list[str], verb: str, following: 
     """The forms read by the opening word's meaning: attitudes, feelings, what the speaker is in the
     middle of, a past before its "to". Each needs a word after it, and the opening word must not
     end on a comma ("Love, Mom")."""
-    if not following or sentence[sentence.lower().find(verb) + len(verb) :].startswith(","):
+    opening = sentence[sentence.lower().find(verb) :]
+    if not following or opening[len(verb) :].startswith(","):
         return None
     if verb in _ATTITUDES and not _NOT_ITS_OBJECT.match(following):
         return None if verb == "miss" and words[1][:1].isupper() else "I"  # "Miss Lee" is a title
@@ -95,7 +96,6 @@ def _left_out_by_meaning(sentence: str, words: list[str], verb: str, following: 
         return "I'm"
     if verb in _PASTS_BEFORE_TO and following.lower().startswith("to "):
         return "I"
-    opening = sentence[sentence.lower().find(verb) :]
     if _IN_THE_MIDDLE_OF.match(opening) and not (verb == "thinking" and _VERB_AFTER.search(opening)):
         return "I'm"  # "Hoping Ana's book gets noticed": the clause after "hoping" has its own verb
     return None

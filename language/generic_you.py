@@ -114,7 +114,8 @@ _AFTER_ITS_PAST = frozenset(
 
 
 # A condition that makes even a past anyone's: "if you tried it", "once you got the hang of it".
-_CONDITION_BEFORE = re.compile(r"(?i)\b(?:if|unless|once|until|whenever|as\s+long\s+as)\s+$")
+_CONDITIONS = r"if|unless|once|until|whenever|as\s+long\s+as"
+_CONDITION_BEFORE = re.compile(rf"(?i)\b(?:{_CONDITIONS})\s+$")
 
 
 def _did_or_was(before: str, after: str) -> bool:
@@ -133,7 +134,7 @@ def _did_or_was(before: str, after: str) -> bool:
 # A question is put to the listener: "Do you have friends you can call?", "Does running make you
 # tired?", "What keeps you going?" (and its "you" is theirs throughout: "… when you hear it?"),
 # unless the "you" follows a condition or a time ("Then once you get the knack, it's easy, right?").
-_CONDITION_OR_TIME_BEFORE = re.compile(r"(?i)\b(?:if|when|whenever|once|unless|until|before|after)\s+$")
+_CONDITION_OR_TIME_BEFORE = re.compile(rf"(?i)\b(?:{_CONDITIONS}|when|before|after)\s+$")
 
 
 # "It's a long climb, you know?": a filler tagged on, not a question put to anyone.
