@@ -13,7 +13,9 @@ are kept, chosen by the structure of the dialogue rather than by topic words:
   questions back to the user never do;
 - each kept sentence is one memory (one fact per memory, found by its own words), at most
   `NOTE_MAX_FACTS` of them and `NOTE_MAX_WORDS` words a turn, so the assistant's prose does not
-  flood memory.
+  flood memory;
+- a structured reply also leaves its outline, one memory ("The assistant outlined: Week 1 (April
+  1 - April 7); ...; Budget: 450 euros", `reply_outline`): what it covered, found by its titles.
 
 A turn with nothing of that kind (a greeting, a clarifying question, code alone, a confirmation
 that only repeats the user's values: "Noted: the deadline is May 3") leaves no memory.
@@ -26,6 +28,7 @@ import re
 from dreaming.embedding import canonical_tokens
 from dreaming.engine.offline.extraction import Fact
 from dreaming.engine.offline.facts import finish_sentence
+from dreaming.engine.offline.reply_outline import reply_outline
 from language.changes import normal_values
 from language.chatter import classify_sentence, sentences
 from language.dates import rewrite_relative_time, stamped
@@ -35,7 +38,8 @@ from language.person import to_third_person
 from language.values import numbers, value_words
 from schemas import ConversationTurn
 
-ATTRIBUTION = re.compile(r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?The assistant (?:recommended|said):")
+ATTRIBUTION = re.compile(r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?The assistant (?:recommended|said|outlined):")
+_OUTLINED = re.compile(r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?The assistant outlined:")
 _ASKED = re.compile(
     r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?[\w' -]{1,40}? asked(?: (?:the assistant|[A-Z][\w'-]+))? to |^[^:]{1,60} asked: "
 )
@@ -57,11 +61,18 @@ _COUNT = re.compile(
 )
 """A count said in words ("three children", "two full days"): a value as much as "3 children"."""
 _WORD = re.compile(r"[\w'\u2019]+")
+_PERSON = re.compile(r"(?i)\b(?:i|me|my|mine|we|us|our|ours|you|your|yours)\b")
+"""A word `to_third_person` rewrites in an assistant's text."""
 
 
 def is_assistant_note(text: str) -> bool:
     """A memory of what the assistant said (this module's wording)."""
     return ATTRIBUTION.match(text) is not None
+
+
+def is_outline(text: str) -> bool:
+    """A memory of what a reply covered (`reply_outline`): a list of its titles, no statement of a value."""
+    return _OUTLINED.match(text) is not None
 
 
 def is_reported_speech(text: str) -> bool:
@@ -172,12 +183,13 @@ formula or a block the text no longer holds."""
 
 
 def _candidates(content: str) -> list[str]:
+    """The sentences a note may be made of, by their form alone; whether each is a statement is
+    asked later, of those with a new value only (`classify_sentence` is the costly test)."""
     found = []
     for sentence in sentences(plain_text(content)):
         words = len(_WORD.findall(sentence))
         if (
             3 <= words <= SENTENCE_MAX_WORDS
-            and classify_sentence(sentence) == "statement"
             and not _FORMULA.search(sentence)
             and not _QUOTED_LINE.match(sentence)
             and not _PLACEHOLDER.search(sentence)
@@ -194,20 +206,22 @@ def assistant_notes(
     people: tuple[str, ...] = (),
     told: str = "",
 ) -> list[Fact]:
-    """The memories an assistant turn leaves, one sentence each, in the order said (`asked`: the
+    """The memories an assistant turn leaves, one sentence each in the order said, then its outline (`asked`: the
     user message it answers; `told`: what the user said before in the session, whose values the
     assistant only repeats)."""
-    candidates = _candidates(turn.content)
-    if not candidates:
-        return []
     asked_text = plain_text(asked.content) if asked is not None else ""
     asked_tokens = canonical_tokens(asked_text)
+    covered = _outline_note(turn, asked_tokens, user_name)
+    candidates = _candidates(turn.content)
+    if not candidates:
+        return covered
     known = _values(f"{asked_text}\n{told}", people)
     meant = _meant(known)
     scored = [
         (_score(s, asked_tokens), -i, s)
         for i, s in enumerate(candidates)
         if _new_values(s, known, meant, people)  # a note is a value the user did not give
+        and classify_sentence(s) == "statement"
     ]
     chosen: list[tuple[int, str]] = []
     words = 0
@@ -221,20 +235,35 @@ def assistant_notes(
         words += size
     notes = []
     for _, sentence in sorted(chosen):
-        said = finish_sentence(
-            to_third_person(
-                rewrite_relative_time(sentence, turn.ts).text,
-                "the assistant",
-                other=user_name or "the user",
-                # "we'll add an index to our table": the two at work, on the user's project
-                we=f"the assistant and {user_name or 'the user'}",
-                ours=f"{user_name or 'the user'}'s",
-                generic_you=False,  # an assistant's "you can ..." is advice to the user
-            )
-        )
+        said = finish_sentence(_in_third_person(rewrite_relative_time(sentence, turn.ts).text, user_name))
         verb = "recommended" if _ADVICE.search(said) else "said"
-        body = f"The assistant {verb}: {said}"
-        assert is_assistant_note(body)
-        if not is_injection(body):
-            notes.append(Fact(body, stamped(body, turn.ts), "assistant", turn.content))
-    return notes
+        notes.extend(_note(f"The assistant {verb}: {said}", turn))
+    return notes + covered
+
+
+def _in_third_person(text: str, user_name: str | None) -> str:
+    return to_third_person(
+        text,
+        "the assistant",
+        other=user_name or "the user",
+        # "we'll add an index to our table": the two at work, on the user's project
+        we=f"the assistant and {user_name or 'the user'}",
+        ours=f"{user_name or 'the user'}'s",
+        generic_you=False,  # an assistant's "you can ..." is advice to the user
+    )
+
+
+def _note(body: str, turn: ConversationTurn) -> list[Fact]:
+    assert is_assistant_note(body)
+    return [] if is_injection(body) else [Fact(body, stamped(body, turn.ts), "assistant", turn.content)]
+
+
+def _outline_note(turn: ConversationTurn, asked: frozenset[str], user_name: str | None) -> list[Fact]:
+    """The reply's outline as one note, or none (`reply_outline`)."""
+    items = reply_outline(turn.content, asked)
+    if not items:
+        return []
+    listed = "; ".join(items)
+    if _PERSON.search(listed):  # titles seldom name anyone: most outlines skip the rewrite
+        listed = _in_third_person(listed, user_name)
+    return _note(finish_sentence(f"The assistant outlined: {listed}"), turn)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from dreaming.embedding import canonical_tokens
-from dreaming.engine.offline.assistant_notes import in_their_words, is_reported_speech, what_was_said
+from dreaming.engine.offline.assistant_notes import in_their_words, is_outline, is_reported_speech, what_was_said
 from dreaming.engine.offline.duplicates import values_conflict
 from dreaming.engine.offline.slot_frames import content_words, frame_words, frames, sentences
 from dreaming.engine.offline.slot_rivalry import rival_frames
@@ -307,7 +307,8 @@ def statement_rivals(
 ) -> list[Overruled]:
     """Live memories `text` gives a newer value. An index look-up only narrows the search (a
     memory sharing a word of a value's clause; for "<subject> is <value>", one holding the whole
-    subject), meaning decides."""
+    subject), meaning decides. A reply's outline is no rival: it lists what the reply covered,
+    and holding many titles it would be a candidate of almost every statement."""
     body = without_stamp(text)
     candidates: dict[str, WorkingMemory] = {}
     new_frames = frames(body, subject)
@@ -316,6 +317,8 @@ def statement_rivals(
         words = frozenset().union(*(frame_words(f) for f in new_frames)) - ignore
         wanted: list[str] = []
         for memory in working.sharing_any(words, len(words)):
+            if is_outline(memory.text):
+                continue
             pairs = rival_frames(body, without_stamp(memory.text), subject, common)
             if pairs:
                 candidates.setdefault(memory.key, memory)
@@ -324,7 +327,8 @@ def statement_rivals(
     attribute = attribute_of(body, ignore)
     if attribute is not None:
         for memory in working.containing_all(attribute[0]):
-            candidates.setdefault(memory.key, memory)
+            if not is_outline(memory.text):
+                candidates.setdefault(memory.key, memory)
     found = []
     for memory in candidates.values():
         verdict = statement_overrules(body, memory.text, slots, subject, people, ignore, common)
