@@ -206,9 +206,9 @@ def assistant_notes(
     people: tuple[str, ...] = (),
     told: str = "",
 ) -> list[Fact]:
-    """The memories an assistant turn leaves, one sentence each in the order said, then its outline (`asked`: the
-    user message it answers; `told`: what the user said before in the session, whose values the
-    assistant only repeats)."""
+    """The memories an assistant turn leaves: one sentence each, in the order said, then its
+    outline (`asked`: the user message it answers; `told`: what the user said before in the
+    session, whose values the assistant only repeats)."""
     asked_text = plain_text(asked.content) if asked is not None else ""
     asked_tokens = canonical_tokens(asked_text)
     covered = _outline_note(turn, asked_tokens, user_name)
