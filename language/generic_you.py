@@ -191,8 +191,19 @@ def is_generic_you(before: str, after: str) -> bool:
     return not is_plainly_the_listener(before, after) and _anyone(before, after)
 
 
+# A sentence whose subject is an activity holding the "you", judged by what follows: "Having
+# people who support you is so important", "Doing something you love can be exhausting". Not a
+# thing ("Something you said is true", "Everything you cooked was great"), nor an activity done
+# to or with the listener ("Seeing you there was great", "Talking to you is always fun").
+_ACTIVITY_SUBJECT = re.compile(r"(?i)^\s*(?!\w*thing\b|during\b|morning\b|evening\b)[a-z]{2,}ing\b[^,;:!?]*$")
+_WITH_THE_LISTENER = re.compile(r"(?i)^\s*[a-z]+ing\s+(?:(?:to|with|for|about|from|at|on|by|beside|near)\s+)?$")
+_JUDGED_AFTER = re.compile(r"(?i)^[^,;:!?]*?\b(?:is|are|was|were|can\s+be|could\s+be|must\s+be)\b")
+
+
 def _anyone(before: str, after: str) -> bool:
     """The words around the "you" make it anyone's, once it is not plainly the listener."""
     if _GENERIC_BEFORE.search(before):
         return not (_SPEAKER_ACTS.search(before) or _ASKS_A_FAVOUR.search(before))
+    if _ACTIVITY_SUBJECT.match(before) and not _WITH_THE_LISTENER.match(before) and _JUDGED_AFTER.match(after):
+        return True
     return bool(_GENERIC_AFTER.match(after))

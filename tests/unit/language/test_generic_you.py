@@ -20,6 +20,10 @@ from language.generic_you import generic_in_sentence, is_generic_you
         ("", " had to queue for hours back then"),  # "had to": a duty, anyone's
         ("The trick is a hobby that keeps ", " motivated."),  # "you" the object: "motivated" describes it
         ("A cold shower makes ", " energized for the day"),
+        # an activity holding the "you", judged as a whole: what it is like for anyone
+        ("Having neighbours who look out for ", " is a real comfort"),
+        ("Cooking something ", " grow yourself can be so satisfying"),
+        ("Waking up before the people around ", " is underrated"),
     ],
 )
 def test_anyone(before: str, after: str) -> None:
@@ -46,6 +50,11 @@ def test_anyone(before: str, after: str) -> None:
         ("It'd be fun if ", " and the kids came too"),
         ("I bet ", " must have been exhausted after the race"),
         ("", " must've loved the view"),
+        # a thing, or an activity done to or with the listener, is theirs
+        ("Something ", " said is true"),
+        ("Everything ", " baked was gone by noon"),
+        ("Seeing ", " at the harbour was the best part"),
+        ("Talking to ", " is always fun"),
     ],
 )
 def test_the_listener(before: str, after: str) -> None:
