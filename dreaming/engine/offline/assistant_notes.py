@@ -38,11 +38,12 @@ from language.person import to_third_person
 from language.values import numbers, value_words
 from schemas import ConversationTurn
 
-ATTRIBUTION = re.compile(r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?The assistant (?:recommended|said|outlined):")
-_OUTLINED = re.compile(r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?The assistant outlined:")
-_ASKED = re.compile(
-    r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?[\w' -]{1,40}? asked(?: (?:the assistant|[A-Z][\w'-]+))? to |^[^:]{1,60} asked: "
-)
+_STAMPED = r"^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?"
+"""A memory's text opens on the day it was said, when it has one."""
+ATTRIBUTION = re.compile(rf"{_STAMPED}The assistant (?:recommended|said|outlined):")
+_OUTLINE_LEAD = "The assistant outlined:"
+_OUTLINED = re.compile(_STAMPED + re.escape(_OUTLINE_LEAD))
+_ASKED = re.compile(_STAMPED + r"[\w' -]{1,40}? asked(?: (?:the assistant|[A-Z][\w'-]+))? to |^[^:]{1,60} asked: ")
 NOTE_MAX_WORDS = 60
 """Words of one turn's notes together (before the attribution and the date)."""
 NOTE_MAX_FACTS = 3
@@ -82,7 +83,7 @@ def is_reported_speech(text: str) -> bool:
     return is_assistant_note(text) or _ASKED.match(text) is not None
 
 
-_ANSWERED = re.compile(r'^(?:\[\d{4}-\d{2}-\d{2}\]\s+)?Asked "[^"]*", [^:]{1,60}? said: ')
+_ANSWERED = re.compile(_STAMPED + r'Asked "[^"]*", [^:]{1,60}? said: ')
 
 
 def is_answer_record(text: str) -> bool:
@@ -266,4 +267,4 @@ def _outline_note(turn: ConversationTurn, asked: frozenset[str], user_name: str 
     listed = "; ".join(items)
     if _PERSON.search(listed):  # titles seldom name anyone: most outlines skip the rewrite
         listed = _in_third_person(listed, user_name)
-    return _note(finish_sentence(f"The assistant outlined: {listed}"), turn)
+    return _note(finish_sentence(f"{_OUTLINE_LEAD} {listed}"), turn)

@@ -22,6 +22,8 @@ from language.markup import outline
 OUTLINE_MAX_WORDS = 40
 ITEM_MAX_WORDS = 12
 _BLANK = re.compile(r"\[[^\]]*\]")
+"""Any bracket in a title is a blank ("[Task 1]", "[specific time]"): a title holds no link or citation,
+which is why prose's narrower test (`assistant_notes._PLACEHOLDER`) is not used here."""
 _CLOCK = re.compile(r"(?i)^[\d:.\s-]*(?:[ap]\.?m\.?)?[\d:.\s-]*(?:[ap]\.?m\.?)?$")
 _WORD = re.compile(r"[\w'\u2019]+")
 
